@@ -1,0 +1,173 @@
+// Package content turns fetched bodies (HTML, PDF, plain text, JSON, XML)
+// into what agents read: markdown, plain text, links and metadata, and
+// classifies whether a fetched page is usable (see Classify).
+//
+// Every function here is pure: no network, no database, no globals that
+// change after init. An HTML page is parsed once into a tree; metadata,
+// links, page signals, main-content extraction and markdown all reuse it.
+package content
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"golang.org/x/net/html"
+)
+
+// Options selects what HTML produces. Callers set OnlyMainContent to true
+// unless the request asks otherwise (the API default is true).
+type Options struct {
+	// OnlyMainContent keeps the article body and drops navigation,
+	// headers, footers and sidebars. When false the whole <body> is
+	// converted, minus script, style, noscript, template and svg.
+	OnlyMainContent bool
+	// IncludeHTML fills Document.HTML with the cleaned HTML that the
+	// markdown was made from.
+	IncludeHTML bool
+	// IncludeLinks fills Document.Links with every link of the page.
+	IncludeLinks bool
+}
+
+// Metadata describes a page. Empty fields were not found.
+type Metadata struct {
+	Title         string
+	Description   string
+	Language      string
+	Canonical     string
+	SiteName      string
+	Author        string
+	PublishedTime string
+	Image         string
+	// OpenGraph holds og:*, article:* and twitter:* meta properties,
+	// keyed by property name; the first value of a repeated key wins.
+	OpenGraph map[string]string
+}
+
+// Link is one hyperlink of a page. URL is absolute, without fragment-only
+// targets and without javascript: or data: schemes.
+type Link struct {
+	URL  string
+	Text string
+}
+
+// Document is the result of converting one body.
+type Document struct {
+	Metadata Metadata
+	// Markdown is the content (main content or whole body, per Options).
+	Markdown string
+	// Text is the same content as plain text: one block per line.
+	Text string
+	// HTML is the cleaned content HTML, set only with Options.IncludeHTML.
+	HTML string
+	// Links lists every link of the page, deduplicated by URL, set only
+	// with Options.IncludeLinks.
+	Links []Link
+
+	signals signals
+}
+
+// signals are page facts gathered during the single parse walk that
+// Classify needs and that the public fields do not carry.
+type signals struct {
+	isHTML       bool
+	scripts      int    // <script> elements
+	bodyWords    int    // visible words of <body> (no script/style/noscript/template)
+	noscriptText string // text inside <noscript>, lower-cased, capped
+	emptyRoot    bool   // an empty app mount point such as <div id="root"></div>
+	titleTag     string // raw <title>
+	h1           string // first <h1> text
+}
+
+// ErrEmpty reports a body with nothing to convert.
+var ErrEmpty = errors.New("content: empty body")
+
+// HTML converts an HTML page. body must already be UTF-8; pageURL is the
+// final URL of the page and is used to make links and images absolute
+// (a <base href> in the page takes precedence, as in browsers).
+func HTML(body []byte, pageURL string, opt Options) (*Document, error) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, ErrEmpty
+	}
+	root, err := html.Parse(bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("content: parse html: %w", err)
+	}
+	return fromTree(root, pageURL, opt), nil
+}
+
+// fromTree runs the pipeline on a parsed document. The tree is modified.
+func fromTree(root *html.Node, pageURL string, opt Options) *Document {
+	base, _ := url.Parse(pageURL)
+	s := scan(root, base, opt.IncludeLinks)
+
+	doc := &Document{Metadata: s.meta, Links: s.links, signals: s.sig}
+
+	var node *html.Node
+	if opt.OnlyMainContent {
+		node = mainContent(root, s.base)
+	}
+	if node == nil {
+		node = findBody(root)
+		if node == nil {
+			node = root
+		}
+		prune(node)
+	}
+	absolutize(node, s.base)
+
+	doc.Text = textOf(node)
+	if opt.IncludeHTML {
+		var b strings.Builder
+		for c := node.FirstChild; c != nil; c = c.NextSibling {
+			_ = html.Render(&b, c)
+		}
+		doc.HTML = b.String()
+	}
+	doc.Markdown = toMarkdown(node)
+	if doc.Metadata.Title == "" {
+		doc.Metadata.Title = firstHeading(doc.Markdown)
+	}
+	return doc
+}
+
+func findBody(n *html.Node) *html.Node {
+	if n.Type == html.ElementNode && n.Data == "body" {
+		return n
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if b := findBody(c); b != nil {
+			return b
+		}
+	}
+	return nil
+}
+
+// prune removes elements that never carry readable content.
+func prune(n *html.Node) {
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		if c.Type == html.CommentNode {
+			n.RemoveChild(c)
+		} else if c.Type == html.ElementNode {
+			switch c.Data {
+			case "script", "style", "noscript", "template", "svg", "iframe", "link", "meta":
+				n.RemoveChild(c)
+			default:
+				prune(c)
+			}
+		}
+		c = next
+	}
+}
+
+func firstHeading(md string) string {
+	for line := range strings.SplitSeq(md, "\n") {
+		if strings.HasPrefix(line, "# ") {
+			return strings.TrimSpace(line[2:])
+		}
+	}
+	return ""
+}

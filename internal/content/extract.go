@@ -1,0 +1,335 @@
+package content
+
+import (
+	"net/url"
+	"strings"
+
+	md "github.com/JohannesKaufmann/html-to-markdown/v2/converter"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/strikethrough"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
+	"github.com/markusmobius/go-trafilatura"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// converter is built once: building registers plugins and sorts handlers,
+// and a Converter is safe for concurrent use.
+var converter = newConverter()
+
+func newConverter() *md.Converter {
+	c := md.NewConverter(md.WithPlugins(
+		base.NewBasePlugin(),
+		commonmark.NewCommonmarkPlugin(),
+		table.NewTablePlugin(),
+		strikethrough.NewStrikethroughPlugin(),
+	))
+	for _, tag := range []string{"template", "svg", "button", "select", "form", "dialog"} {
+		c.Register.TagType(tag, md.TagTypeRemove, md.PriorityStandard)
+	}
+	return c
+}
+
+// codeLangAttr carries a code block's language through trafilatura, which
+// drops class attributes but keeps "data".
+const (
+	codeLangAttr   = "data"
+	codeLangPrefix = "webacq-lang:"
+)
+
+// mainContent returns the article body found by trafilatura, or nil when
+// it finds nothing usable. root is not modified except for code-language
+// markers, which absolutize turns back into classes.
+func mainContent(root *html.Node, base *url.URL) *html.Node {
+	markCodeLanguages(root)
+	opts := trafilatura.Options{
+		OriginalURL:     base,
+		ExcludeComments: true,
+		IncludeImages:   true,
+		IncludeLinks:    true,
+		// Publication dates come from metadata; scanning the whole page
+		// for dates is the slowest part of trafilatura and is not needed.
+		HtmlDateMode: trafilatura.Disabled,
+	}
+	r, err := trafilatura.ExtractDocument(root, opts)
+	if err != nil || r == nil || r.ContentNode == nil || strings.TrimSpace(r.ContentText) == "" {
+		return nil
+	}
+	return r.ContentNode
+}
+
+// markCodeLanguages records the language of highlighted code blocks
+// (class "language-go", "lang-go", "highlight-source-go", "brush: go")
+// in an attribute that survives extraction.
+func markCodeLanguages(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if c.DataAtom == atom.Pre || c.DataAtom == atom.Code {
+			if lang := codeLanguage(c); lang != "" {
+				setAttr(c, codeLangAttr, codeLangPrefix+lang)
+			}
+			if c.DataAtom == atom.Pre {
+				if k := firstElementChild(c); k != nil && k.DataAtom == atom.Code {
+					if lang := codeLanguage(k); lang != "" {
+						setAttr(c, codeLangAttr, codeLangPrefix+lang)
+					}
+				}
+			}
+			continue
+		}
+		markCodeLanguages(c)
+	}
+}
+
+func codeLanguage(n *html.Node) string {
+	if v := attr(n, "data-lang"); v != "" {
+		return strings.ToLower(strings.TrimSpace(v))
+	}
+	if v := attr(n, "data-language"); v != "" {
+		return strings.ToLower(strings.TrimSpace(v))
+	}
+	class := attr(n, "class")
+	if class == "" {
+		return ""
+	}
+	if i := strings.Index(class, "brush:"); i >= 0 {
+		rest := strings.TrimSpace(class[i+len("brush:"):])
+		if f := strings.FieldsFunc(rest, func(r rune) bool { return r == ';' || r == ' ' }); len(f) > 0 {
+			return strings.ToLower(f[0])
+		}
+	}
+	for f := range strings.FieldsSeq(class) {
+		for _, p := range []string{"language-", "lang-", "highlight-source-", "highlight-"} {
+			if strings.HasPrefix(f, p) && len(f) > len(p) {
+				return strings.ToLower(f[len(p):])
+			}
+		}
+	}
+	return ""
+}
+
+func firstElementChild(n *html.Node) *html.Node {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			return c
+		}
+	}
+	return nil
+}
+
+// absolutize prepares a content tree for output: URLs of links and media
+// become absolute, javascript: links lose their target, lazy images get
+// their real source, code-language markers become "language-x" classes,
+// and multi-line <code> outside <pre> (trafilatura's form of a code
+// block) is wrapped in <pre> so it renders as a fenced block.
+func absolutize(n *html.Node, base *url.URL) {
+	var next *html.Node
+	for c := n.FirstChild; c != nil; c = next {
+		next = c.NextSibling // fixCode may move c under a new <pre>
+		if c.Type != html.ElementNode {
+			continue
+		}
+		// Extraction renames elements (pre → code) and creates new ones
+		// without updating DataAtom; the switches below rely on it.
+		if c.Namespace == "" && c.DataAtom.String() != c.Data {
+			c.DataAtom = atom.Lookup([]byte(c.Data))
+		}
+		switch c.DataAtom {
+		case atom.A:
+			fixLink(c, base)
+		case atom.Img:
+			fixImage(c, base)
+		case atom.Source, atom.Video, atom.Audio, atom.Iframe:
+			fixURLAttr(c, "src", base)
+		case atom.Pre, atom.Code:
+			fixCode(n, c)
+		}
+		absolutize(c, base)
+	}
+}
+
+func fixLink(n *html.Node, base *url.URL) {
+	for i := range n.Attr {
+		a := &n.Attr[i]
+		if a.Namespace != "" || a.Key != "href" {
+			continue
+		}
+		v := strings.TrimSpace(a.Val)
+		if v == "" || v[0] == '#' {
+			return
+		}
+		u := resolve(base, v)
+		if u == nil || !(u.Scheme == "http" || u.Scheme == "https" || u.Scheme == "mailto" || u.Scheme == "tel" || u.Scheme == "ftp") {
+			n.Attr = append(n.Attr[:i], n.Attr[i+1:]...)
+			return
+		}
+		a.Val = u.String()
+		return
+	}
+}
+
+func fixImage(n *html.Node, base *url.URL) {
+	src := strings.TrimSpace(attr(n, "src"))
+	if src == "" || strings.HasPrefix(src, "data:") {
+		for _, k := range []string{"data-src", "data-original", "data-lazy-src", "data-url"} {
+			if v := strings.TrimSpace(attr(n, k)); v != "" {
+				setAttr(n, "src", v)
+				break
+			}
+		}
+	}
+	fixURLAttr(n, "src", base)
+}
+
+func fixURLAttr(n *html.Node, key string, base *url.URL) {
+	for i := range n.Attr {
+		a := &n.Attr[i]
+		if a.Namespace == "" && a.Key == key {
+			v := strings.TrimSpace(a.Val)
+			if v == "" || strings.HasPrefix(v, "data:") {
+				return
+			}
+			if u := resolve(base, v); u != nil {
+				a.Val = u.String()
+			}
+			return
+		}
+	}
+}
+
+func fixCode(parent, c *html.Node) {
+	if v := attr(c, codeLangAttr); strings.HasPrefix(v, codeLangPrefix) {
+		removeAttr(c, codeLangAttr)
+		lang := "language-" + strings.TrimPrefix(v, codeLangPrefix)
+		target := c
+		if c.DataAtom == atom.Pre {
+			if k := firstElementChild(c); k != nil && k.DataAtom == atom.Code {
+				target = k
+			}
+		}
+		setAttr(target, "class", lang)
+	}
+	if c.DataAtom == atom.Code && parent.DataAtom != atom.Pre && strings.Contains(nodeText(c), "\n") {
+		pre := &html.Node{Type: html.ElementNode, Data: "pre", DataAtom: atom.Pre}
+		parent.InsertBefore(pre, c)
+		parent.RemoveChild(c)
+		pre.AppendChild(c)
+	}
+}
+
+func removeAttr(n *html.Node, key string) {
+	for i := range n.Attr {
+		if n.Attr[i].Namespace == "" && n.Attr[i].Key == key {
+			n.Attr = append(n.Attr[:i], n.Attr[i+1:]...)
+			return
+		}
+	}
+}
+
+// toMarkdown converts the children of n. It modifies n.
+func toMarkdown(n *html.Node) string {
+	out, err := converter.ConvertNode(n)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// textOf renders n as plain text: one line per block, white space
+// collapsed except inside <pre>.
+func textOf(n *html.Node) string {
+	var t textWriter
+	t.node(n, false)
+	return strings.TrimSpace(t.b.String())
+}
+
+type textWriter struct {
+	b     strings.Builder
+	space bool // a space is pending before the next word
+	bol   bool // at the beginning of a line
+}
+
+func (t *textWriter) newline() {
+	if t.b.Len() > 0 && !t.bol {
+		t.b.WriteByte('\n')
+	}
+	t.bol = true
+	t.space = false
+}
+
+func (t *textWriter) text(s string, pre bool) {
+	if pre {
+		if t.space && !t.bol {
+			t.b.WriteByte(' ')
+		}
+		t.b.WriteString(s)
+		t.space = false
+		t.bol = strings.HasSuffix(s, "\n")
+		return
+	}
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && !isSpaceByte(s[j]) {
+			j++
+		}
+		if j > i {
+			if t.space && !t.bol {
+				t.b.WriteByte(' ')
+			}
+			t.b.WriteString(s[i:j])
+			t.space = false
+			t.bol = false
+		}
+		if j < len(s) {
+			t.space = true
+			j++
+		}
+		i = j
+	}
+}
+
+func isSpaceByte(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f'
+}
+
+func (t *textWriter) node(n *html.Node, pre bool) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			t.text(c.Data, pre)
+		case html.ElementNode:
+			switch c.DataAtom {
+			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Head:
+				continue
+			case atom.Br:
+				t.newline()
+				continue
+			}
+			block := isBlock(c.DataAtom)
+			if block {
+				t.newline()
+			} else if c.DataAtom == atom.Td || c.DataAtom == atom.Th {
+				t.space = true
+			}
+			t.node(c, pre || c.DataAtom == atom.Pre)
+			if block {
+				t.newline()
+			}
+		}
+	}
+}
+
+func isBlock(a atom.Atom) bool {
+	switch a {
+	case atom.P, atom.Div, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6,
+		atom.Ul, atom.Ol, atom.Li, atom.Dl, atom.Dt, atom.Dd, atom.Table, atom.Tr,
+		atom.Pre, atom.Blockquote, atom.Section, atom.Article, atom.Header, atom.Footer,
+		atom.Nav, atom.Aside, atom.Main, atom.Figure, atom.Figcaption, atom.Hr,
+		atom.Address, atom.Details, atom.Summary, atom.Caption, atom.Form, atom.Body:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,561 @@
+package content
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// scanResult is what one walk over the whole tree gathers.
+type scanResult struct {
+	base  *url.URL
+	meta  Metadata
+	links []Link
+	sig   signals
+}
+
+// scanner carries state across the single document-order walk. The
+// <base> element lives in <head>, so it is seen before any body link.
+type scanner struct {
+	base      *url.URL
+	baseSet   bool
+	wantLinks bool
+	seen      map[string]struct{}
+	links     []Link
+
+	htmlLang    string
+	titleTag    string
+	h1          string
+	metas       map[string]string // lower-cased name/property/http-equiv → first content
+	canonical   string
+	relAuthor   string
+	timeTag     string
+	itemprop    map[string]string
+	jsonLD      []string
+	scripts     int
+	words       int
+	noscript    strings.Builder
+	emptyRoot   bool
+	hasBody     bool
+	bodyScanned bool
+}
+
+func scan(root *html.Node, pageURL *url.URL, wantLinks bool) scanResult {
+	s := &scanner{
+		base:      pageURL,
+		wantLinks: wantLinks,
+		metas:     make(map[string]string),
+		itemprop:  make(map[string]string),
+	}
+	if wantLinks {
+		s.seen = make(map[string]struct{})
+	}
+	s.walk(root, false)
+
+	r := scanResult{base: s.base, links: s.links}
+	r.meta = s.metadata()
+	r.sig = signals{
+		isHTML:       true,
+		scripts:      s.scripts,
+		bodyWords:    s.words,
+		noscriptText: strings.ToLower(s.noscript.String()),
+		emptyRoot:    s.emptyRoot,
+		titleTag:     s.titleTag,
+		h1:           s.h1,
+	}
+	return r
+}
+
+// walk visits n and its subtree. inBody tells whether visible text counts.
+func (s *scanner) walk(n *html.Node, inBody bool) {
+	switch n.Type {
+	case html.TextNode:
+		if inBody {
+			s.words += countWords(n.Data)
+		}
+		return
+	case html.ElementNode:
+	default:
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			s.walk(c, inBody)
+		}
+		return
+	}
+
+	switch n.DataAtom {
+	case atom.Html:
+		if v := attr(n, "lang"); v != "" && s.htmlLang == "" {
+			s.htmlLang = v
+		}
+	case atom.Body:
+		inBody = true
+	case atom.Title:
+		// An <svg> may hold its own <title>; only the first document title counts.
+		if s.titleTag == "" && n.Namespace == "" {
+			s.titleTag = collapse(nodeText(n))
+		}
+		return
+	case atom.Base:
+		if !s.baseSet {
+			if href := attr(n, "href"); href != "" {
+				if u := resolve(s.base, href); u != nil {
+					s.base = u
+				}
+			}
+			s.baseSet = true
+		}
+	case atom.Meta:
+		s.meta(n)
+	case atom.Link:
+		rel := strings.ToLower(attr(n, "rel"))
+		if hasToken(rel, "canonical") && s.canonical == "" {
+			s.canonical = attr(n, "href")
+		}
+	case atom.Script:
+		s.scripts++
+		if strings.EqualFold(strings.TrimSpace(attr(n, "type")), "application/ld+json") && len(s.jsonLD) < 8 {
+			s.jsonLD = append(s.jsonLD, nodeText(n))
+		}
+		return
+	case atom.Style, atom.Template:
+		return
+	case atom.Noscript:
+		if s.noscript.Len() < 2048 {
+			s.noscript.WriteString(nodeText(n))
+			s.noscript.WriteByte(' ')
+		}
+		return
+	case atom.H1:
+		if s.h1 == "" {
+			s.h1 = collapse(nodeText(n))
+		}
+	case atom.Time:
+		if s.timeTag == "" {
+			if v := attr(n, "datetime"); v != "" {
+				s.timeTag = v
+			}
+		}
+	case atom.Div, atom.Main, atom.Section:
+		if inBody && !s.emptyRoot && isAppRoot(n) {
+			s.emptyRoot = true
+		}
+	case atom.A:
+		href := attr(n, "href")
+		if hasToken(strings.ToLower(attr(n, "rel")), "author") && s.relAuthor == "" {
+			s.relAuthor = collapse(nodeText(n))
+		}
+		if s.wantLinks && href != "" {
+			s.addLink(href, n)
+		}
+	}
+	if p := attr(n, "itemprop"); p != "" {
+		s.itemprops(n, p)
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		s.walk(c, inBody)
+	}
+}
+
+func (s *scanner) meta(n *html.Node) {
+	content := attr(n, "content")
+	if content == "" {
+		return
+	}
+	for _, key := range []string{"property", "name", "http-equiv", "itemprop"} {
+		k := strings.ToLower(strings.TrimSpace(attr(n, key)))
+		if k == "" {
+			continue
+		}
+		// Some pages put several properties in one attribute ("og:title twitter:title").
+		for f := range strings.FieldsSeq(k) {
+			if _, ok := s.metas[f]; !ok {
+				s.metas[f] = strings.TrimSpace(content)
+			}
+		}
+	}
+}
+
+func (s *scanner) itemprops(n *html.Node, p string) {
+	for f := range strings.FieldsSeq(strings.ToLower(p)) {
+		if _, ok := s.itemprop[f]; ok {
+			continue
+		}
+		var v string
+		switch f {
+		case "datepublished":
+			v = attr(n, "datetime")
+			if v == "" {
+				v = attr(n, "content")
+			}
+		case "author", "name", "headline":
+			v = attr(n, "content")
+			if v == "" {
+				v = collapse(nodeText(n))
+			}
+		default:
+			continue
+		}
+		if v != "" {
+			s.itemprop[f] = v
+		}
+	}
+}
+
+func (s *scanner) addLink(href string, n *html.Node) {
+	href = strings.TrimSpace(href)
+	if href == "" || href[0] == '#' {
+		return
+	}
+	u := resolve(s.base, href)
+	if u == nil {
+		return
+	}
+	switch u.Scheme {
+	case "http", "https", "mailto", "tel", "ftp":
+	default:
+		return
+	}
+	u.Fragment = ""
+	u.RawFragment = ""
+	abs := u.String()
+	if _, dup := s.seen[abs]; dup {
+		return
+	}
+	s.seen[abs] = struct{}{}
+	text := collapse(nodeText(n))
+	if text == "" {
+		text = attr(n, "title")
+	}
+	if text == "" {
+		text = attr(n, "aria-label")
+	}
+	s.links = append(s.links, Link{URL: abs, Text: text})
+}
+
+// isAppRoot tells whether n is an empty mount point of a client-side
+// application: <div id="root"></div>, <div id="__next"></div>, ...
+func isAppRoot(n *html.Node) bool {
+	switch strings.ToLower(attr(n, "id")) {
+	case "root", "app", "__next", "__nuxt", "___gatsby", "app-root", "main-app", "svelte":
+	default:
+		if _, ok := attrOK(n, "data-reactroot"); !ok {
+			if _, ok := attrOK(n, "ng-app"); !ok {
+				return false
+			}
+		}
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			if strings.TrimSpace(c.Data) != "" {
+				return false
+			}
+		case html.ElementNode:
+			if c.DataAtom != atom.Script && c.DataAtom != atom.Noscript {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// metadata settles each field from the candidates the walk collected.
+func (s *scanner) metadata() Metadata {
+	ld := parseJSONLD(s.jsonLD)
+	m := Metadata{OpenGraph: make(map[string]string)}
+	for k, v := range s.metas {
+		if strings.HasPrefix(k, "og:") || strings.HasPrefix(k, "article:") || strings.HasPrefix(k, "twitter:") {
+			m.OpenGraph[k] = v
+		}
+	}
+	m.Title = chooseTitle(s.titleTag, first(s.metas["og:title"], s.metas["twitter:title"], ld.headline, s.metas["dc.title"], s.metas["dcterms.title"]), s.h1)
+	m.Description = clean(first(s.metas["description"], s.metas["og:description"], s.metas["twitter:description"], ld.description, s.metas["dc.description"]))
+	m.Language = normLang(first(s.htmlLang, s.metas["content-language"], s.metas["og:locale"], s.metas["dc.language"], s.metas["language"], ld.language))
+	m.SiteName = clean(first(s.metas["og:site_name"], ld.publisher, s.metas["application-name"], s.metas["twitter:site"]))
+	m.Author = clean(first(s.metas["author"], ld.author, s.metas["article:author"], s.metas["dc.creator"], s.itemprop["author"], s.relAuthor, s.metas["twitter:creator"]))
+	if strings.HasPrefix(m.Author, "http://") || strings.HasPrefix(m.Author, "https://") {
+		// article:author is often a profile URL; a name is more useful.
+		m.Author = clean(first(ld.author, s.itemprop["author"], s.relAuthor))
+	}
+	m.PublishedTime = strings.TrimSpace(first(s.metas["article:published_time"], ld.published, s.itemprop["datepublished"], s.metas["date"], s.metas["dc.date"], s.metas["dc.date.issued"], s.metas["publish-date"], s.metas["pubdate"], s.timeTag))
+	if c := strings.TrimSpace(first(s.canonical, s.metas["og:url"])); c != "" {
+		if u := resolve(s.base, c); u != nil {
+			m.Canonical = u.String()
+		}
+	}
+	if img := strings.TrimSpace(first(s.metas["og:image"], s.metas["twitter:image"], s.metas["twitter:image:src"])); img != "" {
+		if u := resolve(s.base, img); u != nil {
+			m.Image = u.String()
+		}
+	}
+	return m
+}
+
+// chooseTitle prefers the page's own declared title (og:title and the
+// like) because the <title> usually carries a " | Site" suffix; it falls
+// back to the <title> with a site suffix stripped when the remainder still
+// reads as a title, and then to the first <h1>.
+func chooseTitle(titleTag, declared, h1 string) string {
+	if d := clean(declared); d != "" {
+		return d
+	}
+	if t := clean(titleTag); t != "" {
+		return t
+	}
+	return clean(h1)
+}
+
+type jsonLD struct {
+	headline, description, author, published, publisher, language string
+}
+
+func parseJSONLD(blocks []string) jsonLD {
+	var r jsonLD
+	for _, b := range blocks {
+		var v any
+		if json.Unmarshal([]byte(strings.TrimSpace(b)), &v) != nil {
+			continue
+		}
+		visitLD(v, &r, 0)
+	}
+	return r
+}
+
+func visitLD(v any, r *jsonLD, depth int) {
+	if depth > 4 {
+		return
+	}
+	switch t := v.(type) {
+	case []any:
+		for _, e := range t {
+			visitLD(e, r, depth+1)
+		}
+	case map[string]any:
+		if g, ok := t["@graph"]; ok {
+			visitLD(g, r, depth+1)
+		}
+		typ := strings.ToLower(ldString(t["@type"]))
+		article := strings.Contains(typ, "article") || strings.Contains(typ, "posting") || strings.Contains(typ, "report") || typ == "webpage" || typ == "blogposting"
+		if !article {
+			return
+		}
+		set := func(dst *string, val string) {
+			if *dst == "" {
+				*dst = strings.TrimSpace(val)
+			}
+		}
+		set(&r.headline, ldString(t["headline"]))
+		if typ != "webpage" {
+			set(&r.headline, ldString(t["name"]))
+		}
+		set(&r.description, ldString(t["description"]))
+		set(&r.author, ldName(t["author"]))
+		set(&r.published, ldString(t["datePublished"]))
+		set(&r.publisher, ldName(t["publisher"]))
+		set(&r.language, ldString(t["inLanguage"]))
+	}
+}
+
+func ldString(v any) string {
+	switch t := v.(type) {
+	case string:
+		return t
+	case []any:
+		if len(t) > 0 {
+			return ldString(t[0])
+		}
+	}
+	return ""
+}
+
+func ldName(v any) string {
+	switch t := v.(type) {
+	case string:
+		return t
+	case map[string]any:
+		return ldString(t["name"])
+	case []any:
+		var names []string
+		for _, e := range t {
+			if n := ldName(e); n != "" {
+				names = append(names, n)
+			}
+		}
+		return strings.Join(names, ", ")
+	}
+	return ""
+}
+
+// normLang turns "en_US" or "en-us" into "en-US"-like tags and drops junk.
+func normLang(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, ",; "); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) < 2 || len(s) > 35 {
+		return ""
+	}
+	s = strings.ReplaceAll(s, "_", "-")
+	main, region, ok := strings.Cut(s, "-")
+	main = strings.ToLower(main)
+	if ok && len(region) == 2 {
+		return main + "-" + strings.ToUpper(region)
+	}
+	if ok {
+		return main + "-" + region
+	}
+	return main
+}
+
+// Helpers on nodes and strings.
+
+func attr(n *html.Node, key string) string {
+	v, _ := attrOK(n, key)
+	return v
+}
+
+func attrOK(n *html.Node, key string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Namespace == "" && a.Key == key {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+func setAttr(n *html.Node, key, val string) {
+	for i := range n.Attr {
+		if n.Attr[i].Namespace == "" && n.Attr[i].Key == key {
+			n.Attr[i].Val = val
+			return
+		}
+	}
+	n.Attr = append(n.Attr, html.Attribute{Key: key, Val: val})
+}
+
+func hasToken(list, tok string) bool {
+	for f := range strings.FieldsSeq(list) {
+		if f == tok {
+			return true
+		}
+	}
+	return false
+}
+
+func resolve(base *url.URL, ref string) *url.URL {
+	ref = strings.TrimSpace(ref)
+	u, err := url.Parse(ref)
+	if err != nil {
+		return nil
+	}
+	if base == nil {
+		return u
+	}
+	return base.ResolveReference(u)
+}
+
+// nodeText concatenates the text nodes under n, skipping scripts and styles.
+func nodeText(n *html.Node) string {
+	if n.FirstChild != nil && n.FirstChild == n.LastChild && n.FirstChild.Type == html.TextNode {
+		return n.FirstChild.Data
+	}
+	var b strings.Builder
+	var rec func(*html.Node)
+	rec = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch c.Type {
+			case html.TextNode:
+				b.WriteString(c.Data)
+			case html.ElementNode:
+				if c.DataAtom == atom.Script || c.DataAtom == atom.Style {
+					continue
+				}
+				rec(c)
+			}
+		}
+	}
+	rec(n)
+	return b.String()
+}
+
+// collapse trims s and folds runs of white space into one space.
+func collapse(s string) string {
+	s = strings.TrimSpace(s)
+	if !needsCollapse(s) {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func needsCollapse(s string) bool {
+	prevSpace := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return true // non-ASCII spaces (nbsp...) need the slow path
+		}
+		sp := c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f'
+		if sp && (prevSpace || c != ' ') {
+			return true
+		}
+		prevSpace = sp
+	}
+	return false
+}
+
+// clean collapses white space and unescapes entities left double-escaped.
+func clean(s string) string {
+	s = collapse(s)
+	if strings.Contains(s, "&") {
+		s = html.UnescapeString(s)
+	}
+	return s
+}
+
+func first(vals ...string) string {
+	for _, v := range vals {
+		if strings.TrimSpace(v) != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// countWords counts white-space separated words; CJK text, written
+// without spaces, counts one word per two ideographs.
+func countWords(s string) int {
+	n, cjk := 0, 0
+	in := false
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			sp := c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f'
+			if !sp && !in {
+				n++
+			}
+			in = !sp
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if unicode.IsSpace(r) {
+			in = false
+			continue
+		}
+		if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Thai) {
+			cjk++
+			continue
+		}
+		if !in {
+			n++
+		}
+		in = true
+	}
+	return n + cjk/2
+}

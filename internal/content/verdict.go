@@ -1,0 +1,169 @@
+package content
+
+import (
+	"bytes"
+	"strings"
+)
+
+// Verdict says whether fetched content is usable. The fetch "auto" tier
+// escalates to a real browser on VerdictCaptcha, VerdictBlocked and
+// VerdictJSRequired.
+type Verdict string
+
+// Verdicts, from worst to best.
+const (
+	VerdictCaptcha    Verdict = "captcha"     // a bot challenge stands in front of the page
+	VerdictBlocked    Verdict = "blocked"     // the server refused us (access denied, rate limited)
+	VerdictJSRequired Verdict = "js_required" // an empty shell that renders with JavaScript
+	VerdictSoft404    Verdict = "soft_404"    // a 2xx page that says "not found"
+	VerdictThin       Verdict = "thin"        // fewer than thinWords words of content
+	VerdictOK         Verdict = "ok"
+)
+
+const (
+	// thinWords is the least main-content text, in words, of a usable page.
+	thinWords = 50
+	// shortPageWords bounds the visible text of pages that are only a
+	// challenge, an error notice or a JavaScript shell; real articles that
+	// merely embed a captcha widget or mention "404" are longer.
+	shortPageWords = 200
+	// markerScanBytes bounds the part of the body searched for markers.
+	markerScanBytes = 256 << 10
+)
+
+// Challenge pages of bot-protection services. Each marker alone is
+// enough on a short page or with a refusing status.
+var captchaMarkers = []string{
+	"cf-chl-", "cf_chl_opt", "/cdn-cgi/challenge-platform/h/", "cf-browser-verification",
+	"<title>just a moment...</title>", "checking your browser before accessing",
+	"challenges.cloudflare.com/turnstile", "cf-turnstile",
+	"hcaptcha.com/1/api.js", "class=\"h-captcha\"",
+	"google.com/recaptcha/api.js", "class=\"g-recaptcha\"", "recaptcha/api2",
+	"captcha-delivery.com", "geo.captcha-delivery", // DataDome
+	"px-captcha", "perimeterx", "_pxappid", // PerimeterX / HUMAN
+	"awswaf.com/captcha", "verify you are human", "are you a robot", "i'm not a robot",
+}
+
+// Notices of refused access, matched against the lower-cased body.
+var blockedMarkers = []string{
+	"access denied", "access to this page has been denied", "you don't have permission to access",
+	"you do not have permission to access", "you have been blocked", "sorry, you have been blocked",
+	"error 1020", "error 1015", "request blocked", "request unsuccessful. incapsula", "_incapsula_resource",
+	"akamai reference", "reference #18.", "too many requests", "rate limit exceeded",
+	"unusual traffic from your computer", "automated queries", "bot detected", "forbidden",
+	"the owner of this website has banned", "blocked by",
+}
+
+// Phrases that JavaScript-only pages print in <noscript>.
+var jsMarkers = []string{
+	"enable javascript", "javascript is required", "requires javascript", "javascript enabled",
+	"turn on javascript", "javascript is disabled", "activate javascript", "enable js",
+	"need javascript", "javascript must be enabled", "support javascript",
+}
+
+// Titles and headings of "not found" pages.
+var notFoundMarkers = []string{
+	"404", "not found", "page not found", "doesn't exist", "does not exist", "no longer available",
+	"cannot be found", "can't be found", "couldn't find", "could not be found", "nicht gefunden",
+	"no encontrada", "introuvable", "non trovata", "niet gevonden", "не найдена",
+}
+
+// Classify judges a fetched page from its status code, raw body and
+// converted document (doc may be nil when conversion failed). The rules,
+// first match wins:
+//
+//   - captcha: a bot-challenge marker (Cloudflare challenge, Turnstile,
+//     hCaptcha, reCAPTCHA, DataDome, PerimeterX, AWS WAF) on a page with
+//     little visible text (< 200 words) or with status 401/403/429/503.
+//   - blocked: status 401/403/429/503 with an access-denied or rate-limit
+//     notice or with little text, or any page whose only content is such
+//     a notice (< 200 words).
+//   - js_required: little main text (< 50 words) while the page has
+//     scripts and an empty mount point (<div id="root|app|__next">),
+//     a <noscript> asking for JavaScript, or almost no body text at all.
+//   - soft_404: a 2xx page whose title or first <h1> says not found/404
+//     and whose text is short (< 200 words).
+//   - thin: fewer than 50 words of main text.
+//   - ok otherwise.
+func Classify(statusCode int, body []byte, doc *Document) Verdict {
+	var sig signals
+	mainWords := countWords(string(body)) // non-HTML fallback when doc is nil
+	if doc != nil {
+		sig = doc.signals
+		mainWords = countWords(doc.Text)
+	}
+	pageWords := mainWords
+	if sig.isHTML {
+		pageWords = sig.bodyWords
+	}
+	refusing := statusCode == 401 || statusCode == 403 || statusCode == 429 || statusCode == 503
+	short := pageWords < shortPageWords
+
+	if refusing || short {
+		lower := lowerPrefix(body, markerScanBytes)
+		if containsAny(lower, captchaMarkers) {
+			return VerdictCaptcha
+		}
+		blockedText := containsAny(lower, blockedMarkers)
+		if refusing && (blockedText || mainWords < thinWords || statusCode != 503) {
+			return VerdictBlocked
+		}
+		if short && blockedText && noticeOnly(doc, lower) {
+			return VerdictBlocked
+		}
+	}
+
+	if sig.isHTML && mainWords < thinWords && sig.scripts > 0 {
+		noscriptJS := containsAnyString(sig.noscriptText, jsMarkers)
+		if sig.emptyRoot || noscriptJS || sig.bodyWords < 10 {
+			return VerdictJSRequired
+		}
+	}
+
+	if sig.isHTML && statusCode >= 200 && statusCode < 300 && short {
+		t := strings.ToLower(sig.titleTag + " \n " + sig.h1)
+		if containsAnyString(t, notFoundMarkers) {
+			return VerdictSoft404
+		}
+	}
+
+	if mainWords < thinWords {
+		return VerdictThin
+	}
+	return VerdictOK
+}
+
+// noticeOnly tells whether a short page's title or heading is itself the
+// refusal, so that an article merely mentioning "access denied" is spared.
+func noticeOnly(doc *Document, lower []byte) bool {
+	if doc == nil || !doc.signals.isHTML {
+		return true
+	}
+	t := strings.ToLower(doc.signals.titleTag + " \n " + doc.signals.h1 + " \n " + firstLine(doc.Text))
+	return containsAnyString(t, blockedMarkers) || containsAnyString(t, []string{"blocked", "denied", "error"})
+}
+
+func lowerPrefix(b []byte, n int) []byte {
+	if len(b) > n {
+		b = b[:n]
+	}
+	return bytes.ToLower(b)
+}
+
+func containsAny(b []byte, markers []string) bool {
+	for _, m := range markers {
+		if bytes.Contains(b, []byte(m)) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsAnyString(s string, markers []string) bool {
+	for _, m := range markers {
+		if strings.Contains(s, m) {
+			return true
+		}
+	}
+	return false
+}
