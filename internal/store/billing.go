@@ -1,0 +1,254 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"webacq/internal/model"
+)
+
+// Reservation is credits held by a call in flight.
+type Reservation struct {
+	ID          string
+	WorkspaceID string
+	Credits     int64
+}
+
+// Reserve draws credits from a workspace before work starts: the balance is
+// checked and decremented in one statement, so it never goes below zero
+// under any concurrency. The hold is recorded in the same transaction and
+// expires after ttl, after which ExpireReservations refunds it if its holder
+// died before settling.
+func (s *Store) Reserve(ctx context.Context, workspaceID string, credits int64, ttl time.Duration) (*Reservation, error) {
+	r := &Reservation{WorkspaceID: workspaceID, Credits: credits}
+	if credits <= 0 {
+		r.Credits = 0
+		return r, nil
+	}
+	r.ID = uuid.NewString()
+	now := s.Now()
+	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx,
+			`UPDATE workspaces SET credits = credits - $1 WHERE id = $2 AND credits >= $1`, credits, workspaceID)
+		if err != nil {
+			return fmt.Errorf("store: reserve: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return fmt.Errorf("store: reserve: %w", err)
+		} else if n == 0 {
+			return model.Errorf(model.CodeCreditsExhausted, "not enough credits: this call needs %d", credits)
+		}
+		_, err = tx.ExecContext(ctx,
+			`INSERT INTO reservations (id, workspace_id, credits, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)`,
+			r.ID, workspaceID, credits, now, now.Add(ttl))
+		if err != nil {
+			return fmt.Errorf("store: reserve: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Settle ends a reservation in one transaction: it keeps used credits,
+// refunds the rest, and writes the usage and activity rows of the call with
+// the credits actually drawn. If the reservation had already expired and
+// been refunded, the used credits are drawn again when the balance allows.
+func (s *Store) Settle(ctx context.Context, r *Reservation, used int64, u *model.Usage, a *model.Activity) error {
+	used = max(0, min(used, r.Credits))
+	return s.withTx(ctx, func(tx *sql.Tx) error {
+		drawn := used
+		if r.ID != "" {
+			res, err := tx.ExecContext(ctx, `DELETE FROM reservations WHERE id = $1`, r.ID)
+			if err != nil {
+				return fmt.Errorf("store: settle: %w", err)
+			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				return fmt.Errorf("store: settle: %w", err)
+			}
+			switch {
+			case n == 1 && r.Credits > used:
+				if _, err := tx.ExecContext(ctx, `UPDATE workspaces SET credits = credits + $1 WHERE id = $2`,
+					r.Credits-used, r.WorkspaceID); err != nil {
+					return fmt.Errorf("store: settle refund: %w", err)
+				}
+			case n == 0 && used > 0:
+				res, err := tx.ExecContext(ctx,
+					`UPDATE workspaces SET credits = credits - $1 WHERE id = $2 AND credits >= $1`, used, r.WorkspaceID)
+				if err != nil {
+					return fmt.Errorf("store: settle redraw: %w", err)
+				}
+				if n, _ := res.RowsAffected(); n == 0 {
+					drawn = 0
+				}
+			}
+		}
+		u.Credits, a.Credits = drawn, drawn
+		return insertLogs(ctx, tx, []model.Usage{*u}, []model.Activity{*a})
+	})
+}
+
+// ExpireReservations refunds reservations whose holder never settled them
+// (a crashed node) and returns how many it refunded. Each is deleted and
+// refunded in one transaction, so a late Settle and this never both refund.
+func (s *Store) ExpireReservations(ctx context.Context) (int, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT id FROM reservations WHERE expires_at < $1 LIMIT 1000`, s.Now())
+	if err != nil {
+		return 0, fmt.Errorf("store: expired reservations: %w", err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("store: expired reservations: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("store: expired reservations: %w", err)
+	}
+	refunded := 0
+	for _, id := range ids {
+		err := s.withTx(ctx, func(tx *sql.Tx) error {
+			var ws string
+			var credits int64
+			err := tx.QueryRowContext(ctx, `DELETE FROM reservations WHERE id = $1 RETURNING workspace_id, credits`, id).
+				Scan(&ws, &credits)
+			if errors.Is(err, sql.ErrNoRows) {
+				return nil // settled meanwhile
+			}
+			if err != nil {
+				return err
+			}
+			refunded++
+			_, err = tx.ExecContext(ctx, `UPDATE workspaces SET credits = credits + $1 WHERE id = $2`, credits, ws)
+			return err
+		})
+		if err != nil {
+			return refunded, fmt.Errorf("store: expire reservation: %w", err)
+		}
+	}
+	return refunded, nil
+}
+
+// AddCredits adds n credits (n may be negative down to a zero balance).
+func (s *Store) AddCredits(ctx context.Context, workspaceID string, n int64) (int64, error) {
+	var bal int64
+	err := s.db.QueryRowContext(ctx,
+		`UPDATE workspaces SET credits = credits + $1 WHERE id = $2 AND credits + $1 >= 0 RETURNING credits`, n, workspaceID).
+		Scan(&bal)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, model.Errorf(model.CodeBadRequest, "workspace not found or balance would go below zero")
+	}
+	if err != nil {
+		return 0, fmt.Errorf("store: add credits: %w", err)
+	}
+	return bal, nil
+}
+
+// Record is the usage and activity rows of a call that drew nothing, with
+// the key whose last use it marks (KeyID empty: leave it).
+type Record struct {
+	Usage    model.Usage
+	Activity model.Activity
+	KeyID    string
+}
+
+// WriteRecords writes many calls' rows in one transaction: the group commit
+// that lets free calls (health, reads) log every request cheaply.
+func (s *Store) WriteRecords(ctx context.Context, recs []Record) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	us := make([]model.Usage, len(recs))
+	as := make([]model.Activity, len(recs))
+	keys := map[string]time.Time{}
+	for i, r := range recs {
+		us[i], as[i] = r.Usage, r.Activity
+		if r.KeyID != "" {
+			keys[r.KeyID] = r.Usage.CreatedAt
+		}
+	}
+	return s.withTx(ctx, func(tx *sql.Tx) error {
+		if err := insertLogs(ctx, tx, us, as); err != nil {
+			return err
+		}
+		for id, at := range keys {
+			if _, err := tx.ExecContext(ctx, `UPDATE api_keys SET last_used_at = $1 WHERE id = $2`, at, id); err != nil {
+				return fmt.Errorf("store: mark key used: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// TouchKey marks a key used now.
+func (s *Store) TouchKey(ctx context.Context, keyID string) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE api_keys SET last_used_at = $1 WHERE id = $2`, s.Now(), keyID)
+	if err != nil {
+		return fmt.Errorf("store: mark key used: %w", err)
+	}
+	return nil
+}
+
+// insertLogs writes usage and activity rows with one multi-row INSERT each.
+func insertLogs(ctx context.Context, tx *sql.Tx, us []model.Usage, as []model.Activity) error {
+	const maxRows = 256
+	for len(us) > 0 {
+		n := min(len(us), maxRows)
+		var q strings.Builder
+		q.WriteString(`INSERT INTO usage_log (workspace_id, key_prefix, endpoint, credits, tier, status, duration_ms, request_id, created_at) VALUES `)
+		args := make([]any, 0, n*9)
+		for i, u := range us[:n] {
+			writeTuple(&q, i, 9)
+			args = append(args, u.WorkspaceID, u.KeyPrefix, u.Endpoint, u.Credits, u.Tier, u.Status, u.DurationMS, u.RequestID, u.CreatedAt)
+		}
+		if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+			return fmt.Errorf("store: insert usage: %w", err)
+		}
+		us = us[n:]
+	}
+	for len(as) > 0 {
+		n := min(len(as), maxRows)
+		var q strings.Builder
+		q.WriteString(`INSERT INTO activity_log (workspace_id, key_prefix, endpoint, via, method, target, status, error_code, credits, request_id, created_at) VALUES `)
+		args := make([]any, 0, n*11)
+		for i, a := range as[:n] {
+			writeTuple(&q, i, 11)
+			args = append(args, a.WorkspaceID, a.KeyPrefix, a.Endpoint, a.Via, a.Method, a.Target, a.Status, a.ErrorCode, a.Credits, a.RequestID, a.CreatedAt)
+		}
+		if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+			return fmt.Errorf("store: insert activity: %w", err)
+		}
+		as = as[n:]
+	}
+	return nil
+}
+
+// writeTuple appends the i-th "($k, …)" of a multi-row VALUES list.
+func writeTuple(q *strings.Builder, i, width int) {
+	if i > 0 {
+		q.WriteByte(',')
+	}
+	q.WriteByte('(')
+	for j := 0; j < width; j++ {
+		if j > 0 {
+			q.WriteByte(',')
+		}
+		q.WriteByte('$')
+		q.WriteString(strconv.Itoa(i*width + j + 1))
+	}
+	q.WriteByte(')')
+}

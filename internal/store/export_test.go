@@ -1,0 +1,14 @@
+package store
+
+import (
+	"context"
+	"fmt"
+)
+
+// CountMatching counts rows of table in which any text column equals v.
+func (s *Store) CountMatching(ctx context.Context, table, v string) (int, error) {
+	var n int
+	q := fmt.Sprintf(`SELECT COUNT(*) FROM %s WHERE id = $1 OR hash = $1 OR prefix = $1 OR name = $1`, table)
+	err := s.rdb.QueryRowContext(ctx, q, v).Scan(&n)
+	return n, err
+}

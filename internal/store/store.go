@@ -1,0 +1,185 @@
+// Package store keeps every piece of shared state in SQLite (one node) or
+// PostgreSQL (many nodes). One concrete *Store, hand-written SQL, one
+// transaction per call; schema changes only through embedded migrations.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+	_ "modernc.org/sqlite" // database/sql driver "sqlite"
+)
+
+//go:embed migrations
+var migrations embed.FS
+
+// Dialects.
+const (
+	SQLite   = "sqlite"
+	Postgres = "postgres"
+)
+
+// Store is the database. Safe for concurrent use.
+type Store struct {
+	// db takes writes. On SQLite it is a single connection, so writers queue
+	// in Go instead of spinning on SQLITE_BUSY; on PostgreSQL it is the pool.
+	db *sql.DB
+	// rdb takes reads: a pool of read-only connections on SQLite (WAL lets
+	// them run beside the writer), the same pool as db on PostgreSQL.
+	rdb     *sql.DB
+	dialect string
+
+	// Now is the clock; tests may replace it.
+	Now func() time.Time
+}
+
+// Open connects to databaseURL (`sqlite:PATH` or `postgres://…`) and brings
+// the schema up to date.
+func Open(ctx context.Context, databaseURL string) (*Store, error) {
+	s, err := open(databaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func open(databaseURL string) (*Store, error) {
+	s := &Store{Now: func() time.Time { return time.Now().UTC() }}
+	switch {
+	case strings.HasPrefix(databaseURL, "sqlite:"):
+		path := strings.TrimPrefix(strings.TrimPrefix(databaseURL, "sqlite:"), "//")
+		if path == "" {
+			return nil, errors.New("store: sqlite URL needs a path, as in sqlite:./data/webacq.db")
+		}
+		if dir := filepath.Dir(path); dir != "." {
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return nil, fmt.Errorf("store: create database folder: %w", err)
+			}
+		}
+		q := "?_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=busy_timeout(10000)" +
+			"&_pragma=synchronous(NORMAL)&_time_format=sqlite"
+		db, err := sql.Open("sqlite", "file:"+path+q+"&_txlock=immediate")
+		if err != nil {
+			return nil, fmt.Errorf("store: open sqlite: %w", err)
+		}
+		db.SetMaxOpenConns(1)
+		db.SetMaxIdleConns(1)
+		db.SetConnMaxLifetime(0)
+		rdb, err := sql.Open("sqlite", "file:"+path+q+"&_pragma=query_only(1)")
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("store: open sqlite: %w", err)
+		}
+		n := max(4, 2*runtime.GOMAXPROCS(0))
+		rdb.SetMaxOpenConns(n)
+		rdb.SetMaxIdleConns(n)
+		rdb.SetConnMaxLifetime(0)
+		s.db, s.rdb, s.dialect = db, rdb, SQLite
+	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
+		db, err := sql.Open("pgx", databaseURL)
+		if err != nil {
+			return nil, fmt.Errorf("store: open postgres: %w", err)
+		}
+		db.SetMaxOpenConns(32)
+		db.SetMaxIdleConns(32)
+		db.SetConnMaxIdleTime(5 * time.Minute)
+		s.db, s.rdb, s.dialect = db, db, Postgres
+	default:
+		return nil, fmt.Errorf("store: database URL %q: want sqlite:PATH or postgres://…", redactURL(databaseURL))
+	}
+	return s, nil
+}
+
+// redactURL hides a password in a database URL so it can be shown in errors.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparseable)"
+	}
+	return u.Redacted()
+}
+
+// Dialect reports SQLite or Postgres.
+func (s *Store) Dialect() string { return s.dialect }
+
+// Close closes every connection.
+func (s *Store) Close() error {
+	err := s.db.Close()
+	if s.rdb != s.db {
+		err = errors.Join(err, s.rdb.Close())
+	}
+	return err
+}
+
+// Ping checks the database answers.
+func (s *Store) Ping(ctx context.Context) error { return s.rdb.PingContext(ctx) }
+
+// Migrate applies pending migrations, each in its own transaction. On
+// PostgreSQL a session lock lets several nodes start at once.
+func (s *Store) Migrate(ctx context.Context) error {
+	sub, err := fs.Sub(migrations, "migrations/"+s.dialect)
+	if err != nil {
+		return err
+	}
+	var opts []goose.ProviderOption
+	dialect := goose.DialectSQLite3
+	if s.dialect == Postgres {
+		dialect = goose.DialectPostgres
+		locker, err := lock.NewPostgresSessionLocker()
+		if err != nil {
+			return err
+		}
+		opts = append(opts, goose.WithSessionLocker(locker))
+	}
+	p, err := goose.NewProvider(dialect, s.db, sub, opts...)
+	if err != nil {
+		return fmt.Errorf("store: migrations: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("store: migrate: %w", err)
+	}
+	return nil
+}
+
+// withTx runs fn in one write transaction.
+func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: begin: %w", err)
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: commit: %w", err)
+	}
+	return nil
+}
+
+// isUniqueViolation reports whether err is a unique-constraint failure on
+// either engine.
+func isUniqueViolation(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "UNIQUE constraint failed") || strings.Contains(msg, "SQLSTATE 23505")
+}

@@ -1,0 +1,124 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"webacq/internal/model"
+)
+
+// CreateWorkspace inserts a workspace; a taken name is a conflict.
+func (s *Store) CreateWorkspace(ctx context.Context, name string, credits int64, monitoring bool) (*model.Workspace, error) {
+	if name == "" {
+		return nil, model.Errorf(model.CodeBadRequest, "workspace name is required")
+	}
+	if credits < 0 {
+		return nil, model.Errorf(model.CodeBadRequest, "credits must not be negative")
+	}
+	w := &model.Workspace{ID: uuid.NewString(), Name: name, Credits: credits, Monitoring: monitoring, CreatedAt: s.Now()}
+	_, err := s.db.ExecContext(ctx,
+		`INSERT INTO workspaces (id, name, credits, monitoring, created_at) VALUES ($1, $2, $3, $4, $5)`,
+		w.ID, w.Name, w.Credits, w.Monitoring, w.CreatedAt)
+	if isUniqueViolation(err) {
+		return nil, model.Errorf(model.CodeConflict, "workspace %q already exists", name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: create workspace: %w", err)
+	}
+	return w, nil
+}
+
+// Bootstrap creates workspace "default" with a key when the database holds no
+// workspace at all, and returns that key's plaintext. It returns "" when
+// there was something already. Safe when several nodes start at once.
+func (s *Store) Bootstrap(ctx context.Context, credits int64) (key string, err error) {
+	err = s.withTx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM workspaces`).Scan(&n); err != nil {
+			return fmt.Errorf("store: count workspaces: %w", err)
+		}
+		if n > 0 {
+			return nil
+		}
+		id := uuid.NewString()
+		var got string
+		err := tx.QueryRowContext(ctx,
+			`INSERT INTO workspaces (id, name, credits, monitoring, created_at) VALUES ($1, 'default', $2, $3, $4)
+			 ON CONFLICT (name) DO NOTHING RETURNING id`, id, credits, true, s.Now()).Scan(&got)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("store: bootstrap workspace: %w", err)
+		}
+		key, _, err = insertKey(ctx, tx, s.Now(), id, "bootstrap")
+		return err
+	})
+	return key, err
+}
+
+// WorkspaceByName finds a workspace by its name.
+func (s *Store) WorkspaceByName(ctx context.Context, name string) (*model.Workspace, error) {
+	return s.findWorkspace(ctx, `WHERE name = $1`, name)
+}
+
+// Workspace finds a workspace by id.
+func (s *Store) Workspace(ctx context.Context, id string) (*model.Workspace, error) {
+	return s.findWorkspace(ctx, `WHERE id = $1`, id)
+}
+
+func (s *Store) findWorkspace(ctx context.Context, where string, arg any) (*model.Workspace, error) {
+	var w model.Workspace
+	err := s.rdb.QueryRowContext(ctx,
+		`SELECT id, name, credits, monitoring, created_at FROM workspaces `+where, arg).
+		Scan(&w.ID, &w.Name, &w.Credits, &w.Monitoring, &w.CreatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, model.Errorf(model.CodeNotFound, "workspace %v not found", arg)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: find workspace: %w", err)
+	}
+	return &w, nil
+}
+
+// Workspaces lists every workspace by name.
+func (s *Store) Workspaces(ctx context.Context) ([]model.Workspace, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT id, name, credits, monitoring, created_at FROM workspaces ORDER BY name`)
+	if err != nil {
+		return nil, fmt.Errorf("store: list workspaces: %w", err)
+	}
+	defer rows.Close()
+	var out []model.Workspace
+	for rows.Next() {
+		var w model.Workspace
+		if err := rows.Scan(&w.ID, &w.Name, &w.Credits, &w.Monitoring, &w.CreatedAt); err != nil {
+			return nil, fmt.Errorf("store: list workspaces: %w", err)
+		}
+		out = append(out, w)
+	}
+	return out, rows.Err()
+}
+
+// SetMonitoring turns the monitoring entitlement of a workspace on or off.
+func (s *Store) SetMonitoring(ctx context.Context, workspaceID string, on bool) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE workspaces SET monitoring = $1 WHERE id = $2`, on, workspaceID)
+	return oneRow(res, err, "workspace")
+}
+
+func oneRow(res sql.Result, err error, what string) error {
+	if err != nil {
+		return fmt.Errorf("store: update %s: %w", what, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("store: update %s: %w", what, err)
+	}
+	if n == 0 {
+		return model.Errorf(model.CodeNotFound, "%s not found", what)
+	}
+	return nil
+}
