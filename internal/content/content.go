@@ -106,8 +106,9 @@ func fromTree(root *html.Node, pageURL string, opt Options) *Document {
 	doc := &Document{Metadata: s.meta, Links: s.links, signals: s.sig}
 
 	var node *html.Node
+	var langs map[string]string
 	if opt.OnlyMainContent {
-		node = mainContent(root, s.base)
+		node, langs = mainContent(root, s.base)
 	}
 	if node == nil {
 		node = findBody(root)
@@ -116,7 +117,7 @@ func fromTree(root *html.Node, pageURL string, opt Options) *Document {
 		}
 		prune(node)
 	}
-	absolutize(node, s.base)
+	absolutize(node, s.base, langs)
 
 	doc.Text = textOf(node)
 	if opt.IncludeHTML {

@@ -31,18 +31,11 @@ func newConverter() *md.Converter {
 	return c
 }
 
-// codeLangAttr carries a code block's language through trafilatura, which
-// drops class attributes but keeps "data".
-const (
-	codeLangAttr   = "data"
-	codeLangPrefix = "webacq-lang:"
-)
-
 // mainContent returns the article body found by trafilatura, or nil when
-// it finds nothing usable. root is not modified except for code-language
-// markers, which absolutize turns back into classes.
-func mainContent(root *html.Node, base *url.URL) *html.Node {
-	markCodeLanguages(root)
+// it finds nothing usable, and the languages of the page's highlighted
+// code blocks keyed by their text: trafilatura drops class attributes, so
+// absolutize puts the languages back by matching the code text.
+func mainContent(root *html.Node, base *url.URL) (*html.Node, map[string]string) {
 	opts := trafilatura.Options{
 		OriginalURL:     base,
 		ExcludeComments: true,
@@ -54,33 +47,32 @@ func mainContent(root *html.Node, base *url.URL) *html.Node {
 	}
 	r, err := trafilatura.ExtractDocument(root, opts)
 	if err != nil || r == nil || r.ContentNode == nil || strings.TrimSpace(r.ContentText) == "" {
-		return nil
+		return nil, nil
 	}
-	return r.ContentNode
+	langs := make(map[string]string)
+	codeLanguages(root, langs)
+	return r.ContentNode, langs
 }
 
-// markCodeLanguages records the language of highlighted code blocks
-// (class "language-go", "lang-go", "highlight-source-go", "brush: go")
-// in an attribute that survives extraction.
-func markCodeLanguages(n *html.Node) {
+// codeLanguages records the language of highlighted code blocks (class
+// "language-go", "lang-go", "highlight-source-go", "brush: go", data-lang)
+// keyed by the block's collapsed text.
+func codeLanguages(n *html.Node, langs map[string]string) {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		if c.Type != html.ElementNode {
 			continue
 		}
 		if c.DataAtom == atom.Pre || c.DataAtom == atom.Code {
-			if lang := codeLanguage(c); lang != "" {
-				setAttr(c, codeLangAttr, codeLangPrefix+lang)
+			lang := codeLanguage(c)
+			if k := firstElementChild(c); lang == "" && k != nil && k.DataAtom == atom.Code {
+				lang = codeLanguage(k)
 			}
-			if c.DataAtom == atom.Pre {
-				if k := firstElementChild(c); k != nil && k.DataAtom == atom.Code {
-					if lang := codeLanguage(k); lang != "" {
-						setAttr(c, codeLangAttr, codeLangPrefix+lang)
-					}
-				}
+			if lang != "" {
+				langs[collapse(nodeText(c))] = lang
 			}
 			continue
 		}
-		markCodeLanguages(c)
+		codeLanguages(c, langs)
 	}
 }
 
@@ -122,10 +114,10 @@ func firstElementChild(n *html.Node) *html.Node {
 
 // absolutize prepares a content tree for output: URLs of links and media
 // become absolute, javascript: links lose their target, lazy images get
-// their real source, code-language markers become "language-x" classes,
+// their real source, code blocks get back their "language-x" class,
 // and multi-line <code> outside <pre> (trafilatura's form of a code
 // block) is wrapped in <pre> so it renders as a fenced block.
-func absolutize(n *html.Node, base *url.URL) {
+func absolutize(n *html.Node, base *url.URL, langs map[string]string) {
 	var next *html.Node
 	for c := n.FirstChild; c != nil; c = next {
 		next = c.NextSibling // fixCode may move c under a new <pre>
@@ -145,9 +137,9 @@ func absolutize(n *html.Node, base *url.URL) {
 		case atom.Source, atom.Video, atom.Audio, atom.Iframe:
 			fixURLAttr(c, "src", base)
 		case atom.Pre, atom.Code:
-			fixCode(n, c)
+			fixCode(n, c, langs)
 		}
-		absolutize(c, base)
+		absolutize(c, base, langs)
 	}
 }
 
@@ -200,32 +192,17 @@ func fixURLAttr(n *html.Node, key string, base *url.URL) {
 	}
 }
 
-func fixCode(parent, c *html.Node) {
-	if v := attr(c, codeLangAttr); strings.HasPrefix(v, codeLangPrefix) {
-		removeAttr(c, codeLangAttr)
-		lang := "language-" + strings.TrimPrefix(v, codeLangPrefix)
-		target := c
-		if c.DataAtom == atom.Pre {
-			if k := firstElementChild(c); k != nil && k.DataAtom == atom.Code {
-				target = k
-			}
+func fixCode(parent, c *html.Node, langs map[string]string) {
+	if len(langs) > 0 && parent.DataAtom != atom.Pre && parent.DataAtom != atom.Code && codeLanguage(c) == "" {
+		if lang := langs[collapse(nodeText(c))]; lang != "" {
+			setAttr(c, "class", "language-"+lang)
 		}
-		setAttr(target, "class", lang)
 	}
 	if c.DataAtom == atom.Code && parent.DataAtom != atom.Pre && strings.Contains(nodeText(c), "\n") {
 		pre := &html.Node{Type: html.ElementNode, Data: "pre", DataAtom: atom.Pre}
 		parent.InsertBefore(pre, c)
 		parent.RemoveChild(c)
 		pre.AppendChild(c)
-	}
-}
-
-func removeAttr(n *html.Node, key string) {
-	for i := range n.Attr {
-		if n.Attr[i].Namespace == "" && n.Attr[i].Key == key {
-			n.Attr = append(n.Attr[:i], n.Attr[i+1:]...)
-			return
-		}
 	}
 }
 

@@ -66,7 +66,7 @@ func PDF(body []byte) (doc *Document, err error) {
 }
 
 // pageText joins rows top to bottom. A gap between rows much larger than
-// the median gap starts a new paragraph.
+// the spacing gap starts a new paragraph.
 func pageText(rows pdf.Rows) string {
 	type line struct {
 		y    float64
@@ -91,16 +91,18 @@ func pageText(rows pdf.Rows) string {
 			gaps = append(gaps, g)
 		}
 	}
-	median := 0.0
+	// The usual line spacing: the first quartile of the gaps, since
+	// paragraph gaps are the larger ones.
+	spacing := 0.0
 	if len(gaps) > 0 {
 		sorted := append([]float64(nil), gaps...)
 		sort.Float64s(sorted)
-		median = sorted[len(sorted)/2]
+		spacing = sorted[len(sorted)/4]
 	}
 	var b strings.Builder
 	for i, l := range lines {
 		if i > 0 {
-			if median > 0 && math.Abs(lines[i-1].y-l.y) > 1.5*median {
+			if spacing > 0 && math.Abs(lines[i-1].y-l.y) > 1.5*spacing {
 				b.WriteString("\n\n")
 			} else {
 				b.WriteByte('\n')
