@@ -63,9 +63,15 @@ func (s *Store) Reserve(ctx context.Context, workspaceID string, credits int64, 
 // refunds the rest, and writes the usage and activity rows of the call with
 // the credits actually drawn. If the reservation had already expired and
 // been refunded, the used credits are drawn again when the balance allows.
-func (s *Store) Settle(ctx context.Context, r *Reservation, used int64, u *model.Usage, a *model.Activity) error {
+// A non-empty keyID marks that key used.
+func (s *Store) Settle(ctx context.Context, r *Reservation, used int64, u *model.Usage, a *model.Activity, keyID string) error {
 	used = max(0, min(used, r.Credits))
 	return s.withTx(ctx, func(tx *sql.Tx) error {
+		if keyID != "" {
+			if _, err := tx.ExecContext(ctx, `UPDATE api_keys SET last_used_at = $1 WHERE id = $2`, u.CreatedAt, keyID); err != nil {
+				return fmt.Errorf("store: mark key used: %w", err)
+			}
+		}
 		drawn := used
 		if r.ID != "" {
 			res, err := tx.ExecContext(ctx, `DELETE FROM reservations WHERE id = $1`, r.ID)

@@ -134,7 +134,7 @@ func TestReserveNeverOverdraws(t *testing.T) {
 					ok.Add(1)
 					u := &model.Usage{WorkspaceID: w.ID, KeyPrefix: "mc_x", Endpoint: "/x", Tier: "http", Status: 200, CreatedAt: s.Now()}
 					a := &model.Activity{WorkspaceID: w.ID, KeyPrefix: "mc_x", Endpoint: "/x", Via: "http", Method: "POST", Status: 200, CreatedAt: s.Now()}
-					if err := s.Settle(ctx, r, 1, u, a); err != nil {
+					if err := s.Settle(ctx, r, 1, u, a, ""); err != nil {
 						t.Error(err)
 					}
 				case model.CodeCreditsExhausted:
@@ -174,7 +174,7 @@ func TestSettleRefundsUnused(t *testing.T) {
 		}
 		u := &model.Usage{WorkspaceID: w.ID, Endpoint: "/api/v1/gyre", Tier: "http", Status: 200, CreatedAt: s.Now()}
 		a := &model.Activity{WorkspaceID: w.ID, Endpoint: "/api/v1/gyre", Via: "http", Method: "POST", Status: 200, CreatedAt: s.Now()}
-		if err := s.Settle(ctx, r, 2, u, a); err != nil {
+		if err := s.Settle(ctx, r, 2, u, a, ""); err != nil {
 			t.Fatal(err)
 		}
 		if got := balance(t, s, w.ID); got != 8 {
@@ -211,13 +211,13 @@ func TestExpiredReservationsAreRefundedOnce(t *testing.T) {
 		}
 		u := &model.Usage{WorkspaceID: w.ID, Endpoint: "/x", Tier: "http", CreatedAt: s.Now()}
 		a := &model.Activity{WorkspaceID: w.ID, Endpoint: "/x", Via: "http", CreatedAt: s.Now()}
-		if err := s.Settle(ctx, late, 3, u, a); err != nil {
+		if err := s.Settle(ctx, late, 3, u, a, ""); err != nil {
 			t.Fatal(err)
 		}
 		if got := balance(t, s, w.ID); got != 5 {
 			t.Fatalf("balance after late settle = %d, want 5 (drawn again)", got)
 		}
-		if err := s.Settle(ctx, live, 0, u, a); err != nil {
+		if err := s.Settle(ctx, live, 0, u, a, ""); err != nil {
 			t.Fatal(err)
 		}
 		if got := balance(t, s, w.ID); got != 7 {

@@ -1,0 +1,180 @@
+// Package billing prices calls, reserves credits before work starts, settles
+// them when it ends, and writes every call's usage and activity rows.
+package billing
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"webacq/internal/model"
+	"webacq/internal/store"
+)
+
+// Prices in credits (service spec 4.1 and 8).
+const (
+	FetchHTTP      = 1
+	FetchBrowser   = 3
+	ExtractHTTP    = 5
+	ExtractBrowser = 7
+	Map            = 1
+	SearchBase     = 1
+	Preview        = 1
+)
+
+// FetchCost is the price of one page on a tier.
+func FetchCost(tier string) int64 {
+	if tier == model.TierBrowser {
+		return FetchBrowser
+	}
+	return FetchHTTP
+}
+
+// ExtractCost is the price of one extraction on a tier.
+func ExtractCost(tier string) int64 {
+	if tier == model.TierBrowser {
+		return ExtractBrowser
+	}
+	return ExtractHTTP
+}
+
+// ReservationTTL bounds how long a call may hold credits; the longest call
+// (a crawl) times out well before it. Holds of crashed nodes are refunded
+// after it.
+const ReservationTTL = 15 * time.Minute
+
+// touchEvery is how stale a key's last_used_at may get before a call
+// refreshes it; it spares a write per request.
+const touchEvery = time.Minute
+
+// Call is one authenticated call on its way through the service.
+type Call struct {
+	Principal *model.Principal
+	Endpoint  string // "/api/v1/fetch", also for MCP tool calls
+	Via       string // model.ViaHTTP or model.ViaMCP
+	Method    string
+	Target    string // URL or monitor id the call is about
+	RequestID string
+	Started   time.Time
+
+	// Tier is the tier that did the work (model.TierNone when none).
+	Tier string
+	// ErrorCode is the code the call failed with, if any.
+	ErrorCode string
+
+	mu       sync.Mutex
+	res      *store.Reservation
+	finished bool
+}
+
+// Biller reserves, settles and records. Safe for concurrent use.
+type Biller struct {
+	store *store.Store
+	log   *slog.Logger
+	rec   *recorder
+}
+
+// New starts a Biller; Close flushes what it has queued.
+func New(s *store.Store, log *slog.Logger) *Biller {
+	return &Biller{store: s, log: log, rec: newRecorder(s, log)}
+}
+
+// Close writes queued records and stops the background writer.
+func (b *Biller) Close() { b.rec.close() }
+
+// Reserve holds credits for c before its work starts. A call reserves once,
+// its maximum cost; credits_exhausted when the balance cannot cover it.
+func (b *Biller) Reserve(ctx context.Context, c *Call, credits int64) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.res != nil || c.finished {
+		return errors.New("billing: call already reserved or finished")
+	}
+	r, err := b.store.Reserve(ctx, c.Principal.WorkspaceID, credits, ReservationTTL)
+	if err != nil {
+		return err
+	}
+	c.res = r
+	return nil
+}
+
+// Reserved is what c holds.
+func (c *Call) Reserved() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.res == nil {
+		return 0
+	}
+	return c.res.Credits
+}
+
+// Finish ends c: it keeps `used` credits of the reservation (a failed call
+// keeps none), refunds the rest and writes the usage and activity rows.
+// Calls that reserved nothing are written through the group commit. Only
+// the first Finish counts.
+func (b *Biller) Finish(ctx context.Context, c *Call, used int64, status int) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.finished {
+		return nil
+	}
+	c.finished = true
+	// The rows must be written even when the client went away.
+	ctx = context.WithoutCancel(ctx)
+	if c.ErrorCode != "" {
+		used = 0
+	}
+	u, a := c.rows(status)
+	keyID := c.staleKey(u.CreatedAt)
+	if c.res != nil && c.res.ID != "" {
+		return b.store.Settle(ctx, c.res, used, &u, &a, keyID)
+	}
+	return b.rec.write(ctx, store.Record{Usage: u, Activity: a, KeyID: keyID})
+}
+
+func (c *Call) rows(status int) (model.Usage, model.Activity) {
+	now := time.Now().UTC()
+	tier := c.Tier
+	if tier == "" {
+		tier = model.TierNone
+	}
+	p := c.Principal
+	u := model.Usage{
+		WorkspaceID: p.WorkspaceID, KeyPrefix: p.KeyPrefix, Endpoint: c.Endpoint, Tier: tier,
+		Status: status, DurationMS: now.Sub(c.Started).Milliseconds(), RequestID: c.RequestID, CreatedAt: now,
+	}
+	a := model.Activity{
+		WorkspaceID: p.WorkspaceID, KeyPrefix: p.KeyPrefix, Endpoint: c.Endpoint, Via: c.Via, Method: c.Method,
+		Target: c.Target, Status: status, ErrorCode: c.ErrorCode, RequestID: c.RequestID, CreatedAt: now,
+	}
+	return u, a
+}
+
+func (c *Call) staleKey(now time.Time) string {
+	p := c.Principal
+	if p.KeyID == "" || (p.KeyLastUsedAt != nil && now.Sub(*p.KeyLastUsedAt) < touchEvery) {
+		return ""
+	}
+	return p.KeyID
+}
+
+// ExpireLoop refunds reservations of crashed holders every interval until
+// ctx ends.
+func (b *Biller) ExpireLoop(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if n, err := b.store.ExpireReservations(ctx); err != nil && ctx.Err() == nil {
+			b.log.Error("expire reservations", "err", err)
+		} else if n > 0 {
+			b.log.Warn("refunded abandoned reservations", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
