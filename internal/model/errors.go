@@ -5,6 +5,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Error codes of the API envelope (service spec section 7, DECISIONS.md).
@@ -29,6 +30,8 @@ type Error struct {
 	Code    string
 	Message string
 	Err     error
+	// RetryAfter, when set, tells the client when to try again.
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {

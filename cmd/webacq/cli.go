@@ -1,0 +1,259 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/alecthomas/kong"
+
+	"webacq/internal/billing"
+	"webacq/internal/config"
+	"webacq/internal/httpapi"
+	"webacq/internal/store"
+)
+
+// Main wires configuration, store, servers and workers for one command.
+type Main struct {
+	Getenv         func(string) string
+	Stdout, Stderr io.Writer
+
+	cfg   *config.Config
+	log   *slog.Logger
+	store *store.Store
+}
+
+// cli is the command line of DECISIONS.md.
+type cli struct {
+	Serve     serveCmd     `cmd:"" help:"Run the API, MCP endpoint, scheduler and workers in one process."`
+	Worker    workerCmd    `cmd:"" help:"Run the scheduler and workers only (scale-out on PostgreSQL)."`
+	Migrate   migrateCmd   `cmd:"" help:"Bring the database schema up to date."`
+	Workspace workspaceCmd `cmd:"" help:"Manage workspaces."`
+	Key       keyCmd       `cmd:"" help:"Manage API keys."`
+	Credits   creditsCmd   `cmd:"" help:"Manage credits."`
+}
+
+type (
+	serveCmd     struct{}
+	workerCmd    struct{}
+	migrateCmd   struct{}
+	workspaceCmd struct {
+		Create workspaceCreateCmd `cmd:"" help:"Create a workspace and print its id."`
+		List   workspaceListCmd   `cmd:"" help:"List workspaces."`
+	}
+	workspaceCreateCmd struct {
+		Name       string `arg:"" help:"Workspace name."`
+		Credits    int64  `help:"Starting credits." default:"0"`
+		Monitoring bool   `help:"Entitle the workspace to change monitoring."`
+	}
+	workspaceListCmd struct{}
+	keyCmd           struct {
+		Create keyCreateCmd `cmd:"" help:"Create a key and print it alone on stdout (shown once)."`
+		List   keyListCmd   `cmd:"" help:"List a workspace's keys."`
+		Revoke keyRevokeCmd `cmd:"" help:"Revoke a key by its prefix."`
+	}
+	keyCreateCmd struct {
+		Workspace string `required:"" help:"Workspace name."`
+		Name      string `required:"" help:"Label of the key."`
+	}
+	keyListCmd struct {
+		Workspace string `required:"" help:"Workspace name."`
+	}
+	keyRevokeCmd struct {
+		Prefix string `arg:"" help:"Key prefix as shown by key list (mc_ and 9 more characters)."`
+	}
+	creditsCmd struct {
+		Add creditsAddCmd `cmd:"" help:"Add credits to a workspace (negative to remove)."`
+	}
+	creditsAddCmd struct {
+		Workspace string `required:"" help:"Workspace name."`
+		N         int64  `arg:"" help:"Credits to add."`
+	}
+)
+
+// Run parses args and runs the command.
+func (m *Main) Run(ctx context.Context, args []string) error {
+	var c cli
+	exited := false
+	parser, err := kong.New(&c, kong.Name("webacq"),
+		kong.Description("Web acquisition for AI agents: search, fetch, gyre, extract, map, monitors."),
+		kong.Writers(m.Stdout, m.Stderr), kong.UsageOnError(),
+		kong.Exit(func(int) { exited = true }))
+	if err != nil {
+		return err
+	}
+	kctx, err := parser.Parse(args)
+	if exited {
+		return nil // --help
+	}
+	if err != nil {
+		return err
+	}
+	if m.cfg, err = config.Load(m.Getenv); err != nil {
+		return err
+	}
+	m.log = newLogger(m.cfg, m.Stderr)
+	if m.store, err = store.Open(ctx, m.cfg.DatabaseURL); err != nil {
+		return err
+	}
+	switch kctx.Command() {
+	case "serve":
+		return m.serve(ctx)
+	case "worker":
+		return m.worker(ctx)
+	case "migrate":
+		fmt.Fprintln(m.Stderr, "schema up to date")
+		return nil
+	case "workspace create <name>":
+		w, err := m.store.CreateWorkspace(ctx, c.Workspace.Create.Name, c.Workspace.Create.Credits, c.Workspace.Create.Monitoring)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(m.Stdout, w.ID)
+		return nil
+	case "workspace list":
+		ws, err := m.store.Workspaces(ctx)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(m.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tNAME\tCREDITS\tMONITORING\tCREATED")
+		for _, w := range ws {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%t\t%s\n", w.ID, w.Name, w.Credits, w.Monitoring, w.CreatedAt.Format(time.RFC3339))
+		}
+		return tw.Flush()
+	case "key create":
+		w, err := m.store.WorkspaceByName(ctx, c.Key.Create.Workspace)
+		if err != nil {
+			return err
+		}
+		key, _, err := m.store.CreateKey(ctx, w.ID, c.Key.Create.Name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(m.Stdout, key)
+		return nil
+	case "key list":
+		w, err := m.store.WorkspaceByName(ctx, c.Key.List.Workspace)
+		if err != nil {
+			return err
+		}
+		keys, err := m.store.Keys(ctx, w.ID)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(m.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "PREFIX\tNAME\tCREATED\tLAST USED\tREVOKED")
+		for _, k := range keys {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", k.Prefix, k.Name, k.CreatedAt.Format(time.RFC3339), when(k.LastUsedAt), when(k.RevokedAt))
+		}
+		return tw.Flush()
+	case "key revoke <prefix>":
+		if err := m.store.RevokeKey(ctx, c.Key.Revoke.Prefix); err != nil {
+			return err
+		}
+		fmt.Fprintln(m.Stderr, "revoked", c.Key.Revoke.Prefix)
+		return nil
+	case "credits add <n>":
+		w, err := m.store.WorkspaceByName(ctx, c.Credits.Add.Workspace)
+		if err != nil {
+			return err
+		}
+		bal, err := m.store.AddCredits(ctx, w.ID, c.Credits.Add.N)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(m.Stdout, strconv.FormatInt(bal, 10))
+		return nil
+	}
+	return fmt.Errorf("unknown command %q", kctx.Command())
+}
+
+func when(t *time.Time) string {
+	if t == nil {
+		return "-"
+	}
+	return t.Format(time.RFC3339)
+}
+
+// Close releases what Run opened.
+func (m *Main) Close() error {
+	if m.store != nil {
+		return m.store.Close()
+	}
+	return nil
+}
+
+func newLogger(cfg *config.Config, w io.Writer) *slog.Logger {
+	var level slog.Level
+	level.UnmarshalText([]byte(cfg.LogLevel))
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// serve runs the API until ctx ends, then shuts down gracefully.
+func (m *Main) serve(ctx context.Context) error {
+	key, err := m.store.Bootstrap(ctx, m.cfg.BootstrapCredits)
+	if err != nil {
+		return err
+	}
+	if key != "" {
+		fmt.Fprintln(m.Stderr, "created workspace \"default\"; its API key is shown once, keep it:")
+		fmt.Fprintln(m.Stderr, "api key: "+key)
+	}
+	biller := billing.New(m.store, m.log)
+	defer biller.Close()
+	api := httpapi.New(m.cfg, m.store, biller, m.log)
+
+	ln, err := net.Listen("tcp", m.cfg.Addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           api,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(m.log.Handler(), slog.LevelWarn),
+	}
+	bg, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go biller.ExpireLoop(bg, time.Minute)
+
+	m.log.Info("listening", "addr", ln.Addr().String(), "database", m.store.Dialect())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	m.log.Info("shutting down")
+	sctx, scancel := context.WithTimeout(context.Background(), m.cfg.ShutdownTimeout)
+	defer scancel()
+	err = srv.Shutdown(sctx)
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return err
+}
+
+// worker runs background work until ctx ends.
+func (m *Main) worker(ctx context.Context) error {
+	biller := billing.New(m.store, m.log)
+	defer biller.Close()
+	m.log.Info("worker started", "database", m.store.Dialect())
+	biller.ExpireLoop(ctx, time.Minute)
+	m.log.Info("worker stopped")
+	return nil
+}

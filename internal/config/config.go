@@ -1,0 +1,114 @@
+// Package config reads the service configuration from the environment once,
+// validates it, and hands it on explicitly (never a global).
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is everything an operator can set.
+type Config struct {
+	DatabaseURL   string // WEBACQ_DATABASE_URL: sqlite:PATH or postgres://…
+	Addr          string // WEBACQ_ADDR
+	BaseURL       string // WEBACQ_BASE_URL: public URL of the service
+	CanonicalHost string // WEBACQ_CANONICAL_HOST: other hosts answer 307 to it
+	SecretKey     string // WEBACQ_SECRET_KEY: encrypts webhook secrets at rest
+	AllowPrivate  bool   // WEBACQ_ALLOW_PRIVATE=1: fetches may reach loopback and private nets
+	Chromium      string // WEBACQ_CHROMIUM: browser binary
+	LogLevel      string // WEBACQ_LOG_LEVEL: debug|info|warn|error
+	LogFormat     string // WEBACQ_LOG_FORMAT: text|json
+	AccessLog     bool   // WEBACQ_ACCESS_LOG: one log line per request (default on)
+
+	BootstrapCredits int64         // WEBACQ_BOOTSTRAP_CREDITS: credits of workspace "default"
+	ShutdownTimeout  time.Duration // WEBACQ_SHUTDOWN_TIMEOUT
+}
+
+// Defaults of DECISIONS.md.
+const (
+	DefaultDatabaseURL = "sqlite:./data/webacq.db"
+	DefaultAddr        = "127.0.0.1:8080"
+)
+
+// Load reads the configuration through getenv (os.Getenv in production).
+func Load(getenv func(string) string) (*Config, error) {
+	get := func(k, def string) string {
+		if v := strings.TrimSpace(getenv(k)); v != "" {
+			return v
+		}
+		return def
+	}
+	c := &Config{
+		DatabaseURL:   get("WEBACQ_DATABASE_URL", DefaultDatabaseURL),
+		Addr:          get("WEBACQ_ADDR", DefaultAddr),
+		BaseURL:       strings.TrimRight(get("WEBACQ_BASE_URL", ""), "/"),
+		CanonicalHost: get("WEBACQ_CANONICAL_HOST", ""),
+		SecretKey:     get("WEBACQ_SECRET_KEY", ""),
+		Chromium:      get("WEBACQ_CHROMIUM", "chromium"),
+		LogLevel:      get("WEBACQ_LOG_LEVEL", "info"),
+		LogFormat:     get("WEBACQ_LOG_FORMAT", "text"),
+	}
+	var err error
+	if c.AllowPrivate, err = parseBool(get("WEBACQ_ALLOW_PRIVATE", "0")); err != nil {
+		return nil, fmt.Errorf("config: WEBACQ_ALLOW_PRIVATE: %w", err)
+	}
+	if c.AccessLog, err = parseBool(get("WEBACQ_ACCESS_LOG", "1")); err != nil {
+		return nil, fmt.Errorf("config: WEBACQ_ACCESS_LOG: %w", err)
+	}
+	if c.BootstrapCredits, err = strconv.ParseInt(get("WEBACQ_BOOTSTRAP_CREDITS", "10000"), 10, 64); err != nil || c.BootstrapCredits < 0 {
+		return nil, fmt.Errorf("config: WEBACQ_BOOTSTRAP_CREDITS must be a non-negative integer")
+	}
+	if c.ShutdownTimeout, err = time.ParseDuration(get("WEBACQ_SHUTDOWN_TIMEOUT", "30s")); err != nil {
+		return nil, fmt.Errorf("config: WEBACQ_SHUTDOWN_TIMEOUT: %w", err)
+	}
+	return c, c.validate()
+}
+
+func (c *Config) validate() error {
+	if !strings.HasPrefix(c.DatabaseURL, "sqlite:") && !strings.HasPrefix(c.DatabaseURL, "postgres://") &&
+		!strings.HasPrefix(c.DatabaseURL, "postgresql://") {
+		return fmt.Errorf("config: WEBACQ_DATABASE_URL must be sqlite:PATH or postgres://…")
+	}
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		return fmt.Errorf("config: WEBACQ_ADDR %q: want host:port", c.Addr)
+	}
+	if c.BaseURL != "" {
+		u, err := url.Parse(c.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("config: WEBACQ_BASE_URL %q: want an absolute http(s) URL", c.BaseURL)
+		}
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return fmt.Errorf("config: WEBACQ_LOG_LEVEL %q: want debug, info, warn or error", c.LogLevel)
+	}
+	switch c.LogFormat {
+	case "text", "json":
+	default:
+		return fmt.Errorf("config: WEBACQ_LOG_FORMAT %q: want text or json", c.LogFormat)
+	}
+	return nil
+}
+
+// Scheme is the public scheme of the service: that of BaseURL, else http.
+func (c *Config) Scheme() string {
+	if u, err := url.Parse(c.BaseURL); err == nil && u.Scheme != "" {
+		return u.Scheme
+	}
+	return "http"
+}
+
+func parseBool(s string) (bool, error) {
+	switch strings.ToLower(s) {
+	case "1", "true", "yes", "on":
+		return true, nil
+	case "0", "false", "no", "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q is not a boolean", s)
+}

@@ -1,0 +1,102 @@
+// Package httpapi serves the REST API under /api/v1: routes in this file,
+// handlers per resource, auth and envelope in one place each.
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+
+	"webacq/internal/billing"
+	"webacq/internal/config"
+	"webacq/internal/model"
+	"webacq/internal/store"
+)
+
+// Server is the HTTP API.
+type Server struct {
+	cfg    *config.Config
+	store  *store.Store
+	biller *billing.Biller
+	log    *slog.Logger
+
+	v1      *http.ServeMux
+	handler http.Handler
+}
+
+// New builds the API on a store and a biller.
+func New(cfg *config.Config, st *store.Store, b *billing.Biller, log *slog.Logger) *Server {
+	s := &Server{cfg: cfg, store: st, biller: b, log: log, v1: http.NewServeMux()}
+	s.routes()
+	return s
+}
+
+func (s *Server) routes() {
+	s.handle("GET /api/v1/health", s.health)
+	s.handle("GET /api/v1/credits", s.credits)
+	s.handle("GET /api/v1/usage", s.usage)
+	s.handle("GET /api/v1/activity", s.activity)
+	s.v1.HandleFunc("/api/v1/", s.noRoute)
+
+	mux := http.NewServeMux()
+	mux.Handle("/api/v1/", s.authenticate(s.v1))
+	mux.HandleFunc("/api/v1", s.noRoute)
+	s.handler = s.outer(mux)
+}
+
+// handle registers an /api/v1 route; the usage and activity rows name its
+// path as the endpoint.
+func (s *Server) handle(pattern string, h http.HandlerFunc) {
+	_, endpoint, _ := cut(pattern)
+	s.v1.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if c := infoOf(r).call; c != nil {
+			c.Endpoint = endpoint
+		}
+		h(w, r)
+	}))
+}
+
+func cut(pattern string) (method, path string, ok bool) {
+	for i := 0; i < len(pattern); i++ {
+		if pattern[i] == ' ' {
+			return pattern[:i], pattern[i+1:], true
+		}
+	}
+	return "", pattern, false
+}
+
+// ServeHTTP serves the whole API.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+var probeMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+// noRoute answers 405 when the path exists under another method, else 404.
+func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
+	var allowed []string
+	for _, m := range probeMethods {
+		if m == r.Method {
+			continue
+		}
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.v1.Handler(probe); pattern != "/api/v1/" && pattern != "" {
+			allowed = append(allowed, m)
+		}
+	}
+	if len(allowed) > 0 {
+		for i, m := range allowed {
+			if i == 0 {
+				w.Header().Set("Allow", m)
+			} else {
+				w.Header().Add("Allow", m)
+			}
+		}
+		writeJSON(w, http.StatusMethodNotAllowed, envelope{Error: "method " + r.Method + " not allowed here", Code: model.CodeBadRequest})
+		in := infoOf(r)
+		in.status = http.StatusMethodNotAllowed
+		if in.call != nil {
+			in.call.ErrorCode = model.CodeBadRequest
+		}
+		return
+	}
+	fail(w, r, s.log, model.Errorf(model.CodeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
+}
