@@ -35,6 +35,9 @@ func (s *Server) routes() {
 	s.handle("GET /api/v1/credits", s.credits)
 	s.handle("GET /api/v1/usage", s.usage)
 	s.handle("GET /api/v1/activity", s.activity)
+	s.handle("GET /api/v1/keys", s.listKeys)
+	s.handle("POST /api/v1/keys", s.createKey)
+	s.handle("DELETE /api/v1/keys/{prefix}", s.revokeKey)
 	s.v1.HandleFunc("/api/v1/", s.noRoute)
 
 	mux := http.NewServeMux()

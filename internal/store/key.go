@@ -73,6 +73,15 @@ func (s *Store) RevokeKey(ctx context.Context, prefix string) error {
 	return oneRow(res, err, "live key with prefix "+prefix)
 }
 
+// RevokeWorkspaceKey revokes a live key of one workspace by its prefix; a key
+// of another workspace is not_found.
+func (s *Store) RevokeWorkspaceKey(ctx context.Context, workspaceID, prefix string) error {
+	res, err := s.db.ExecContext(ctx,
+		`UPDATE api_keys SET revoked_at = $1 WHERE workspace_id = $2 AND prefix = $3 AND revoked_at IS NULL`,
+		s.Now(), workspaceID, prefix)
+	return oneRow(res, err, "live key with prefix "+prefix)
+}
+
 // Authenticate looks a key up by its hash. A key that is unknown or revoked
 // is unauthorized; the caller has already checked the `mc_` form.
 func (s *Store) Authenticate(ctx context.Context, key string) (*model.Principal, error) {

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
@@ -41,6 +42,7 @@ type Store struct {
 	// them run beside the writer), the same pool as db on PostgreSQL.
 	rdb     *sql.DB
 	dialect string
+	path    string // of the SQLite file
 
 	// Now is the clock; tests may replace it.
 	Now func() time.Time
@@ -91,7 +93,7 @@ func open(databaseURL string) (*Store, error) {
 		rdb.SetMaxOpenConns(n)
 		rdb.SetMaxIdleConns(n)
 		rdb.SetConnMaxLifetime(0)
-		s.db, s.rdb, s.dialect = db, rdb, SQLite
+		s.db, s.rdb, s.dialect, s.path = db, rdb, SQLite, path
 	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
 		db, err := sql.Open("pgx", databaseURL)
 		if err != nil {
@@ -140,6 +142,14 @@ func (s *Store) Migrate(ctx context.Context) error {
 	}
 	var opts []goose.ProviderOption
 	dialect := goose.DialectSQLite3
+	if s.dialect == SQLite {
+		// Processes sharing the file (serve, a CLI command) take turns.
+		unlock, err := lockFile(s.path + ".migrate-lock")
+		if err != nil {
+			return fmt.Errorf("store: migrate lock: %w", err)
+		}
+		defer unlock()
+	}
 	if s.dialect == Postgres {
 		dialect = goose.DialectPostgres
 		locker, err := lock.NewPostgresSessionLocker()
@@ -156,6 +166,22 @@ func (s *Store) Migrate(ctx context.Context) error {
 		return fmt.Errorf("store: migrate: %w", err)
 	}
 	return nil
+}
+
+// lockFile takes an exclusive advisory lock on path, waiting for it.
+func lockFile(path string) (unlock func(), err error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
 }
 
 // withTx runs fn in one write transaction.
