@@ -35,7 +35,23 @@ func main() {
 	lowest := flag.Int("lowest", 10, "how many of the lowest-scoring pages to list")
 	titles := flag.Bool("titles", false, "list every title mismatch")
 	full := flag.Bool("full", false, "convert the whole body (onlyMainContent=false)")
+	page := flag.String("page", "", "print the markdown and text of one page and exit")
 	flag.Parse()
+
+	if *page != "" {
+		src, err := os.ReadFile(filepath.Join(*corpus, *page, "source.html"))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		doc, err := content.HTML(src, pageURL, content.Options{OnlyMainContent: !*full})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Printf("%+v\n--- markdown\n%s\n--- text\n%s\n", doc.Metadata, doc.Markdown, doc.Text)
+		return
+	}
 
 	dirs, err := filepath.Glob(filepath.Join(*corpus, "*", "source.html"))
 	if err != nil || len(dirs) == 0 {

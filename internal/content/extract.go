@@ -31,11 +31,20 @@ func newConverter() *md.Converter {
 	return c
 }
 
+// secondOpinionRatio: when the extracted text holds fewer words than
+// this fraction of the page's visible words, extraction runs again with
+// trafilatura's fallback extractors (readability and dom-distiller) as
+// candidates. Always enabling them costs about 2.3 times the extraction
+// time for +0.0015 mean F1 on the readability corpus; asking only on
+// these pages (about 30% of them) costs about 1.5 times; thresholds from
+// 0.4 to 0.6 score the same, 0.3 and below lose 0.008 F1.
+const secondOpinionRatio = 0.4
+
 // mainContent returns the article body found by trafilatura, or nil when
 // it finds nothing usable, and the languages of the page's highlighted
 // code blocks keyed by their text: trafilatura drops class attributes, so
 // absolutize puts the languages back by matching the code text.
-func mainContent(root *html.Node, base *url.URL) (*html.Node, map[string]string) {
+func mainContent(root *html.Node, base *url.URL, pageWords int) (*html.Node, map[string]string) {
 	opts := trafilatura.Options{
 		OriginalURL:     base,
 		ExcludeComments: true,
@@ -46,12 +55,41 @@ func mainContent(root *html.Node, base *url.URL) (*html.Node, map[string]string)
 		HtmlDateMode: trafilatura.Disabled,
 	}
 	r, err := trafilatura.ExtractDocument(root, opts)
-	if err != nil || r == nil || r.ContentNode == nil || strings.TrimSpace(r.ContentText) == "" {
+	if !usable(r, err) || float64(countWords(r.ContentText)) < secondOpinionRatio*float64(pageWords) {
+		opts.EnableFallback = true
+		r, err = trafilatura.ExtractDocument(root, opts)
+	}
+	if !usable(r, err) {
 		return nil, nil
 	}
 	langs := make(map[string]string)
 	codeLanguages(root, langs)
 	return r.ContentNode, langs
+}
+
+// usable rejects empty results and trafilatura's "baseline" rescue, whose
+// flat paragraphs are worse than the structured whole body.
+func usable(r *trafilatura.ExtractResult, err error) bool {
+	return err == nil && r != nil && r.ContentNode != nil &&
+		strings.TrimSpace(r.ContentText) != "" && !isBaseline(r.ContentNode)
+}
+
+// isBaseline tells whether trafilatura fell back on its "baseline"
+// extraction, which flattens the page into paragraphs of bare text (no
+// headings, lists, links or emphasis) and may repeat text. Every child
+// of the result is then a <p> holding a single text node.
+func isBaseline(n *html.Node) bool {
+	count := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.TextNode && strings.TrimSpace(c.Data) == "" {
+			continue
+		}
+		if c.Type != html.ElementNode || c.Data != "p" || c.FirstChild == nil || c.FirstChild != c.LastChild || c.FirstChild.Type != html.TextNode {
+			return false
+		}
+		count++
+	}
+	return count > 0
 }
 
 // codeLanguages records the language of highlighted code blocks (class

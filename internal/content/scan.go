@@ -81,9 +81,7 @@ func (s *scanner) walk(n *html.Node, inBody bool) {
 		return
 	case html.ElementNode:
 	default:
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			s.walk(c, inBody)
-		}
+		s.walkChildren(n, inBody)
 		return
 	}
 
@@ -156,9 +154,39 @@ func (s *scanner) walk(n *html.Node, inBody bool) {
 	if p := attr(n, "itemprop"); p != "" {
 		s.itemprops(n, p)
 	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
+	s.walkChildren(n, inBody)
+}
+
+// walkChildren walks the children of n and then drops those that never
+// carry readable content (comments, scripts, styles, noscript, template,
+// svg), once their facts are recorded: every later stage (extraction
+// clones the tree three times, markdown, text) then works on a smaller
+// tree. JSON-LD scripts stay, as extraction may fall back on articleBody.
+func (s *scanner) walkChildren(n *html.Node, inBody bool) {
+	var next *html.Node
+	for c := n.FirstChild; c != nil; c = next {
+		next = c.NextSibling
 		s.walk(c, inBody)
+		if removable(c) {
+			n.RemoveChild(c)
+		}
 	}
+}
+
+func removable(n *html.Node) bool {
+	switch n.Type {
+	case html.CommentNode:
+		return true
+	case html.ElementNode:
+		switch n.DataAtom {
+		case atom.Style, atom.Noscript, atom.Template, atom.Svg:
+			return true
+		case atom.Script:
+			return !strings.EqualFold(strings.TrimSpace(attr(n, "type")), "application/ld+json")
+		}
+		return hidden(n)
+	}
+	return false
 }
 
 func (s *scanner) meta(n *html.Node) {
@@ -262,6 +290,29 @@ func isAppRoot(n *html.Node) bool {
 		}
 	}
 	return true
+}
+
+// hidden tells whether a browser would not display n: the hidden
+// attribute, aria-hidden="true" or an inline display:none/visibility:hidden.
+func hidden(n *html.Node) bool {
+	for _, a := range n.Attr {
+		switch a.Key {
+		case "hidden":
+			return true
+		case "aria-hidden":
+			if a.Val == "true" {
+				return true
+			}
+		case "style":
+			if strings.Contains(a.Val, "none") || strings.Contains(a.Val, "hidden") {
+				st := strings.ToLower(strings.ReplaceAll(a.Val, " ", ""))
+				if strings.Contains(st, "display:none") || strings.Contains(st, "visibility:hidden") {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // metadata settles each field from the candidates the walk collected.
