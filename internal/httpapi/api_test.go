@@ -33,8 +33,20 @@ type env struct {
 
 func newEnv(t *testing.T, dialect string, mutate ...func(*config.Config)) *env {
 	t.Helper()
+	e := newBenchEnv(t, dialect, mutate...)
+	e.t = t
+	return e
+}
+
+func newBenchEnv(t testing.TB, dialect string, mutate ...func(*config.Config)) *env {
+	t.Helper()
 	s := storetest.Open(t, dialect)
-	cfg, err := config.Load(func(string) string { return "" })
+	cfg, err := config.Load(func(k string) string {
+		if k == "WEBACQ_ACCESS_LOG" {
+			return "0"
+		}
+		return ""
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +66,7 @@ func newEnv(t *testing.T, dialect string, mutate ...func(*config.Config)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{t: t, url: srv.URL, store: s, ws: w, key: key, prefix: k.Prefix, logs: logs}
+	return &env{url: srv.URL, store: s, ws: w, key: key, prefix: k.Prefix, logs: logs}
 }
 
 type answer struct {

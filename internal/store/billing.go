@@ -100,7 +100,7 @@ func (s *Store) Settle(ctx context.Context, r *Reservation, used int64, u *model
 			}
 		}
 		u.Credits, a.Credits = drawn, drawn
-		return insertLogs(ctx, tx, []model.Usage{*u}, []model.Activity{*a})
+		return s.insertLogs(ctx, tx, []model.Usage{*u}, []model.Activity{*a})
 	})
 }
 
@@ -188,7 +188,7 @@ func (s *Store) WriteRecords(ctx context.Context, recs []Record) error {
 		}
 	}
 	return s.withTx(ctx, func(tx *sql.Tx) error {
-		if err := insertLogs(ctx, tx, us, as); err != nil {
+		if err := s.insertLogs(ctx, tx, us, as); err != nil {
 			return err
 		}
 		for id, at := range keys {
@@ -209,13 +209,36 @@ func (s *Store) TouchKey(ctx context.Context, keyID string) error {
 	return nil
 }
 
-// insertLogs writes usage and activity rows with one multi-row INSERT each.
-func insertLogs(ctx context.Context, tx *sql.Tx, us []model.Usage, as []model.Activity) error {
+const (
+	insertUsageSQL    = `INSERT INTO usage_log (workspace_id, key_prefix, endpoint, credits, tier, status, duration_ms, request_id, created_at) VALUES `
+	insertActivitySQL = `INSERT INTO activity_log (workspace_id, key_prefix, endpoint, via, method, target, status, error_code, credits, request_id, created_at) VALUES `
+)
+
+// insertLogs writes usage and activity rows. PostgreSQL takes one multi-row
+// INSERT per table (one round trip); SQLite, in process, runs a prepared
+// single-row statement per row, which beats parsing a long statement.
+func (s *Store) insertLogs(ctx context.Context, tx *sql.Tx, us []model.Usage, as []model.Activity) error {
+	if s.dialect == SQLite {
+		ustmt, astmt := tx.StmtContext(ctx, s.stmts.insertUsage), tx.StmtContext(ctx, s.stmts.insertActivity)
+		for _, u := range us {
+			if _, err := ustmt.ExecContext(ctx, u.WorkspaceID, u.KeyPrefix, u.Endpoint, u.Credits, u.Tier, u.Status,
+				u.DurationMS, u.RequestID, u.CreatedAt); err != nil {
+				return fmt.Errorf("store: insert usage: %w", err)
+			}
+		}
+		for _, a := range as {
+			if _, err := astmt.ExecContext(ctx, a.WorkspaceID, a.KeyPrefix, a.Endpoint, a.Via, a.Method, a.Target,
+				a.Status, a.ErrorCode, a.Credits, a.RequestID, a.CreatedAt); err != nil {
+				return fmt.Errorf("store: insert activity: %w", err)
+			}
+		}
+		return nil
+	}
 	const maxRows = 256
 	for len(us) > 0 {
 		n := min(len(us), maxRows)
 		var q strings.Builder
-		q.WriteString(`INSERT INTO usage_log (workspace_id, key_prefix, endpoint, credits, tier, status, duration_ms, request_id, created_at) VALUES `)
+		q.WriteString(insertUsageSQL)
 		args := make([]any, 0, n*9)
 		for i, u := range us[:n] {
 			writeTuple(&q, i, 9)
@@ -229,7 +252,7 @@ func insertLogs(ctx context.Context, tx *sql.Tx, us []model.Usage, as []model.Ac
 	for len(as) > 0 {
 		n := min(len(as), maxRows)
 		var q strings.Builder
-		q.WriteString(`INSERT INTO activity_log (workspace_id, key_prefix, endpoint, via, method, target, status, error_code, credits, request_id, created_at) VALUES `)
+		q.WriteString(insertActivitySQL)
 		args := make([]any, 0, n*11)
 		for i, a := range as[:n] {
 			writeTuple(&q, i, 11)

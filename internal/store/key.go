@@ -82,14 +82,15 @@ func (s *Store) RevokeWorkspaceKey(ctx context.Context, workspaceID, prefix stri
 	return oneRow(res, err, "live key with prefix "+prefix)
 }
 
+const authenticateSQL = `SELECT k.id, k.prefix, k.last_used_at, k.revoked_at, w.id, w.name, w.monitoring
+	FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id WHERE k.hash = $1`
+
 // Authenticate looks a key up by its hash. A key that is unknown or revoked
 // is unauthorized; the caller has already checked the `mc_` form.
 func (s *Store) Authenticate(ctx context.Context, key string) (*model.Principal, error) {
 	var p model.Principal
 	var used, revoked sql.NullTime
-	err := s.rdb.QueryRowContext(ctx,
-		`SELECT k.id, k.prefix, k.last_used_at, k.revoked_at, w.id, w.name, w.monitoring
-		 FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id WHERE k.hash = $1`, model.HashKey(key)).
+	err := s.stmts.authenticate.QueryRowContext(ctx, model.HashKey(key)).
 		Scan(&p.KeyID, &p.KeyPrefix, &used, &revoked, &p.WorkspaceID, &p.WorkspaceName, &p.Monitoring)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, model.Errorf(model.CodeUnauthorized, "invalid API key")

@@ -43,6 +43,7 @@ type Store struct {
 	rdb     *sql.DB
 	dialect string
 	path    string // of the SQLite file
+	stmts   stmts
 
 	// Now is the clock; tests may replace it.
 	Now func() time.Time
@@ -56,6 +57,10 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 		return nil, err
 	}
 	if err := s.Migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := s.prepare(ctx); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -118,11 +123,39 @@ func redactURL(raw string) string {
 	return u.Redacted()
 }
 
+// stmts are the statements of the hot path, prepared once per connection.
+type stmts struct {
+	authenticate   *sql.Stmt
+	insertUsage    *sql.Stmt // SQLite only
+	insertActivity *sql.Stmt // SQLite only
+}
+
+func (s *Store) prepare(ctx context.Context) error {
+	var err error
+	if s.stmts.authenticate, err = s.rdb.PrepareContext(ctx, authenticateSQL); err != nil {
+		return fmt.Errorf("store: prepare: %w", err)
+	}
+	if s.dialect == SQLite {
+		if s.stmts.insertUsage, err = s.db.PrepareContext(ctx, insertUsageSQL+`($1,$2,$3,$4,$5,$6,$7,$8,$9)`); err != nil {
+			return fmt.Errorf("store: prepare: %w", err)
+		}
+		if s.stmts.insertActivity, err = s.db.PrepareContext(ctx, insertActivitySQL+`($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)`); err != nil {
+			return fmt.Errorf("store: prepare: %w", err)
+		}
+	}
+	return nil
+}
+
 // Dialect reports SQLite or Postgres.
 func (s *Store) Dialect() string { return s.dialect }
 
 // Close closes every connection.
 func (s *Store) Close() error {
+	for _, st := range []*sql.Stmt{s.stmts.authenticate, s.stmts.insertUsage, s.stmts.insertActivity} {
+		if st != nil {
+			st.Close()
+		}
+	}
 	err := s.db.Close()
 	if s.rdb != s.db {
 		err = errors.Join(err, s.rdb.Close())

@@ -34,7 +34,7 @@ CREATE TABLE reservations (
 CREATE INDEX reservations_expires ON reservations (expires_at);
 
 CREATE TABLE usage_log (
-    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    id           INTEGER PRIMARY KEY,
     workspace_id TEXT NOT NULL REFERENCES workspaces(id) ON DELETE CASCADE,
     key_prefix   TEXT NOT NULL,
     endpoint     TEXT NOT NULL,
@@ -48,7 +48,7 @@ CREATE TABLE usage_log (
 CREATE INDEX usage_log_workspace_created ON usage_log (workspace_id, created_at);
 
 CREATE TABLE activity_log (
-    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    id           INTEGER PRIMARY KEY,
     workspace_id TEXT NOT NULL REFERENCES workspaces(id) ON DELETE CASCADE,
     key_prefix   TEXT NOT NULL,
     endpoint     TEXT NOT NULL,
