@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/netip"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"webacq/internal/model"
 )
@@ -54,6 +57,8 @@ func TestBrowser(t *testing.T) {
 				</body></html>`, privPort)
 		case "/redirect":
 			http.Redirect(w, r, private.URL+"/secret", http.StatusFound)
+		case "/redirect-tls":
+			http.Redirect(w, r, "https://127.0.0.1:"+privPort+"/secret", http.StatusFound)
 		case "/redirect-name":
 			http.Redirect(w, r, "http://localhost:"+privPort+"/secret", http.StatusFound)
 		case "/gone":
@@ -131,6 +136,23 @@ func TestBrowser(t *testing.T) {
 		if !strings.Contains(string(resp.Body), "plain page") {
 			t.Fatalf("body = %s", resp.Body)
 		}
+		// Only the browser's first tab remains.
+		b.mu.Lock()
+		bctx := b.browserCtx
+		b.mu.Unlock()
+		infos, err := chromedp.Targets(bctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages := 0
+		for _, info := range infos {
+			if info.Type == "page" {
+				pages++
+			}
+		}
+		if pages != 1 {
+			t.Fatalf("%d page targets open, want 1", pages)
+		}
 	})
 
 	t.Run("ssrf", func(t *testing.T) {
@@ -141,7 +163,7 @@ func TestBrowser(t *testing.T) {
 		if !strings.Contains(string(resp.Body), "public page") {
 			t.Fatalf("body = %s", resp.Body)
 		}
-		for _, p := range []string{"/redirect", "/redirect-name"} {
+		for _, p := range []string{"/redirect", "/redirect-tls", "/redirect-name"} {
 			_, err = b.Render(ctx, BrowserRequest{URL: public.URL + p})
 			wantCode(t, err, model.CodeForbiddenURL)
 		}
@@ -154,4 +176,61 @@ func TestBrowser(t *testing.T) {
 			t.Fatalf("private server saw %d requests, want 0", n)
 		}
 	})
+}
+
+func TestBrowserRestartAndClose(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser tests are slow")
+	}
+	path := FindChromium()
+	if path == "" {
+		t.Skip("no chromium binary found")
+	}
+	srv, _ := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "<html><body><p>still here</p></body></html>")
+	})
+	before := runtime.NumGoroutine()
+	b := NewBrowser(Config{ChromiumPath: path, AllowPrivate: true, Timeout: 20 * time.Second})
+	ctx := context.Background()
+	if _, err := b.Render(ctx, BrowserRequest{URL: srv.URL}); err != nil {
+		t.Fatal(err)
+	}
+
+	// A crashed browser is replaced on the next render.
+	b.mu.Lock()
+	proc := chromedp.FromContext(b.browserCtx).Browser.Process()
+	b.mu.Unlock()
+	if err := proc.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = proc.Wait()
+	var err error
+	for range 3 { // the loss may be noticed only by the first render after it
+		var resp *Response
+		start := time.Now()
+		resp, err = b.Render(ctx, BrowserRequest{URL: srv.URL})
+		t.Logf("after crash: %v in %v", err, time.Since(start))
+		if err == nil {
+			if !strings.Contains(string(resp.Body), "still here") {
+				t.Fatalf("body = %s", resp.Body)
+			}
+			break
+		}
+	}
+	if err != nil {
+		t.Fatalf("render after crash: %v", err)
+	}
+
+	b.Close()
+	_, err = b.Render(ctx, BrowserRequest{URL: srv.URL})
+	wantCode(t, err, model.CodeUnavailable)
+	srv.CloseClientConnections()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before+2 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before+2 {
+		buf := make([]byte, 1<<20)
+		t.Fatalf("%d goroutines after Close, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
+	}
 }
