@@ -28,7 +28,7 @@ const (
 	DefaultMaxBodyBytes = 25 << 20
 	DefaultTimeout      = 30 * time.Second
 	DefaultMaxRedirects = 10
-	DefaultUserAgent    = "Mozilla/5.0 (compatible; webacq/1.0; +https://github.com/webacq)"
+	DefaultUserAgent    = "Mozilla/5.0 (compatible; webacq/1.0)"
 	DefaultBrowserTabs  = 4
 )
 
@@ -152,7 +152,8 @@ type Response struct {
 	MediaType string // e.g. "text/html", from Content-Type or sniffed
 	Kind      Kind   // dispatch class of MediaType
 	// Charset is the body's original character set; Body holds UTF-8 for
-	// text kinds and the raw bytes otherwise.
+	// text kinds and the raw bytes otherwise. The browser tier reports
+	// "utf-8": its Body is the DOM serialised as UTF-8.
 	Charset      string
 	Body         []byte
 	ETag         string
