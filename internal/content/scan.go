@@ -28,29 +28,31 @@ type scanner struct {
 	seen      map[string]struct{}
 	links     []Link
 
-	htmlLang    string
-	titleTag    string
-	h1          string
-	metas       map[string]string // lower-cased name/property/http-equiv → first content
-	canonical   string
-	relAuthor   string
-	timeTag     string
-	itemprop    map[string]string
-	jsonLD      []string
-	scripts     int
-	words       int
-	noscript    strings.Builder
-	emptyRoot   bool
-	hasBody     bool
-	bodyScanned bool
+	htmlLang     string
+	titleTag     string
+	h1           string
+	metas        map[string]string   // lower-cased name/property/http-equiv → first content
+	metaProperty map[string]struct{} // metas keys whose value came from property=
+	canonical    string
+	relAuthor    string
+	timeTag      string
+	itemprop     map[string]string
+	jsonLD       []string
+	scripts      int
+	words        int
+	noscript     strings.Builder
+	emptyRoot    bool
+	hasBody      bool
+	bodyScanned  bool
 }
 
 func scan(root *html.Node, pageURL *url.URL, wantLinks bool) scanResult {
 	s := &scanner{
-		base:      pageURL,
-		wantLinks: wantLinks,
-		metas:     make(map[string]string),
-		itemprop:  make(map[string]string),
+		base:         pageURL,
+		wantLinks:    wantLinks,
+		metas:        make(map[string]string),
+		metaProperty: make(map[string]struct{}),
+		itemprop:     make(map[string]string),
 	}
 	if wantLinks {
 		s.seen = make(map[string]struct{})
@@ -199,10 +201,18 @@ func (s *scanner) meta(n *html.Node) {
 		if k == "" {
 			continue
 		}
-		// Some pages put several properties in one attribute ("og:title twitter:title").
+		// Some pages put several properties in one attribute ("og:title
+		// twitter:title"); "DC.title" and "dc:title" are the same key.
 		for f := range strings.FieldsSeq(k) {
-			if _, ok := s.metas[f]; !ok {
+			f = strings.ReplaceAll(f, ".", ":")
+			_, seen := s.metas[f]
+			_, fromProperty := s.metaProperty[f]
+			// The first value wins, but a property= beats a name=.
+			if !seen || (key == "property" && !fromProperty) {
 				s.metas[f] = strings.TrimSpace(content)
+				if key == "property" {
+					s.metaProperty[f] = struct{}{}
+				}
 			}
 		}
 	}
@@ -324,16 +334,16 @@ func (s *scanner) metadata() Metadata {
 			m.OpenGraph[k] = v
 		}
 	}
-	m.Title = chooseTitle(s.titleTag, first(s.metas["og:title"], s.metas["twitter:title"], ld.headline, s.metas["dc.title"], s.metas["dcterms.title"]), s.h1)
-	m.Description = clean(first(s.metas["description"], s.metas["og:description"], s.metas["twitter:description"], ld.description, s.metas["dc.description"]))
-	m.Language = normLang(first(s.htmlLang, s.metas["content-language"], s.metas["og:locale"], s.metas["dc.language"], s.metas["language"], ld.language))
+	m.Title = s.title(ld)
+	m.Description = clean(first(s.metas["description"], s.metas["dc:description"], s.metas["dcterm:description"], s.metas["og:description"], s.metas["twitter:description"], ld.description))
+	m.Language = normLang(first(s.htmlLang, s.metas["content-language"], s.metas["og:locale"], s.metas["dc:language"], s.metas["language"], ld.language))
 	m.SiteName = clean(first(s.metas["og:site_name"], ld.publisher, s.metas["application-name"], s.metas["twitter:site"]))
-	m.Author = clean(first(s.metas["author"], ld.author, s.metas["article:author"], s.metas["dc.creator"], s.itemprop["author"], s.relAuthor, s.metas["twitter:creator"]))
+	m.Author = clean(first(ld.author, s.metas["dc:creator"], s.metas["dcterm:creator"], s.metas["author"], s.metas["parsely-author"], s.metas["article:author"], s.itemprop["author"], s.relAuthor))
 	if strings.HasPrefix(m.Author, "http://") || strings.HasPrefix(m.Author, "https://") {
 		// article:author is often a profile URL; a name is more useful.
 		m.Author = clean(first(ld.author, s.itemprop["author"], s.relAuthor))
 	}
-	m.PublishedTime = strings.TrimSpace(first(s.metas["article:published_time"], ld.published, s.itemprop["datepublished"], s.metas["date"], s.metas["dc.date"], s.metas["dc.date.issued"], s.metas["publish-date"], s.metas["pubdate"], s.timeTag))
+	m.PublishedTime = strings.TrimSpace(first(s.metas["article:published_time"], ld.published, s.itemprop["datepublished"], s.metas["parsely-pub-date"], s.metas["date"], s.metas["dc:date"], s.metas["dc:date:issued"], s.metas["publish-date"], s.metas["pubdate"], s.timeTag))
 	if c := strings.TrimSpace(first(s.canonical, s.metas["og:url"])); c != "" {
 		if u := resolve(s.base, c); u != nil {
 			m.Canonical = u.String()
@@ -347,27 +357,87 @@ func (s *scanner) metadata() Metadata {
 	return m
 }
 
-// chooseTitle prefers the page's own declared title (og:title and the
-// like) because the <title> usually carries a " | Site" suffix; it falls
-// back to the <title> with a site suffix stripped when the remainder still
-// reads as a title, and then to the first <h1>.
-func chooseTitle(titleTag, declared, h1 string) string {
-	if d := clean(declared); d != "" {
-		return d
-	}
-	if t := clean(titleTag); t != "" {
+// title picks the page title in the order readers of article metadata
+// use: a JSON-LD article headline or name (the one closer to the <title>
+// when both exist), Dublin Core, Open Graph, meta title, Twitter,
+// Parse.ly; then the <title> without its trailing " | Site" part (see
+// stripSite); then the first <h1>. Declared titles are kept as they are:
+// sites that put their name in og:title mean it.
+func (s *scanner) title(ld jsonLD) string {
+	if t := clean(ld.headline); t != "" {
+		if n := clean(ld.name); n != "" && n != t && overlap(n, s.titleTag) > overlap(t, s.titleTag) {
+			return n
+		}
 		return t
 	}
-	return clean(h1)
+	if t := clean(first(ld.name, s.metas["dc:title"], s.metas["dcterm:title"])); t != "" {
+		return t
+	}
+	if t := clean(first(s.metas["og:title"], s.metas["title"], s.metas["twitter:title"], s.metas["parsely-title"])); t != "" {
+		return t
+	}
+	sites := []string{s.metas["og:site_name"], ld.publisher, s.metas["application-name"]}
+	if t := stripSite(clean(s.titleTag), sites); t != "" {
+		return t
+	}
+	return clean(s.h1)
+}
+
+// titleSeparators split a title from the site name that follows it.
+var titleSeparators = []string{" | ", " - ", " – ", " — ", " · ", " :: ", " » ", " / "}
+
+// stripSite removes the last " | Part" of a title when that part names
+// the site (equals a known site name) or is short (at most three words)
+// after a title of at least four words.
+func stripSite(t string, sites []string) string {
+	best := -1
+	var sep string
+	for _, p := range titleSeparators {
+		if i := strings.LastIndex(t, p); i > best {
+			best, sep = i, p
+		}
+	}
+	if best <= 0 {
+		return t
+	}
+	head, tail := strings.TrimSpace(t[:best]), strings.TrimSpace(t[best+len(sep):])
+	for _, site := range sites {
+		if site = clean(site); site != "" && strings.EqualFold(site, tail) {
+			return head
+		}
+	}
+	if len(strings.Fields(tail)) <= 3 && len(strings.Fields(head)) >= 4 {
+		return head
+	}
+	return t
+}
+
+// overlap counts the words of a that also occur in b, ignoring case.
+func overlap(a, b string) int {
+	words := make(map[string]struct{})
+	for w := range strings.FieldsSeq(strings.ToLower(b)) {
+		words[w] = struct{}{}
+	}
+	n := 0
+	for w := range strings.FieldsSeq(strings.ToLower(a)) {
+		if _, ok := words[w]; ok {
+			n++
+		}
+	}
+	return n
 }
 
 type jsonLD struct {
-	headline, description, author, published, publisher, language string
+	headline, name, description, author, published, publisher, language string
 }
 
 func parseJSONLD(blocks []string) jsonLD {
 	var r jsonLD
 	for _, b := range blocks {
+		// Some pages wrap the JSON in <![CDATA[ ... ]]> or comments.
+		b = strings.TrimSpace(b)
+		b = strings.TrimPrefix(strings.TrimPrefix(b, "//"), "<![CDATA[")
+		b = strings.TrimSuffix(strings.TrimSuffix(b, "]]>"), "//")
 		var v any
 		if json.Unmarshal([]byte(strings.TrimSpace(b)), &v) != nil {
 			continue
@@ -402,7 +472,7 @@ func visitLD(v any, r *jsonLD, depth int) {
 		}
 		set(&r.headline, ldString(t["headline"]))
 		if typ != "webpage" {
-			set(&r.headline, ldString(t["name"]))
+			set(&r.name, ldString(t["name"]))
 		}
 		set(&r.description, ldString(t["description"]))
 		set(&r.author, ldName(t["author"]))
