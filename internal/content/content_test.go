@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
 )
 
 func readTestdata(t testing.TB, name string) []byte {
@@ -307,5 +309,17 @@ func TestClassify(t *testing.T) {
 	}
 	if got := Classify(200, nil, PlainText([]byte(strings.Repeat("word ", 80)))); got != VerdictOK {
 		t.Errorf("long plain text: got %s, want ok", got)
+	}
+}
+
+func TestDropBrRepeats(t *testing.T) {
+	root, err := html.Parse(strings.NewReader(`<body><p>one<br>two<br>three</p><p>two</p><p>three</p><p>four</p><p>two</p></body>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := findBody(root)
+	dropBrRepeats(body)
+	if got, want := textOf(body), "one\ntwo\nthree\nfour\ntwo"; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

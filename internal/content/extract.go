@@ -62,9 +62,62 @@ func mainContent(root *html.Node, base *url.URL, pageWords int) (*html.Node, map
 	if !usable(r, err) {
 		return nil, nil
 	}
+	dropBrRepeats(r.ContentNode)
 	langs := make(map[string]string)
 	codeLanguages(root, langs)
 	return r.ContentNode, langs
+}
+
+// dropBrRepeats removes the paragraphs that trafilatura emits after a
+// block broken by <br>: each line of that block comes again as its own
+// <p>. A text-only <p> whose text equals a line of the nearest preceding
+// <br>-broken sibling is such a repeat.
+func dropBrRepeats(n *html.Node) {
+	var lines map[string]struct{}
+	var next *html.Node
+	for c := n.FirstChild; c != nil; c = next {
+		next = c.NextSibling
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if c.Data == "p" && lines != nil && c.FirstChild != nil && c.FirstChild == c.LastChild && c.FirstChild.Type == html.TextNode {
+			if _, dup := lines[collapse(c.FirstChild.Data)]; dup {
+				n.RemoveChild(c)
+				continue
+			}
+		}
+		lines = brLines(c)
+	}
+}
+
+// brLines returns the lines of a block broken by <br> children, or nil.
+func brLines(n *html.Node) map[string]struct{} {
+	var lines map[string]struct{}
+	var cur strings.Builder
+	flush := func() {
+		if t := collapse(cur.String()); t != "" {
+			lines[t] = struct{}{}
+		}
+		cur.Reset()
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && c.Data == "br" {
+			if lines == nil {
+				lines = make(map[string]struct{})
+			}
+			flush()
+			continue
+		}
+		if c.Type == html.TextNode {
+			cur.WriteString(c.Data)
+		} else if c.Type == html.ElementNode {
+			cur.WriteString(nodeText(c))
+		}
+	}
+	if lines != nil {
+		flush()
+	}
+	return lines
 }
 
 // usable rejects empty results and trafilatura's "baseline" rescue, whose
