@@ -22,7 +22,9 @@ import (
 type Options struct {
 	// OnlyMainContent keeps the article body and drops navigation,
 	// headers, footers and sidebars. When false the whole <body> is
-	// converted, minus script, style, noscript, template and svg.
+	// converted, minus script, style, noscript, template, svg and
+	// elements a browser would not show (hidden, aria-hidden,
+	// inline display:none). Both drop these before anything else.
 	OnlyMainContent bool
 	// IncludeHTML fills Document.HTML with the cleaned HTML that the
 	// markdown was made from.
