@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os/exec"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -16,7 +17,9 @@ import (
 
 	"webacq/internal/billing"
 	"webacq/internal/config"
+	"webacq/internal/fetch"
 	"webacq/internal/httpapi"
+	"webacq/internal/primitive"
 	"webacq/internal/store"
 )
 
@@ -38,6 +41,22 @@ type cli struct {
 	Workspace workspaceCmd `cmd:"" help:"Manage workspaces."`
 	Key       keyCmd       `cmd:"" help:"Manage API keys."`
 	Credits   creditsCmd   `cmd:"" help:"Manage credits."`
+	Fetch     fetchCmd     `cmd:"" help:"Fetch one page and print it (in process: no server, nothing billed)."`
+	Map       mapCmd       `cmd:"" help:"List a site's URLs (in process: no server, nothing billed)."`
+}
+
+type fetchCmd struct {
+	URL      string `arg:"" help:"Page or document URL."`
+	Format   string `enum:"markdown,text,html,json" default:"markdown" help:"markdown, text, html (cleaned content) or json (the whole API payload)."`
+	Tier     string `enum:"auto,http,browser" default:"auto" help:"auto, http or browser."`
+	FullPage bool   `help:"Convert the whole page, not only its main content."`
+	Timeout  int    `default:"30000" help:"Milliseconds before giving up."`
+}
+
+type mapCmd struct {
+	URL   string `arg:"" help:"Site URL."`
+	Limit int    `default:"5000" help:"Most URLs to list."`
+	JSON  bool   `help:"Print the whole API payload as JSON instead of one URL per line."`
 }
 
 type (
@@ -100,6 +119,12 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	m.log = newLogger(m.cfg, m.Stderr)
+	switch kctx.Command() {
+	case "fetch <url>":
+		return m.fetch(ctx, c.Fetch)
+	case "map <url>":
+		return m.mapSite(ctx, c.Map)
+	}
 	if m.store, err = store.Open(ctx, m.cfg.DatabaseURL); err != nil {
 		return err
 	}
@@ -213,7 +238,11 @@ func (m *Main) serve(ctx context.Context) error {
 	}
 	biller := billing.New(m.store, m.log)
 	defer biller.Close()
-	api := httpapi.New(m.cfg, m.store, biller, m.log)
+	prims := m.primitives(m.store)
+	if prims.Browser != nil {
+		defer prims.Browser.Close()
+	}
+	api := httpapi.New(m.cfg, m.store, biller, prims, m.log)
 
 	ln, err := net.Listen("tcp", m.cfg.Addr)
 	if err != nil {
@@ -229,6 +258,7 @@ func (m *Main) serve(ctx context.Context) error {
 	bg, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go biller.ExpireLoop(bg, time.Minute)
+	go m.prunePages(bg)
 
 	m.log.Info("listening", "addr", ln.Addr().String(), "database", m.store.Dialect())
 	errc := make(chan error, 1)
@@ -246,6 +276,37 @@ func (m *Main) serve(ctx context.Context) error {
 		return err
 	}
 	return err
+}
+
+// primitives builds the primitives; pages nil keeps nothing (command line).
+func (m *Main) primitives(pages *store.Store) *primitive.Service {
+	fc := fetch.Config{AllowPrivate: m.cfg.AllowPrivate, ChromiumPath: m.cfg.Chromium, UserAgent: m.cfg.UserAgent}
+	p := &primitive.Service{HTTP: fetch.New(fc), Pages: pages, Log: m.log, UserAgent: "webacq"}
+	if path, err := exec.LookPath(m.cfg.Chromium); err == nil {
+		fc.ChromiumPath = path
+		p.Browser = fetch.NewBrowser(fc)
+	} else {
+		m.log.Warn("browser tier off: chromium not found (run scripts/setup.sh or set WEBACQ_CHROMIUM)", "chromium", m.cfg.Chromium)
+	}
+	return p
+}
+
+// prunePages drops stored pages older than the retention, hourly.
+func (m *Main) prunePages(ctx context.Context) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		if n, err := m.store.PrunePages(ctx, time.Now().Add(-m.cfg.PageRetention)); err != nil && ctx.Err() == nil {
+			m.log.Error("prune pages", "err", err)
+		} else if n > 0 {
+			m.log.Info("pruned stored pages", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // worker runs background work until ctx ends.

@@ -178,3 +178,26 @@ func (b *Biller) ExpireLoop(ctx context.Context, every time.Duration) {
 		}
 	}
 }
+
+// Run is the billed path shared by every surface (REST, MCP, monitors): it
+// reserves maxCost for c, runs work, and settles the credits work says it
+// used. A failed work keeps nothing. The usage and activity rows are
+// written before Run returns.
+func (b *Biller) Run(ctx context.Context, c *Call, maxCost int64, work func(ctx context.Context) (used int64, err error)) error {
+	if err := b.Reserve(ctx, c, maxCost); err != nil {
+		c.ErrorCode = model.ErrorCode(err)
+		return err
+	}
+	used, err := work(ctx)
+	status := model.Status("")
+	if err != nil {
+		c.ErrorCode = model.ErrorCode(err)
+		status = model.Status(c.ErrorCode)
+	}
+	if ferr := b.Finish(ctx, c, used, status); ferr != nil {
+		// The reservation stays and is refunded when it expires: the
+		// workspace never pays for a call whose settlement failed.
+		b.log.Error("settle call", "request_id", c.RequestID, "workspace_id", c.Principal.WorkspaceID, "err", ferr)
+	}
+	return err
+}

@@ -24,6 +24,9 @@ type Config struct {
 	LogFormat     string // WEBACQ_LOG_FORMAT: text|json
 	AccessLog     bool   // WEBACQ_ACCESS_LOG: one log line per request (default on)
 
+	UserAgent     string        // WEBACQ_USER_AGENT: sent with every fetch
+	PageRetention time.Duration // WEBACQ_PAGE_RETENTION: how long acquired pages are kept
+
 	BootstrapCredits int64         // WEBACQ_BOOTSTRAP_CREDITS: credits of workspace "default"
 	ShutdownTimeout  time.Duration // WEBACQ_SHUTDOWN_TIMEOUT
 }
@@ -51,6 +54,7 @@ func Load(getenv func(string) string) (*Config, error) {
 		Chromium:      get("WEBACQ_CHROMIUM", "chromium"),
 		LogLevel:      get("WEBACQ_LOG_LEVEL", "info"),
 		LogFormat:     get("WEBACQ_LOG_FORMAT", "text"),
+		UserAgent:     get("WEBACQ_USER_AGENT", ""),
 	}
 	var err error
 	if c.AllowPrivate, err = parseBool(get("WEBACQ_ALLOW_PRIVATE", "0")); err != nil {
@@ -61,6 +65,9 @@ func Load(getenv func(string) string) (*Config, error) {
 	}
 	if c.BootstrapCredits, err = strconv.ParseInt(get("WEBACQ_BOOTSTRAP_CREDITS", "10000"), 10, 64); err != nil || c.BootstrapCredits < 0 {
 		return nil, fmt.Errorf("config: WEBACQ_BOOTSTRAP_CREDITS must be a non-negative integer")
+	}
+	if c.PageRetention, err = time.ParseDuration(get("WEBACQ_PAGE_RETENTION", "720h")); err != nil || c.PageRetention <= 0 {
+		return nil, fmt.Errorf("config: WEBACQ_PAGE_RETENTION must be a positive duration such as 720h")
 	}
 	if c.ShutdownTimeout, err = time.ParseDuration(get("WEBACQ_SHUTDOWN_TIMEOUT", "30s")); err != nil {
 		return nil, fmt.Errorf("config: WEBACQ_SHUTDOWN_TIMEOUT: %w", err)

@@ -13,8 +13,10 @@ import (
 
 	"webacq/internal/billing"
 	"webacq/internal/config"
+	"webacq/internal/fetch"
 	"webacq/internal/httpapi"
 	"webacq/internal/model"
+	"webacq/internal/primitive"
 	"webacq/internal/store"
 	"webacq/internal/store/storetest"
 )
@@ -38,6 +40,9 @@ func newEnv(t *testing.T, dialect string, mutate ...func(*config.Config)) *env {
 	return e
 }
 
+// withBrowser gives the environment a browser tier (set by mutators).
+var withBrowser = false
+
 func newBenchEnv(t testing.TB, dialect string, mutate ...func(*config.Config)) *env {
 	t.Helper()
 	s := storetest.Open(t, dialect)
@@ -50,13 +55,19 @@ func newBenchEnv(t testing.TB, dialect string, mutate ...func(*config.Config)) *
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.AllowPrivate = true // the test sites listen on 127.0.0.1
 	for _, m := range mutate {
 		m(cfg)
 	}
 	logs := &bytes.Buffer{}
 	log := slog.New(slog.NewTextHandler(&lockedWriter{w: logs}, nil))
 	b := billing.New(s, log)
-	srv := httptest.NewServer(httpapi.New(cfg, s, b, log))
+	prims := &primitive.Service{HTTP: fetch.New(fetch.Config{AllowPrivate: cfg.AllowPrivate}), Pages: s, Log: log, UserAgent: "webacq"}
+	if withBrowser && fetch.FindChromium() != "" {
+		prims.Browser = fetch.NewBrowser(fetch.Config{AllowPrivate: cfg.AllowPrivate, BrowserTabs: 2})
+		t.Cleanup(func() { prims.Browser.Close() })
+	}
+	srv := httptest.NewServer(httpapi.New(cfg, s, b, prims, log))
 	t.Cleanup(func() { srv.Close(); b.Close() })
 	w, err := s.CreateWorkspace(ctx, "acme", 0, false)
 	if err != nil {

@@ -16,33 +16,6 @@ import (
 // MaxBodyBytes caps request bodies (DECISIONS.md: 413 beyond 1 MiB).
 const MaxBodyBytes = 1 << 20
 
-// statusOf maps an error code to its HTTP status, in one place.
-func statusOf(code string) int {
-	switch code {
-	case model.CodeBadRequest:
-		return http.StatusBadRequest
-	case model.CodeUnauthorized:
-		return http.StatusUnauthorized
-	case model.CodeCreditsExhausted:
-		return http.StatusPaymentRequired
-	case model.CodeForbidden, model.CodeForbiddenURL:
-		return http.StatusForbidden
-	case model.CodeNotFound:
-		return http.StatusNotFound
-	case model.CodeConflict:
-		return http.StatusConflict
-	case model.CodeRateLimited:
-		return http.StatusTooManyRequests
-	case model.CodeUpstreamError:
-		return http.StatusBadGateway
-	case model.CodeUnavailable:
-		return http.StatusServiceUnavailable
-	case model.CodeTimeout:
-		return http.StatusGatewayTimeout
-	}
-	return http.StatusInternalServerError
-}
-
 type envelope struct {
 	OK    bool   `json:"ok"`
 	Data  any    `json:"data,omitempty"`
@@ -60,7 +33,7 @@ func respond(w http.ResponseWriter, r *http.Request, data any) {
 // internal: logged with the request id, answered with a generic message.
 func fail(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	code := model.ErrorCode(err)
-	status := statusOf(code)
+	status := model.Status(code)
 	if errors.Is(err, errTooLarge) {
 		status = http.StatusRequestEntityTooLarge
 	}

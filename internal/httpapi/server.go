@@ -9,6 +9,7 @@ import (
 	"webacq/internal/billing"
 	"webacq/internal/config"
 	"webacq/internal/model"
+	"webacq/internal/primitive"
 	"webacq/internal/store"
 )
 
@@ -17,15 +18,16 @@ type Server struct {
 	cfg    *config.Config
 	store  *store.Store
 	biller *billing.Biller
+	prims  *primitive.Service
 	log    *slog.Logger
 
 	v1      *http.ServeMux
 	handler http.Handler
 }
 
-// New builds the API on a store and a biller.
-func New(cfg *config.Config, st *store.Store, b *billing.Biller, log *slog.Logger) *Server {
-	s := &Server{cfg: cfg, store: st, biller: b, log: log, v1: http.NewServeMux()}
+// New builds the API on a store, a biller and the primitives.
+func New(cfg *config.Config, st *store.Store, b *billing.Biller, prims *primitive.Service, log *slog.Logger) *Server {
+	s := &Server{cfg: cfg, store: st, biller: b, prims: prims, log: log, v1: http.NewServeMux()}
 	s.routes()
 	return s
 }
@@ -38,6 +40,7 @@ func (s *Server) routes() {
 	s.handle("GET /api/v1/keys", s.listKeys)
 	s.handle("POST /api/v1/keys", s.createKey)
 	s.handle("DELETE /api/v1/keys/{prefix}", s.revokeKey)
+	s.handle("POST /api/v1/fetch", s.fetch)
 	s.v1.HandleFunc("/api/v1/", s.noRoute)
 
 	mux := http.NewServeMux()

@@ -71,3 +71,33 @@ func ErrorMessage(err error) string {
 	}
 	return "internal error"
 }
+
+// Status is the HTTP status of an error code (DECISIONS.md), in one place
+// for the REST API, the MCP endpoint and the ledger.
+func Status(code string) int {
+	switch code {
+	case "":
+		return 200
+	case CodeBadRequest:
+		return 400
+	case CodeUnauthorized:
+		return 401
+	case CodeCreditsExhausted:
+		return 402
+	case CodeForbidden, CodeForbiddenURL:
+		return 403
+	case CodeNotFound:
+		return 404
+	case CodeConflict:
+		return 409
+	case CodeRateLimited:
+		return 429
+	case CodeUpstreamError:
+		return 502
+	case CodeUnavailable:
+		return 503
+	case CodeTimeout:
+		return 504
+	}
+	return 500
+}

@@ -1,0 +1,386 @@
+package primitive
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"webacq/internal/billing"
+	"webacq/internal/content"
+	"webacq/internal/fetch"
+	"webacq/internal/model"
+	"webacq/internal/store"
+)
+
+// Fetch formats.
+const (
+	FormatMarkdown = "markdown"
+	FormatHTML     = "html"
+	FormatRawHTML  = "rawHtml"
+	FormatLinks    = "links"
+	FormatText     = "text"
+)
+
+var allFormats = []string{FormatMarkdown, FormatHTML, FormatRawHTML, FormatLinks, FormatText}
+
+// Tiers a request may ask for.
+const (
+	TierAuto    = "auto"
+	TierHTTP    = model.TierHTTP
+	TierBrowser = model.TierBrowser
+)
+
+// Limits of a fetch request.
+const (
+	DefaultFetchTimeout = 30 * time.Second
+	MaxFetchTimeout     = 120 * time.Second
+	MaxWaitFor          = 30 * time.Second
+	maxHeaders          = 32
+	maxSelectors        = 16
+)
+
+// FetchRequest is the body of POST /api/v1/fetch and the arguments of the
+// svc_fetch tool.
+type FetchRequest struct {
+	URL             string            `json:"url" jsonschema:"absolute http(s) URL of the page or document to fetch"`
+	Formats         []string          `json:"formats,omitempty" jsonschema:"what to return: markdown (default), html (cleaned content HTML), rawHtml, links, text"`
+	OnlyMainContent *bool             `json:"onlyMainContent,omitempty" jsonschema:"keep only the main content, without navigation, headers and footers (default true)"`
+	Tier            string            `json:"tier,omitempty" jsonschema:"auto (default: HTTP, escalating to a real browser on bot walls and JavaScript-only pages), http (1 credit) or browser (3 credits)"`
+	WaitFor         int               `json:"waitFor,omitempty" jsonschema:"browser tier: milliseconds to wait after load before capturing"`
+	Timeout         int               `json:"timeout,omitempty" jsonschema:"milliseconds before the fetch gives up (default 30000, max 120000)"`
+	Headers         map[string]string `json:"headers,omitempty" jsonschema:"extra request headers"`
+	AcceptSelectors []string          `json:"accept_selectors,omitempty" jsonschema:"browser tier: CSS selectors clicked before capture (cookie banners, terms modals)"`
+	MaxAge          int               `json:"maxAge,omitempty" jsonschema:"seconds: answer from a stored copy of this page if it is at most this old (same credits)"`
+}
+
+// TraceStep is one tier tried by a fetch.
+type TraceStep struct {
+	Tier       string `json:"tier"`
+	StatusCode int    `json:"statusCode,omitempty"`
+	Verdict    string `json:"verdict,omitempty"`
+	Error      string `json:"error,omitempty"`
+	Ms         int64  `json:"ms"`
+}
+
+// PageMetadata is what is known about a fetched page.
+type PageMetadata struct {
+	Title         string            `json:"title,omitempty"`
+	Description   string            `json:"description,omitempty"`
+	Language      string            `json:"language,omitempty"`
+	Canonical     string            `json:"canonical,omitempty"`
+	SiteName      string            `json:"siteName,omitempty"`
+	Author        string            `json:"author,omitempty"`
+	PublishedTime string            `json:"publishedTime,omitempty"`
+	Image         string            `json:"image,omitempty"`
+	OpenGraph     map[string]string `json:"openGraph,omitempty"`
+	ETag          string            `json:"etag,omitempty"`
+	LastModified  string            `json:"lastModified,omitempty"`
+	SizeBytes     int               `json:"sizeBytes"`
+}
+
+// FetchResult is the data of a fetch.
+type FetchResult struct {
+	URL         string       `json:"url"`
+	FinalURL    string       `json:"finalUrl"`
+	StatusCode  int          `json:"statusCode"`
+	Title       string       `json:"title"`
+	Description string       `json:"description"`
+	Language    string       `json:"language"`
+	Markdown    *string      `json:"markdown,omitempty"`
+	HTML        *string      `json:"html,omitempty"`
+	RawHTML     *string      `json:"rawHtml,omitempty"`
+	Text        *string      `json:"text,omitempty"`
+	Links       []string     `json:"links,omitempty"`
+	Metadata    PageMetadata `json:"metadata"`
+	Tier        string       `json:"tier"`
+	ContentType string       `json:"contentType"`
+	FetchedAt   time.Time    `json:"fetchedAt"`
+	Verdict     string       `json:"verdict"`
+	Trace       []TraceStep  `json:"trace"`
+	// Cached is true when the answer came from the workspace's page store
+	// (maxAge); it costs the same.
+	Cached bool `json:"cached,omitempty"`
+
+	// contentHash identifies the content for the page store and monitors.
+	contentHash string
+}
+
+// Normalize checks r and fills its defaults. checkURL applies the SSRF
+// policy to the URL; browser says whether a browser tier exists.
+func (r *FetchRequest) Normalize(checkURL func(string) (*url.URL, error), browser bool) error {
+	if strings.TrimSpace(r.URL) == "" {
+		return model.Errorf(model.CodeBadRequest, "url is required")
+	}
+	if len(r.URL) > 8192 {
+		return model.Errorf(model.CodeBadRequest, "url is longer than 8192 characters")
+	}
+	u, err := checkURL(r.URL)
+	if err != nil {
+		return err
+	}
+	r.URL = u.String()
+	if len(r.Formats) == 0 {
+		r.Formats = []string{FormatMarkdown}
+	}
+	for _, f := range r.Formats {
+		if !slices.Contains(allFormats, f) {
+			return model.Errorf(model.CodeBadRequest, "unknown format %q: use %s", f, strings.Join(allFormats, ", "))
+		}
+	}
+	if r.OnlyMainContent == nil {
+		t := true
+		r.OnlyMainContent = &t
+	}
+	switch r.Tier {
+	case "":
+		r.Tier = TierAuto
+	case TierAuto, TierHTTP:
+	case TierBrowser:
+		if !browser {
+			return model.Errorf(model.CodeUnavailable, "the browser tier is not available on this server (install chromium or set WEBACQ_CHROMIUM)")
+		}
+	default:
+		return model.Errorf(model.CodeBadRequest, "tier must be auto, http or browser")
+	}
+	if r.Timeout < 0 || time.Duration(r.Timeout)*time.Millisecond > MaxFetchTimeout {
+		return model.Errorf(model.CodeBadRequest, "timeout must be between 0 and %d ms", MaxFetchTimeout.Milliseconds())
+	}
+	if r.WaitFor < 0 || time.Duration(r.WaitFor)*time.Millisecond > MaxWaitFor {
+		return model.Errorf(model.CodeBadRequest, "waitFor must be between 0 and %d ms", MaxWaitFor.Milliseconds())
+	}
+	if r.MaxAge < 0 {
+		return model.Errorf(model.CodeBadRequest, "maxAge must not be negative")
+	}
+	if len(r.Headers) > maxHeaders {
+		return model.Errorf(model.CodeBadRequest, "at most %d headers", maxHeaders)
+	}
+	for k, v := range r.Headers {
+		if k == "" || strings.ContainsAny(k, " :\r\n") || strings.ContainsAny(v, "\r\n") {
+			return model.Errorf(model.CodeBadRequest, "invalid header %q", k)
+		}
+		switch strings.ToLower(k) {
+		case "host", "content-length", "transfer-encoding", "connection":
+			return model.Errorf(model.CodeBadRequest, "header %q cannot be set", k)
+		}
+	}
+	if len(r.AcceptSelectors) > maxSelectors {
+		return model.Errorf(model.CodeBadRequest, "at most %d accept_selectors", maxSelectors)
+	}
+	return nil
+}
+
+// MaxCost is what a normalised request may cost at most: auto reserves the
+// browser price when a browser exists and refunds the difference when HTTP
+// was enough.
+func (r *FetchRequest) MaxCost(browser bool) int64 {
+	if r.Tier == TierBrowser || (r.Tier == TierAuto && browser) {
+		return billing.FetchBrowser
+	}
+	return billing.FetchHTTP
+}
+
+func (r *FetchRequest) timeout() time.Duration {
+	if r.Timeout == 0 {
+		return DefaultFetchTimeout
+	}
+	return time.Duration(r.Timeout) * time.Millisecond
+}
+
+// variant names the options a stored copy depends on.
+func (r *FetchRequest) variant() string {
+	f := slices.Clone(r.Formats)
+	sort.Strings(f)
+	return fmt.Sprintf("main=%t;formats=%s", *r.OnlyMainContent, strings.Join(f, ","))
+}
+
+func (r *FetchRequest) wants(format string) bool { return slices.Contains(r.Formats, format) }
+
+// Fetch acquires one page for a workspace (empty: not kept) and converts
+// it. The request must have been normalised.
+func (s *Service) Fetch(ctx context.Context, workspaceID string, req FetchRequest) (*FetchResult, error) {
+	if req.MaxAge > 0 && s.Pages != nil && workspaceID != "" {
+		since := time.Now().Add(-time.Duration(req.MaxAge) * time.Second)
+		if p, err := s.Pages.FreshPage(ctx, workspaceID, req.URL, req.variant(), since); err != nil {
+			s.Log.Warn("page store lookup", "err", err, "workspace_id", workspaceID)
+		} else if p != nil {
+			var res FetchResult
+			if err := json.Unmarshal(p.Result, &res); err == nil {
+				res.Cached = true
+				return &res, nil
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, req.timeout())
+	defer cancel()
+
+	var trace []TraceStep
+	var res *FetchResult
+	var err error
+	tiers := []string{req.Tier}
+	if req.Tier == TierAuto {
+		tiers = []string{TierHTTP}
+		if s.Browser != nil {
+			tiers = append(tiers, TierBrowser)
+		}
+	}
+	for i, tier := range tiers {
+		t0 := time.Now()
+		res, err = s.fetchTier(ctx, tier, req)
+		step := TraceStep{Tier: tier, Ms: time.Since(t0).Milliseconds()}
+		if err != nil {
+			step.Error = model.ErrorCode(err)
+			trace = append(trace, step)
+			// Only a page the HTTP tier could not pass goes to the browser;
+			// a refused or malformed URL fails the same way there.
+			if code := model.ErrorCode(err); code != model.CodeUpstreamError || i == len(tiers)-1 || errors.Is(err, fetch.ErrTooLarge) {
+				return nil, err
+			}
+			continue
+		}
+		step.StatusCode, step.Verdict = res.StatusCode, res.Verdict
+		trace = append(trace, step)
+		if !escalate(res.Verdict) {
+			break
+		}
+	}
+	res.Trace = trace
+	switch content.Verdict(res.Verdict) {
+	case content.VerdictBlocked, content.VerdictCaptcha:
+		return nil, &model.Error{Code: model.CodeUpstreamError,
+			Message: fmt.Sprintf("the site blocked the fetch (%s, HTTP %d) on every tier tried", res.Verdict, res.StatusCode)}
+	}
+	if res.StatusCode >= 500 {
+		return nil, model.Errorf(model.CodeUpstreamError, "the site answered HTTP %d", res.StatusCode)
+	}
+	if s.Pages != nil && workspaceID != "" {
+		s.keep(ctx, workspaceID, req, res)
+	}
+	return res, nil
+}
+
+// escalate says whether a verdict sends an auto fetch to the browser.
+func escalate(v string) bool {
+	switch content.Verdict(v) {
+	case content.VerdictBlocked, content.VerdictCaptcha, content.VerdictJSRequired:
+		return true
+	}
+	return false
+}
+
+func (s *Service) fetchTier(ctx context.Context, tier string, req FetchRequest) (*FetchResult, error) {
+	var resp *fetch.Response
+	var err error
+	if tier == TierBrowser {
+		resp, err = s.Browser.Render(ctx, fetch.BrowserRequest{
+			URL: req.URL, WaitFor: time.Duration(req.WaitFor) * time.Millisecond,
+			AcceptSelectors: req.AcceptSelectors, Headers: req.Headers,
+		})
+	} else {
+		resp, err = s.HTTP.Get(ctx, fetch.Request{URL: req.URL, Headers: req.Headers})
+	}
+	if err != nil {
+		if errors.Is(err, fetch.ErrTooLarge) {
+			var tl *fetch.TooLargeError
+			if errors.As(err, &tl) {
+				return nil, model.Wrap(model.CodeUpstreamError, err, fmt.Sprintf("the document is larger than the %d MB limit", tl.Limit>>20))
+			}
+		}
+		return nil, err
+	}
+	return convert(resp, req)
+}
+
+// convert turns a fetched body into the result, parsing it once.
+func convert(resp *fetch.Response, req FetchRequest) (*FetchResult, error) {
+	var doc *content.Document
+	var err error
+	switch resp.Kind {
+	case fetch.KindHTML:
+		doc, err = content.HTML(resp.Body, resp.FinalURL, content.Options{
+			OnlyMainContent: *req.OnlyMainContent, IncludeHTML: req.wants(FormatHTML), IncludeLinks: req.wants(FormatLinks),
+		})
+	case fetch.KindPDF:
+		doc, err = content.PDF(resp.Body)
+		if err != nil {
+			return nil, model.Wrap(model.CodeUpstreamError, err, "the PDF could not be read (broken or encrypted document)")
+		}
+	case fetch.KindText:
+		doc = content.PlainText(resp.Body)
+	case fetch.KindJSON:
+		doc = content.JSON(resp.Body)
+	case fetch.KindXML:
+		doc = content.XML(resp.Body)
+	default:
+		if resp.StatusCode >= 400 {
+			doc = content.PlainText(nil)
+			break
+		}
+		return nil, model.Errorf(model.CodeUpstreamError, "content type %q is not supported", resp.MediaType)
+	}
+	if err != nil {
+		return nil, model.Wrap(model.CodeUpstreamError, err, "the page could not be parsed")
+	}
+	m := doc.Metadata
+	sum := sha256.Sum256([]byte(doc.Markdown))
+	res := &FetchResult{
+		URL: req.URL, FinalURL: resp.FinalURL, StatusCode: resp.StatusCode,
+		Title: m.Title, Description: m.Description, Language: m.Language,
+		Metadata: PageMetadata{
+			Title: m.Title, Description: m.Description, Language: m.Language, Canonical: m.Canonical,
+			SiteName: m.SiteName, Author: m.Author, PublishedTime: m.PublishedTime, Image: m.Image,
+			OpenGraph: m.OpenGraph, ETag: resp.ETag, LastModified: resp.LastModified, SizeBytes: len(resp.Body),
+		},
+		Tier: resp.Tier, ContentType: resp.MediaType, FetchedAt: resp.FetchedAt.UTC(),
+		Verdict:     string(content.Classify(resp.StatusCode, resp.Body, doc)),
+		contentHash: hex.EncodeToString(sum[:]),
+	}
+	if req.wants(FormatMarkdown) {
+		res.Markdown = &doc.Markdown
+	}
+	if req.wants(FormatText) {
+		res.Text = &doc.Text
+	}
+	if req.wants(FormatHTML) {
+		res.HTML = &doc.HTML
+	}
+	if req.wants(FormatRawHTML) && resp.Kind != fetch.KindPDF {
+		raw := string(resp.Body)
+		res.RawHTML = &raw
+	}
+	if req.wants(FormatLinks) {
+		res.Links = make([]string, 0, len(doc.Links))
+		for _, l := range doc.Links {
+			res.Links = append(res.Links, l.URL)
+		}
+	}
+	return res, nil
+}
+
+// keep stores the page for maxAge answers and search; a failure to keep
+// it does not fail the fetch.
+func (s *Service) keep(ctx context.Context, workspaceID string, req FetchRequest, res *FetchResult) {
+	b, err := json.Marshal(res)
+	if err != nil {
+		return
+	}
+	md := ""
+	if res.Markdown != nil {
+		md = *res.Markdown
+	}
+	err = s.Pages.SavePage(context.WithoutCancel(ctx), &store.Page{
+		WorkspaceID: workspaceID, URL: req.URL, Variant: req.variant(), FinalURL: res.FinalURL,
+		Status: res.StatusCode, Tier: res.Tier, Title: res.Title, ContentHash: res.contentHash,
+		Markdown: md, Result: b, FetchedAt: res.FetchedAt,
+	})
+	if err != nil {
+		s.Log.Warn("keep page", "err", err, "workspace_id", workspaceID)
+	}
+}

@@ -1,0 +1,23 @@
+// Package primitive holds the five web-acquisition primitives (search,
+// fetch, gyre, extract, map): one function each, used alike by the HTTP API,
+// the MCP endpoint, the command line and monitors. Billing is not done here:
+// callers reserve and settle around these functions (see billing).
+package primitive
+
+import (
+	"log/slog"
+
+	"webacq/internal/fetch"
+	"webacq/internal/store"
+)
+
+// Service runs primitives. Fields left nil turn their feature off.
+type Service struct {
+	HTTP    *fetch.Client
+	Browser *fetch.Browser // nil: no browser tier
+	Pages   *store.Store   // nil: pages are not kept (the command line)
+	Log     *slog.Logger
+
+	// UserAgent is the product token matched against robots.txt groups.
+	UserAgent string
+}
