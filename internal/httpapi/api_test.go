@@ -40,8 +40,15 @@ func newEnv(t *testing.T, dialect string, mutate ...func(*config.Config)) *env {
 	return e
 }
 
-// withBrowser gives the environment a browser tier (set by mutators).
-var withBrowser = false
+// withChromium gives the environment a browser tier, or skips the test
+// where no Chromium is installed (CI installs it: scripts/setup.sh).
+func withChromium(t testing.TB) func(*config.Config) {
+	path := fetch.FindChromium()
+	if path == "" {
+		t.Skip("no chromium on PATH")
+	}
+	return func(c *config.Config) { c.Chromium = path }
+}
 
 func newBenchEnv(t testing.TB, dialect string, mutate ...func(*config.Config)) *env {
 	t.Helper()
@@ -56,6 +63,7 @@ func newBenchEnv(t testing.TB, dialect string, mutate ...func(*config.Config)) *
 		t.Fatal(err)
 	}
 	cfg.AllowPrivate = true // the test sites listen on 127.0.0.1
+	cfg.Chromium = ""       // no browser tier unless a test asks (withChromium)
 	for _, m := range mutate {
 		m(cfg)
 	}
@@ -63,8 +71,8 @@ func newBenchEnv(t testing.TB, dialect string, mutate ...func(*config.Config)) *
 	log := slog.New(slog.NewTextHandler(&lockedWriter{w: logs}, nil))
 	b := billing.New(s, log)
 	prims := &primitive.Service{HTTP: fetch.New(fetch.Config{AllowPrivate: cfg.AllowPrivate}), Pages: s, Log: log, UserAgent: "webacq"}
-	if withBrowser && fetch.FindChromium() != "" {
-		prims.Browser = fetch.NewBrowser(fetch.Config{AllowPrivate: cfg.AllowPrivate, BrowserTabs: 2})
+	if cfg.Chromium != "" {
+		prims.Browser = fetch.NewBrowser(fetch.Config{AllowPrivate: cfg.AllowPrivate, ChromiumPath: cfg.Chromium, BrowserTabs: 2})
 		t.Cleanup(func() { prims.Browser.Close() })
 	}
 	srv := httptest.NewServer(httpapi.New(cfg, s, b, prims, log))
