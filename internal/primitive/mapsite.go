@@ -1,0 +1,880 @@
+package primitive
+
+import (
+	"bytes"
+	"cmp"
+	"compress/gzip"
+	"context"
+	"encoding/xml"
+	"io"
+	"net/url"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"webacq/internal/content"
+	"webacq/internal/fetch"
+	"webacq/internal/model"
+)
+
+// Limits of the map primitive.
+const (
+	MapDefaultLimit   = 5000
+	MapMaxLimit       = 30000
+	MapDefaultTimeout = 30000  // milliseconds
+	MapMaxTimeout     = 120000 // milliseconds
+	mapMaxSearchBytes = 500
+
+	// mapMaxPages bounds the pages the link walk requests.
+	mapMaxPages = 200
+	// mapWorkers is the number of pages or sitemaps fetched at once.
+	mapWorkers = 4
+	// mapMaxSitemaps bounds the sitemap files fetched, indexes included.
+	mapMaxSitemaps = 50
+	// mapMaxSitemapDepth bounds how deep sitemap indexes nest: 0 is the
+	// sitemaps named by robots.txt (or the conventional ones).
+	mapMaxSitemapDepth = 3
+	// mapMaxSitemapBytes caps a decompressed sitemap; the sitemaps protocol
+	// sets the same limit.
+	mapMaxSitemapBytes = 50 << 20
+	// mapMaxCrawlDelay caps the Crawl-delay honoured between page requests.
+	mapMaxCrawlDelay = 10 * time.Second
+)
+
+// Sources of a MapLink.
+const (
+	MapSourceSitemap = "sitemap" // a page URL listed in a sitemap or feed
+	MapSourcePage    = "page"    // a link on a fetched page, or a fetched page itself
+	MapSourceRobots  = "robots"  // a sitemap file that robots.txt names
+)
+
+// MapRequest is the body of POST /api/v1/map and the arguments of the MCP
+// svc_map tool.
+type MapRequest struct {
+	URL               string `json:"url" jsonschema:"the site to map: an absolute http or https URL whose host bounds the map"`
+	Limit             *int   `json:"limit,omitempty" jsonschema:"the most links to return, from 1 to 30000; default 5000"`
+	Search            string `json:"search,omitempty" jsonschema:"words that rank links: links whose path or title contain more of them come first; no link is dropped"`
+	IncludeSubdomains bool   `json:"includeSubdomains,omitempty" jsonschema:"also map the subdomains of the site's host"`
+	SitemapOnly       bool   `json:"sitemapOnly,omitempty" jsonschema:"list only what robots.txt and the sitemaps name, without fetching pages"`
+	Timeout           *int   `json:"timeout,omitempty" jsonschema:"milliseconds after which map returns what it has found so far, from 1 to 120000; default 30000"`
+}
+
+// Validate checks r and fills its defaults. checkURL is the fetch client's
+// URL policy (fetch.Client.CheckURL); its errors, forbidden_url included, are
+// returned as they are. Other bad input is a bad_request.
+func (r *MapRequest) Validate(checkURL func(string) (*url.URL, error)) error {
+	if strings.TrimSpace(r.URL) == "" {
+		return model.Errorf(model.CodeBadRequest, "url is required")
+	}
+	if checkURL == nil {
+		checkURL = fetch.CheckURL
+	}
+	u, err := checkURL(r.URL)
+	if err != nil {
+		return err
+	}
+	r.URL = u.String()
+	if r.Limit == nil {
+		v := MapDefaultLimit
+		r.Limit = &v
+	} else if *r.Limit < 1 || *r.Limit > MapMaxLimit {
+		return model.Errorf(model.CodeBadRequest, "limit must be between 1 and %d", MapMaxLimit)
+	}
+	if r.Timeout == nil {
+		v := MapDefaultTimeout
+		r.Timeout = &v
+	} else if *r.Timeout < 1 || *r.Timeout > MapMaxTimeout {
+		return model.Errorf(model.CodeBadRequest, "timeout must be between 1 and %d milliseconds", MapMaxTimeout)
+	}
+	r.Search = strings.TrimSpace(r.Search)
+	if len(r.Search) > mapMaxSearchBytes {
+		return model.Errorf(model.CodeBadRequest, "search must be at most %d bytes", mapMaxSearchBytes)
+	}
+	return nil
+}
+
+// MapLink is one URL of a site map.
+type MapLink struct {
+	URL   string `json:"url"`
+	Title string `json:"title,omitempty"`
+	// Source is MapSourceSitemap, MapSourcePage or MapSourceRobots.
+	Source string `json:"source"`
+}
+
+// MapResult is the outcome of Map.
+type MapResult struct {
+	URL   string    `json:"url"`
+	Links []MapLink `json:"links"`
+	// Total is the number of links returned.
+	Total int `json:"total"`
+}
+
+// Map lists the URLs of the site at req.URL without reading their content.
+//
+// Two searches run at once. The sitemap search reads the sitemaps that
+// robots.txt names, or /sitemap.xml and /sitemap_index.xml when it names
+// none: XML sitemaps and sitemap indexes (followed mapMaxSitemapDepth levels
+// deep, mapMaxSitemaps files in all), gzipped sitemaps, plain-text sitemaps
+// (one URL a line) and RSS or Atom feeds. <lastmod> and the other sitemap
+// fields are ignored. Sitemaps are fetched without consulting robots.txt,
+// which names them. Unless req.SitemapOnly, the link walk visits the site
+// breadth first from req.URL, mapWorkers pages at a time and at most
+// mapMaxPages pages, skipping pages that robots.txt disallows for
+// s.UserAgent (they are listed when linked, never fetched) and honouring its
+// Crawl-delay with one page at a time. Links to images, styles, scripts,
+// fonts, media and archives are neither listed nor followed; documents such
+// as PDFs are listed but not followed. Sitemaps list whatever they name.
+//
+// A URL belongs to the site when its host name, ignoring scheme and port,
+// is the start host with or without a leading "www.", or, with
+// req.IncludeSubdomains, ends in "." plus the start host without "www.". If
+// the start page redirects to another host, that host joins the site.
+//
+// URLs are deduplicated by NormalizeURL and listed in the form first met,
+// cleaned of fragments, default ports and tracking parameters. The order is:
+// URLs from sitemaps in sitemap order, then URLs from the walk in breadth
+// first order, then the sitemap files that robots.txt names (source
+// "robots"). A page's title is its own <title> when the walk fetched it,
+// else the anchor text or feed item title it was found with. With
+// req.Search, links are ranked by the number of search words found in their
+// path, query or title, ties keeping that order; req.Limit applies after
+// ranking.
+//
+// Map always ends by req.Timeout and then returns what it found. It fails
+// only when it found nothing: with the error of the start page's fetch,
+// upstream_error when the start page answered an HTTP error, timeout when the
+// start page did not answer in time, or, with req.SitemapOnly, the error of
+// the sitemap fetches when none got an answer.
+func (s *Service) Map(ctx context.Context, req MapRequest) (*MapResult, error) {
+	if s.HTTP == nil {
+		return nil, model.Errorf(model.CodeUnavailable, "fetching is not configured")
+	}
+	if err := req.Validate(s.HTTP.CheckURL); err != nil {
+		return nil, err
+	}
+	start, err := cleanURL(req.URL)
+	if err != nil {
+		return nil, model.Wrap(model.CodeBadRequest, err, "url is not valid")
+	}
+	startURL, _ := url.Parse(start)
+	limit := *req.Limit
+	capacity := limit
+	if req.Search != "" {
+		// Ranking needs every candidate before the limit cuts.
+		capacity = MapMaxLimit
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(*req.Timeout)*time.Millisecond)
+	defer cancel()
+
+	m := &mapper{
+		s:     s,
+		scope: newSiteScope(startURL.Hostname(), req.IncludeSubdomains),
+		links: newLinkSet(capacity),
+	}
+	var wg sync.WaitGroup
+	var sitemapErr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		sitemapErr = m.sitemaps(ctx, startURL)
+	}()
+	if !req.SitemapOnly {
+		m.walk(ctx, start)
+	}
+	wg.Wait()
+
+	links := m.links.list()
+	if len(links) == 0 {
+		st := m.start
+		switch {
+		case req.SitemapOnly:
+			if sitemapErr != nil {
+				return nil, sitemapErr
+			}
+		case st.err != nil:
+			return nil, st.err
+		case st.done && st.status >= 400:
+			return nil, model.Errorf(model.CodeUpstreamError,
+				"the site answered HTTP %d at %s and has no sitemap", st.status, start)
+		case !st.done && ctx.Err() != nil:
+			return nil, model.Errorf(model.CodeTimeout, "the site did not answer within %d ms", *req.Timeout)
+		}
+	}
+	if terms := searchTerms(req.Search); len(terms) > 0 {
+		scores := make(map[string]int, len(links))
+		for _, l := range links {
+			scores[l.URL] = searchScore(l, terms)
+		}
+		slices.SortStableFunc(links, func(a, b MapLink) int {
+			return cmp.Compare(scores[b.URL], scores[a.URL])
+		})
+	}
+	if len(links) > limit {
+		links = links[:limit]
+	}
+	return &MapResult{URL: start, Links: links, Total: len(links)}, nil
+}
+
+// mapper holds the state of one Map call.
+type mapper struct {
+	s     *Service
+	scope *siteScope
+	links *linkSet
+
+	// start is written by the worker that fetches the start page and read
+	// once walk has returned, after its workers have stopped.
+	start pageResult
+}
+
+// candidate cleans a discovered URL and reports whether it may be listed:
+// http or https, no user information, on the site.
+func (m *mapper) candidate(raw string, base *url.URL) (clean, key string, ok bool) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return "", "", false
+	}
+	if base != nil {
+		u = base.ResolveReference(u)
+	}
+	if u.User != nil {
+		return "", "", false
+	}
+	clean, err = cleanURL(u.String())
+	if err != nil {
+		return "", "", false
+	}
+	cu, err := url.Parse(clean)
+	if err != nil || !m.scope.contains(cu.Hostname()) {
+		return "", "", false
+	}
+	key, err = NormalizeURL(clean)
+	if err != nil {
+		return "", "", false
+	}
+	return clean, key, true
+}
+
+// sitemaps runs the sitemap search. It returns the first fetch error when
+// no sitemap fetch got an answer, else nil.
+func (m *mapper) sitemaps(ctx context.Context, start *url.URL) error {
+	var level []string
+	for _, raw := range m.s.HTTP.Robots().Sitemaps(ctx, start.String()) {
+		u, err := start.Parse(strings.TrimSpace(raw))
+		if err != nil {
+			continue
+		}
+		c, err := cleanURL(u.String())
+		if err != nil {
+			continue
+		}
+		if clean, key, ok := m.candidate(c, nil); ok {
+			m.links.add(key, clean, "", MapSourceRobots, titleNone)
+		}
+		level = append(level, c)
+	}
+	if len(level) == 0 {
+		origin := start.Scheme + "://" + start.Host
+		level = []string{origin + "/sitemap.xml", origin + "/sitemap_index.xml"}
+	}
+
+	seen := make(map[string]bool)
+	fetched := 0
+	answered := false
+	var firstErr error
+	for depth := 0; depth <= mapMaxSitemapDepth && len(level) > 0; depth++ {
+		if ctx.Err() != nil || m.links.full() {
+			break
+		}
+		var batch []string
+		for _, u := range level {
+			key, err := NormalizeURL(u)
+			if err != nil || seen[key] || fetched+len(batch) >= mapMaxSitemaps {
+				continue
+			}
+			seen[key] = true
+			batch = append(batch, u)
+		}
+		fetched += len(batch)
+
+		files := make([]sitemapFile, len(batch))
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, mapWorkers)
+		for i, u := range batch {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				select {
+				case sem <- struct{}{}:
+				case <-ctx.Done():
+					files[i].err = ctx.Err()
+					return
+				}
+				defer func() { <-sem }()
+				files[i] = m.fetchSitemap(ctx, u)
+			}()
+		}
+		wg.Wait()
+
+		level = nil
+		for _, f := range files {
+			if f.err != nil {
+				if firstErr == nil {
+					firstErr = f.err
+				}
+				continue
+			}
+			answered = true
+			base, _ := url.Parse(f.url)
+			for _, e := range f.pages {
+				if clean, key, ok := m.candidate(e.URL, base); ok {
+					m.links.add(key, clean, e.Title, MapSourceSitemap, titleText)
+				}
+			}
+			for _, c := range f.children {
+				if u, err := base.Parse(c); err == nil {
+					level = append(level, u.String())
+				}
+			}
+		}
+	}
+	if answered {
+		return nil
+	}
+	return firstErr
+}
+
+// sitemapFile is one fetched and parsed sitemap. A file that answered with
+// an HTTP error or could not be parsed has no entries and no error: only
+// fetch failures are errors.
+type sitemapFile struct {
+	url      string
+	pages    []sitemapEntry
+	children []string
+	err      error
+}
+
+type sitemapEntry struct {
+	URL, Title string
+}
+
+func (m *mapper) fetchSitemap(ctx context.Context, u string) sitemapFile {
+	f := sitemapFile{url: u}
+	resp, err := m.s.HTTP.Get(ctx, fetch.Request{URL: u})
+	if err != nil {
+		f.err = err
+		return f
+	}
+	f.url = resp.FinalURL
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return f
+	}
+	f.pages, f.children = parseSitemap(resp.Body, m.links.capacity())
+	return f
+}
+
+// parseSitemap reads an XML sitemap or sitemap index, an RSS or Atom feed, or
+// a plain-text sitemap, gzipped or not, keeping at most max page entries.
+// A document broken half-way keeps the entries read before the break.
+func parseSitemap(body []byte, max int) (pages []sitemapEntry, children []string) {
+	if len(body) >= 2 && body[0] == 0x1f && body[1] == 0x8b {
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			return nil, nil
+		}
+		// A truncated or corrupt stream keeps what was decompressed.
+		body, _ = io.ReadAll(io.LimitReader(zr, mapMaxSitemapBytes))
+	}
+	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) == 0 {
+		return nil, nil
+	}
+	if trimmed[0] != '<' {
+		return parseTextSitemap(trimmed, max), nil
+	}
+	return parseXMLSitemap(trimmed, max)
+}
+
+func parseTextSitemap(body []byte, max int) []sitemapEntry {
+	var pages []sitemapEntry
+	for line := range bytes.Lines(body) {
+		s := string(bytes.TrimSpace(line))
+		l := strings.ToLower(s)
+		if !strings.HasPrefix(l, "http://") && !strings.HasPrefix(l, "https://") {
+			continue
+		}
+		if len(pages) >= max {
+			break
+		}
+		pages = append(pages, sitemapEntry{URL: s})
+	}
+	return pages
+}
+
+// parseXMLSitemap takes <loc> directly under <url> (pages) or <sitemap>
+// (children), <link> under an RSS <item> and <link href> (rel alternate)
+// under an Atom <entry>, with the item's <title>.
+func parseXMLSitemap(body []byte, max int) (pages []sitemapEntry, children []string) {
+	d := xml.NewDecoder(bytes.NewReader(body))
+	d.Strict = false
+	// The fetch client has already decoded the body to UTF-8.
+	d.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
+
+	var stack []string
+	var text strings.Builder
+	var item sitemapEntry
+	inItem := false
+	parent := func() string {
+		if len(stack) < 2 {
+			return ""
+		}
+		return stack[len(stack)-2]
+	}
+	for len(pages) < max {
+		tok, err := d.Token()
+		if err != nil {
+			break
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			name := strings.ToLower(t.Name.Local)
+			stack = append(stack, name)
+			text.Reset()
+			if len(stack) == 1 && name != "urlset" && name != "sitemapindex" &&
+				name != "rss" && name != "rdf" && name != "feed" {
+				return nil, nil // not a sitemap: an HTML error page, say
+			}
+			switch {
+			case name == "item" || name == "entry":
+				inItem, item = true, sitemapEntry{}
+			case name == "link" && parent() == "entry":
+				rel := strings.ToLower(attrValue(t, "rel"))
+				if href := attrValue(t, "href"); href != "" && (rel == "" || rel == "alternate") && item.URL == "" {
+					item.URL = href
+				}
+			}
+		case xml.CharData:
+			text.Write(t)
+		case xml.EndElement:
+			if len(stack) == 0 {
+				continue
+			}
+			name, p := stack[len(stack)-1], parent()
+			v := strings.TrimSpace(text.String())
+			switch {
+			case name == "loc" && p == "url" && v != "":
+				pages = append(pages, sitemapEntry{URL: v})
+			case name == "loc" && p == "sitemap" && v != "":
+				children = append(children, v)
+			case name == "link" && p == "item" && v != "":
+				item.URL = v
+			case name == "title" && inItem && (p == "item" || p == "entry"):
+				item.Title = collapseSpace(v)
+			case (name == "item" || name == "entry") && inItem:
+				if item.URL != "" {
+					pages = append(pages, item)
+				}
+				inItem = false
+			}
+			stack = stack[:len(stack)-1]
+			text.Reset()
+		}
+	}
+	return pages, children
+}
+
+func attrValue(t xml.StartElement, name string) string {
+	for _, a := range t.Attr {
+		if strings.EqualFold(a.Name.Local, name) {
+			return strings.TrimSpace(a.Value)
+		}
+	}
+	return ""
+}
+
+func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// pageResult is the outcome of one page of the walk.
+type pageResult struct {
+	seq        int
+	url        string // as queued
+	done       bool   // the fetch was attempted and returned
+	disallowed bool   // robots.txt refused the page; nothing was requested
+	err        error
+	status     int
+	final      string // FinalURL
+	title      string
+	links      []content.Link
+}
+
+// walk visits the site breadth first from start. Pages are fetched
+// concurrently but their results are handled in queue order, so the order
+// of the links does not depend on which server answers first.
+func (m *mapper) walk(ctx context.Context, start string) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+
+	workers := mapWorkers
+	var pace *pacer
+	if d := m.s.HTTP.Robots().CrawlDelay(ctx, start, m.s.UserAgent); d > 0 {
+		workers, pace = 1, &pacer{delay: min(d, mapMaxCrawlDelay)}
+	}
+
+	_, startKey, _ := m.candidate(start, nil)
+	queue := []string{start}
+	queued := map[string]bool{startKey: true}
+	results := make(chan pageResult)
+	pending := make(map[int]pageResult)
+	nextSeq, handled, requested, inflight := 0, 0, 0, 0
+	for {
+		for inflight < workers && len(queue) > 0 && requested < mapMaxPages &&
+			!m.links.full() && ctx.Err() == nil {
+			job := pageResult{seq: nextSeq, url: queue[0]}
+			queue = queue[1:]
+			nextSeq++
+			requested++
+			inflight++
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := m.fetchPage(ctx, job, pace)
+				if r.seq == 0 {
+					m.start = r
+				}
+				select {
+				case results <- r:
+				case <-ctx.Done():
+				}
+			}()
+		}
+		if inflight == 0 {
+			return
+		}
+		select {
+		case r := <-results:
+			inflight--
+			if r.disallowed {
+				requested-- // nothing was requested
+			}
+			pending[r.seq] = r
+			for {
+				r, ok := pending[handled]
+				if !ok {
+					break
+				}
+				delete(pending, handled)
+				handled++
+				for _, u := range m.handlePage(r) {
+					_, key, _ := m.candidate(u, nil)
+					if !queued[key] {
+						queued[key] = true
+						queue = append(queue, u)
+					}
+				}
+			}
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// fetchPage fetches one page of the walk if robots.txt allows it.
+func (m *mapper) fetchPage(ctx context.Context, r pageResult, pace *pacer) pageResult {
+	if !m.s.HTTP.Robots().Allowed(ctx, r.url, m.s.UserAgent) {
+		r.disallowed = true
+		return r
+	}
+	if err := pace.wait(ctx); err != nil {
+		r.err = model.Wrap(model.CodeTimeout, err, "the map ran out of time")
+		return r
+	}
+	resp, err := m.s.HTTP.Get(ctx, fetch.Request{URL: r.url})
+	r.done = true
+	if err != nil {
+		r.err = err
+		return r
+	}
+	r.status, r.final = resp.StatusCode, resp.FinalURL
+	if resp.StatusCode < 200 || resp.StatusCode > 299 || resp.Kind != fetch.KindHTML {
+		return r
+	}
+	doc, err := content.HTML(resp.Body, resp.FinalURL, content.Options{IncludeLinks: true})
+	if err != nil {
+		return r
+	}
+	r.title, r.links = collapseSpace(doc.Metadata.Title), doc.Links
+	return r
+}
+
+// handlePage lists what a fetched page shows and returns the URLs to queue.
+func (m *mapper) handlePage(r pageResult) []string {
+	if !r.done || r.err != nil || r.status < 200 || r.status > 299 {
+		return nil
+	}
+	final, err := url.Parse(r.final)
+	if err != nil {
+		return nil
+	}
+	if r.seq == 0 {
+		m.scope.addHost(final.Hostname())
+	}
+	finalClean, finalKey, ok := m.candidate(r.final, nil)
+	if !ok {
+		return nil // redirected off the site
+	}
+	m.links.add(finalKey, finalClean, r.title, MapSourcePage, titleOwn)
+	if clean, key, ok := m.candidate(r.url, nil); ok && key != finalKey {
+		m.links.setTitle(key, clean, r.title)
+	}
+	var next []string
+	for _, l := range r.links {
+		clean, key, ok := m.candidate(l.URL, nil)
+		if !ok {
+			continue
+		}
+		switch kindOfPath(clean) {
+		case pathAsset:
+			continue
+		case pathDocument:
+			m.links.add(key, clean, collapseSpace(l.Text), MapSourcePage, titleText)
+		default:
+			m.links.add(key, clean, collapseSpace(l.Text), MapSourcePage, titleText)
+			next = append(next, clean)
+		}
+	}
+	return next
+}
+
+// pacer spaces requests by a Crawl-delay. A nil pacer does not wait.
+type pacer struct {
+	delay time.Duration
+	mu    sync.Mutex
+	next  time.Time
+}
+
+func (p *pacer) wait(ctx context.Context) error {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	at := time.Now()
+	if p.next.After(at) {
+		at = p.next
+	}
+	p.next = at.Add(p.delay)
+	p.mu.Unlock()
+	if d := time.Until(at); d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+type pathKind int
+
+const (
+	pathPage     pathKind = iota
+	pathDocument          // listed, not followed
+	pathAsset             // neither listed nor followed when linked from a page
+)
+
+var extKinds = map[string]pathKind{}
+
+func init() {
+	for _, e := range strings.Fields(`jpg jpeg png gif webp svg ico bmp tif tiff avif heic
+		css js mjs map woff woff2 ttf otf eot
+		zip gz tgz tar bz2 xz 7z rar zst
+		mp3 mp4 m4a m4v webm avi mov wav ogg oga ogv flac mkv wmv
+		exe dmg msi apk iso bin deb rpm`) {
+		extKinds["."+e] = pathAsset
+	}
+	for _, e := range strings.Fields(`pdf doc docx xls xlsx ppt pptx odt ods odp csv txt rtf epub
+		xml rss atom json`) {
+		extKinds["."+e] = pathDocument
+	}
+}
+
+func kindOfPath(raw string) pathKind {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return pathAsset
+	}
+	return extKinds[strings.ToLower(path.Ext(u.Path))]
+}
+
+// siteScope decides which hosts belong to the site being mapped.
+type siteScope struct {
+	subdomains bool
+	mu         sync.RWMutex
+	bases      []string // host names without a leading "www."
+}
+
+func newSiteScope(host string, subdomains bool) *siteScope {
+	s := &siteScope{subdomains: subdomains}
+	s.addHost(host)
+	return s
+}
+
+func (s *siteScope) addHost(host string) {
+	b := strings.TrimPrefix(strings.ToLower(host), "www.")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b != "" && !slices.Contains(s.bases, b) {
+		s.bases = append(s.bases, b)
+	}
+}
+
+func (s *siteScope) contains(host string) bool {
+	h := strings.TrimPrefix(strings.ToLower(host), "www.")
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, b := range s.bases {
+		if h == b || (s.subdomains && strings.HasSuffix(h, "."+b)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Title ranks: a page's own title beats the text it was linked with.
+const (
+	titleNone = iota
+	titleText
+	titleOwn
+)
+
+// linkSet collects the links of a map, deduplicated by canonical URL. It is
+// shared by the sitemap search and the walk.
+type linkSet struct {
+	mu      sync.Mutex
+	max     int
+	seq     int
+	entries map[string]*linkEntry
+}
+
+type linkEntry struct {
+	link      MapLink
+	titleRank int
+	seq       int
+}
+
+func newLinkSet(max int) *linkSet {
+	return &linkSet{max: max, entries: make(map[string]*linkEntry)}
+}
+
+func (s *linkSet) capacity() int { return s.max }
+
+func (s *linkSet) full() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.entries) >= s.max
+}
+
+var sourceRank = map[string]int{MapSourceSitemap: 0, MapSourcePage: 1, MapSourceRobots: 2}
+
+// add records a link. A URL already listed keeps its first spelling; a
+// sitemap listing takes precedence over a page link, and a better title
+// replaces a worse one.
+func (s *linkSet) add(key, clean, title, source string, titleRank int) {
+	if title == "" {
+		titleRank = titleNone
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.entries[key]
+	if e == nil {
+		if len(s.entries) >= s.max {
+			return
+		}
+		s.seq++
+		s.entries[key] = &linkEntry{link: MapLink{URL: clean, Title: title, Source: source}, titleRank: titleRank, seq: s.seq}
+		return
+	}
+	if sourceRank[source] < sourceRank[e.link.Source] {
+		s.seq++
+		e.link.Source, e.seq = source, s.seq
+	}
+	if titleRank > e.titleRank {
+		e.link.Title, e.titleRank = title, titleRank
+	}
+}
+
+// setTitle gives an already listed URL a page's own title.
+func (s *linkSet) setTitle(key, clean, title string) {
+	if title == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.entries[key]; e != nil && e.titleRank < titleOwn {
+		e.link.Title, e.titleRank = title, titleOwn
+	}
+}
+
+// list returns the links ordered by source, then by discovery.
+func (s *linkSet) list() []MapLink {
+	s.mu.Lock()
+	entries := make([]*linkEntry, 0, len(s.entries))
+	for _, e := range s.entries {
+		entries = append(entries, e)
+	}
+	s.mu.Unlock()
+	slices.SortFunc(entries, func(a, b *linkEntry) int {
+		if c := cmp.Compare(sourceRank[a.link.Source], sourceRank[b.link.Source]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	out := make([]MapLink, len(entries))
+	for i, e := range entries {
+		out[i] = e.link
+	}
+	return out
+}
+
+// searchTerms splits a search into distinct lower-case words.
+func searchTerms(q string) []string {
+	var terms []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || r == ',' || r == '/' || r == '+'
+	}) {
+		if !slices.Contains(terms, w) {
+			terms = append(terms, w)
+		}
+	}
+	return terms
+}
+
+// searchScore counts the search terms found in a link's path, query or
+// title. The host is left out: it would match every link alike.
+func searchScore(l MapLink, terms []string) int {
+	hay := strings.ToLower(l.Title)
+	if u, err := url.Parse(l.URL); err == nil {
+		p := u.EscapedPath()
+		if s, err := url.PathUnescape(p); err == nil {
+			p = s
+		}
+		q := u.RawQuery
+		if s, err := url.QueryUnescape(q); err == nil {
+			q = s
+		}
+		hay += " " + strings.ToLower(p+"?"+q)
+	}
+	n := 0
+	for _, t := range terms {
+		if strings.Contains(hay, t) {
+			n++
+		}
+	}
+	return n
+}
