@@ -146,7 +146,8 @@ type MapResult struct {
 // only when it found nothing: with the error of the start page's fetch,
 // upstream_error when the start page answered an HTTP error, timeout when the
 // start page did not answer in time, or, with req.SitemapOnly, the error of
-// the sitemap fetches when none got an answer.
+// the sitemap fetches when none got an answer. A start page that robots.txt
+// disallows is not fetched; with no sitemap either, the map is empty.
 func (s *Service) Map(ctx context.Context, req MapRequest) (*MapResult, error) {
 	if s.HTTP == nil {
 		return nil, model.Errorf(model.CodeUnavailable, "fetching is not configured")
@@ -628,8 +629,8 @@ func (m *mapper) handlePage(r pageResult) []string {
 		return nil // redirected off the site
 	}
 	m.links.add(finalKey, finalClean, r.title, MapSourcePage, titleOwn)
-	if clean, key, ok := m.candidate(r.url, nil); ok && key != finalKey {
-		m.links.setTitle(key, clean, r.title)
+	if _, key, ok := m.candidate(r.url, nil); ok && key != finalKey {
+		m.links.setTitle(key, r.title)
 	}
 	var next []string
 	for _, l := range r.links {
@@ -810,7 +811,7 @@ func (s *linkSet) add(key, clean, title, source string, titleRank int) {
 }
 
 // setTitle gives an already listed URL a page's own title.
-func (s *linkSet) setTitle(key, clean, title string) {
+func (s *linkSet) setTitle(key, title string) {
 	if title == "" {
 		return
 	}
