@@ -41,14 +41,21 @@ func main() {
 	check(err)
 	defer os.RemoveAll(dir)
 	bin := filepath.Join(dir, "webacq")
-	out, err := exec.Command("go", "build", "-o", bin, "./cmd/webacq").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
-		os.Exit(1)
+	peer := filepath.Join(dir, "peer")
+	for pkg, out := range map[string]string{"./cmd/webacq": bin, "./bench/health/peer": peer} {
+		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "build %s: %v\n%s", pkg, err, b)
+			os.Exit(1)
+		}
 	}
 	fmt.Printf("GET /api/v1/health, %d connections, %s per database (after %s warm-up), access log %v\n",
 		*conns, *duration, *warmup, *accessLog)
-	fmt.Printf("%-10s %10s %9s %9s %9s %9s %8s\n", "database", "req/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "errors")
+	fmt.Printf("%-10s %10s %9s %9s %9s %9s %8s %8s\n", "server", "req/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "errors", "vs peer")
+	// The peer (bare net/http, same answer, no auth, database or log) is the
+	// ceiling of this machine at this moment; ratios against it travel
+	// between machines better than raw figures.
+	p := measure(peer, "", *conns, *warmup, *duration, false)
+	row("peer", p, p.rps)
 	for _, db := range strings.Split(*dbs, ",") {
 		var url string
 		switch db {
@@ -61,9 +68,12 @@ func main() {
 		default:
 			check(fmt.Errorf("unknown database %q", db))
 		}
-		r := measure(bin, url, *conns, *warmup, *duration, *accessLog)
-		fmt.Printf("%-10s %10.0f %9.2f %9.2f %9.2f %9.2f %8d\n", db, r.rps, ms(r.p50), ms(r.p90), ms(r.p99), ms(r.max), r.errors)
+		row(db, measure(bin, url, *conns, *warmup, *duration, *accessLog), p.rps)
 	}
+}
+
+func row(name string, r result, peer float64) {
+	fmt.Printf("%-10s %10.0f %9.2f %9.2f %9.2f %9.2f %8d %7.0f%%\n", name, r.rps, ms(r.p50), ms(r.p90), ms(r.p99), ms(r.max), r.errors, 100*r.rps/peer)
 }
 
 type result struct {

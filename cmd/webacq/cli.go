@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os/exec"
 	"strconv"
 	"text/tabwriter"
@@ -260,6 +261,9 @@ func (m *Main) serve(ctx context.Context) error {
 	go biller.ExpireLoop(bg, time.Minute)
 	go m.prunePages(bg)
 
+	if m.cfg.DebugAddr != "" {
+		go m.debugServer(bg)
+	}
 	m.log.Info("listening", "addr", ln.Addr().String(), "database", m.store.Dialect())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -276,6 +280,20 @@ func (m *Main) serve(ctx context.Context) error {
 		return err
 	}
 	return err
+}
+
+// debugServer serves the profiler on its own address until ctx ends.
+func (m *Main) debugServer(ctx context.Context) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Addr: m.cfg.DebugAddr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { <-ctx.Done(); srv.Close() }()
+	m.log.Info("debug listener", "addr", m.cfg.DebugAddr)
+	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		m.log.Error("debug listener", "err", err)
+	}
 }
 
 // primitives builds the primitives; pages nil keeps nothing (command line).

@@ -23,6 +23,7 @@ type Config struct {
 	LogLevel      string // WEBACQ_LOG_LEVEL: debug|info|warn|error
 	LogFormat     string // WEBACQ_LOG_FORMAT: text|json
 	AccessLog     bool   // WEBACQ_ACCESS_LOG: one log line per request (default on)
+	DebugAddr     string // WEBACQ_DEBUG_ADDR: serve net/http/pprof here (off when empty)
 
 	UserAgent     string        // WEBACQ_USER_AGENT: sent with every fetch
 	PageRetention time.Duration // WEBACQ_PAGE_RETENTION: how long acquired pages are kept
@@ -55,6 +56,7 @@ func Load(getenv func(string) string) (*Config, error) {
 		LogLevel:      get("WEBACQ_LOG_LEVEL", "info"),
 		LogFormat:     get("WEBACQ_LOG_FORMAT", "text"),
 		UserAgent:     get("WEBACQ_USER_AGENT", ""),
+		DebugAddr:     get("WEBACQ_DEBUG_ADDR", ""),
 	}
 	var err error
 	if c.AllowPrivate, err = parseBool(get("WEBACQ_ALLOW_PRIVATE", "0")); err != nil {

@@ -219,18 +219,27 @@ const (
 // single-row statement per row, which beats parsing a long statement.
 func (s *Store) insertLogs(ctx context.Context, tx *sql.Tx, us []model.Usage, as []model.Activity) error {
 	if s.dialect == SQLite {
-		ustmt, astmt := tx.StmtContext(ctx, s.stmts.insertUsage), tx.StmtContext(ctx, s.stmts.insertActivity)
-		for _, u := range us {
-			if _, err := ustmt.ExecContext(ctx, u.WorkspaceID, u.KeyPrefix, u.Endpoint, u.Credits, u.Tier, u.Status,
-				u.DurationMS, u.RequestID, u.CreatedAt); err != nil {
+		for len(us) > 0 {
+			n := chunk(len(us))
+			args := make([]any, 0, n*9)
+			for _, u := range us[:n] {
+				args = append(args, u.WorkspaceID, u.KeyPrefix, u.Endpoint, u.Credits, u.Tier, u.Status, u.DurationMS, u.RequestID, u.CreatedAt)
+			}
+			if _, err := tx.StmtContext(ctx, s.stmts.insertUsage[n]).ExecContext(ctx, args...); err != nil {
 				return fmt.Errorf("store: insert usage: %w", err)
 			}
+			us = us[n:]
 		}
-		for _, a := range as {
-			if _, err := astmt.ExecContext(ctx, a.WorkspaceID, a.KeyPrefix, a.Endpoint, a.Via, a.Method, a.Target,
-				a.Status, a.ErrorCode, a.Credits, a.RequestID, a.CreatedAt); err != nil {
+		for len(as) > 0 {
+			n := chunk(len(as))
+			args := make([]any, 0, n*11)
+			for _, a := range as[:n] {
+				args = append(args, a.WorkspaceID, a.KeyPrefix, a.Endpoint, a.Via, a.Method, a.Target, a.Status, a.ErrorCode, a.Credits, a.RequestID, a.CreatedAt)
+			}
+			if _, err := tx.StmtContext(ctx, s.stmts.insertActivity[n]).ExecContext(ctx, args...); err != nil {
 				return fmt.Errorf("store: insert activity: %w", err)
 			}
+			as = as[n:]
 		}
 		return nil
 	}
@@ -264,6 +273,36 @@ func (s *Store) insertLogs(ctx context.Context, tx *sql.Tx, us []model.Usage, as
 		as = as[n:]
 	}
 	return nil
+}
+
+// sqliteChunks are the row counts of the prepared multi-row INSERTs on
+// SQLite; a batch is written as a sum of them (binary decomposition).
+var sqliteChunks = []int{64, 16, 4, 1}
+
+// chunk returns the largest prepared row count not above n.
+func chunk(n int) int {
+	for _, c := range sqliteChunks {
+		if c <= n {
+			return c
+		}
+	}
+	return 1
+}
+
+// multiRow returns head followed by n placeholder tuples of width columns.
+// SQLite takes "?" placeholders here: numbered ones are looked up by name,
+// which grows with the square of the row count.
+func multiRow(head string, width, n int) string {
+	var q strings.Builder
+	q.WriteString(head)
+	row := "(" + strings.Repeat("?,", width-1) + "?)"
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			q.WriteByte(',')
+		}
+		q.WriteString(row)
+	}
+	return q.String()
 }
 
 // writeTuple appends the i-th "($k, …)" of a multi-row VALUES list.

@@ -125,9 +125,9 @@ func redactURL(raw string) string {
 
 // stmts are the statements of the hot path, prepared once per connection.
 type stmts struct {
-	authenticate   *sql.Stmt
-	insertUsage    *sql.Stmt // SQLite only
-	insertActivity *sql.Stmt // SQLite only
+	authenticate *sql.Stmt
+	// SQLite multi-row INSERTs of the logs, by row count (sqliteChunks).
+	insertUsage, insertActivity map[int]*sql.Stmt
 }
 
 func (s *Store) prepare(ctx context.Context) error {
@@ -135,11 +135,15 @@ func (s *Store) prepare(ctx context.Context) error {
 	if s.stmts.authenticate, err = s.rdb.PrepareContext(ctx, authenticateSQL); err != nil {
 		return fmt.Errorf("store: prepare: %w", err)
 	}
-	if s.dialect == SQLite {
-		if s.stmts.insertUsage, err = s.db.PrepareContext(ctx, insertUsageSQL+`($1,$2,$3,$4,$5,$6,$7,$8,$9)`); err != nil {
+	if s.dialect != SQLite {
+		return nil
+	}
+	s.stmts.insertUsage, s.stmts.insertActivity = map[int]*sql.Stmt{}, map[int]*sql.Stmt{}
+	for _, n := range sqliteChunks {
+		if s.stmts.insertUsage[n], err = s.db.PrepareContext(ctx, multiRow(insertUsageSQL, 9, n)); err != nil {
 			return fmt.Errorf("store: prepare: %w", err)
 		}
-		if s.stmts.insertActivity, err = s.db.PrepareContext(ctx, insertActivitySQL+`($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)`); err != nil {
+		if s.stmts.insertActivity[n], err = s.db.PrepareContext(ctx, multiRow(insertActivitySQL, 11, n)); err != nil {
 			return fmt.Errorf("store: prepare: %w", err)
 		}
 	}
@@ -151,8 +155,11 @@ func (s *Store) Dialect() string { return s.dialect }
 
 // Close closes every connection.
 func (s *Store) Close() error {
-	for _, st := range []*sql.Stmt{s.stmts.authenticate, s.stmts.insertUsage, s.stmts.insertActivity} {
-		if st != nil {
+	if s.stmts.authenticate != nil {
+		s.stmts.authenticate.Close()
+	}
+	for _, m := range []map[int]*sql.Stmt{s.stmts.insertUsage, s.stmts.insertActivity} {
+		for _, st := range m {
 			st.Close()
 		}
 	}
