@@ -1,6 +1,31 @@
 package main
 
-import "context"
+import (
+	"context"
+	"fmt"
 
-// mapSite is wired once the map primitive lands.
-func (m *Main) mapSite(ctx context.Context, c mapCmd) error { return nil }
+	"webacq/internal/primitive"
+)
+
+// mapSite runs the map primitive in process and prints one URL per line,
+// or the whole payload as JSON.
+func (m *Main) mapSite(ctx context.Context, c mapCmd) error {
+	prims := m.primitives(nil)
+	if prims.Browser != nil {
+		defer prims.Browser.Close()
+	}
+	limit := c.Limit
+	res, err := prims.Map(ctx, primitive.MapRequest{URL: c.URL, Limit: &limit})
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return m.printJSON(res)
+	}
+	for _, l := range res.Links {
+		if _, err := fmt.Fprintln(m.Stdout, l.URL); err != nil {
+			return err
+		}
+	}
+	return nil
+}

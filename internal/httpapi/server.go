@@ -41,6 +41,7 @@ func (s *Server) routes() {
 	s.handle("POST /api/v1/keys", s.createKey)
 	s.handle("DELETE /api/v1/keys/{prefix}", s.revokeKey)
 	s.handle("POST /api/v1/fetch", s.fetch)
+	s.handle("POST /api/v1/map", s.mapSite)
 	s.v1.HandleFunc("/api/v1/", s.noRoute)
 
 	mux := http.NewServeMux()
