@@ -27,8 +27,8 @@ func TestMapSite(t *testing.T) {
 				w.Header().Set("Content-Type", "application/xml")
 				fmt.Fprintf(w, `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>%s/investors/q3-results</loc></url><url><loc>%s/about</loc></url></urlset>`, s.URL, s.URL)
 			},
-			"/": page(`<html><head><title>Home</title></head><body><a href="/news">News</a> <a href="/private/x">Secret</a> <a href="/about#team">About</a></body></html>`),
-			"/news":    page(`<html><head><title>News</title></head><body><a href="/news/dividend">Dividend declared</a></body></html>`),
+			"/":     page(`<html><head><title>Home</title></head><body><a href="/news">News</a> <a href="/private/x">Secret</a> <a href="/about#team">About</a></body></html>`),
+			"/news": page(`<html><head><title>News</title></head><body><a href="/news/dividend">Dividend declared</a></body></html>`),
 			"/private/x": func(w http.ResponseWriter, r *http.Request) {
 				t.Error("map fetched a page robots.txt disallows")
 			},
