@@ -1,0 +1,778 @@
+package primitive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"path"
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"webacq/internal/billing"
+	"webacq/internal/model"
+)
+
+// Limits of the gyre (crawl) primitive.
+const (
+	GyreDefaultMaxPages = 10
+	GyreMaxPages        = 1000
+	GyreDefaultMaxDepth = 3
+	GyreMaxDepth        = 100
+	GyreDefaultTimeout  = 60000  // milliseconds
+	GyreMaxTimeout      = 300000 // milliseconds
+
+	gyreMaxPatterns     = 32
+	gyreMaxPatternBytes = 500
+	// gyreFrontierFactor bounds the URLs a crawl admits to its frontier, as
+	// a multiple of maxPages: memory stays flat however many links the
+	// pages show, and failed pages cannot keep a crawl busy for ever.
+	gyreFrontierFactor = 10
+	gyreMinFrontier    = 100
+)
+
+// Default GyreOptions.
+const (
+	DefaultGyreWorkers = 8
+	DefaultGyrePerHost = 4
+)
+
+// GyreRequest is the body of POST /api/v1/gyre and the arguments of the
+// svc_gyre tool.
+type GyreRequest struct {
+	URL             string   `json:"url" jsonschema:"absolute http(s) URL where the crawl starts; its host bounds the crawl"`
+	MaxPages        *int     `json:"maxPages,omitempty" jsonschema:"the most pages to return, from 1 to 1000; default 10. Each page costs 1 credit (3 when the browser tier was needed)"`
+	MaxDepth        *int     `json:"maxDepth,omitempty" jsonschema:"how many links away from the start page to go, from 0 (the start page only) to 100; default 3. Sitemap URLs count as depth 1"`
+	IncludePaths    []string `json:"includePaths,omitempty" jsonschema:"regular expressions (Go RE2 syntax) on the URL path, e.g. ^/blog/; when given, only pages whose path matches one are crawled. The start page is always crawled"`
+	ExcludePaths    []string `json:"excludePaths,omitempty" jsonschema:"regular expressions (Go RE2 syntax) on the URL path; pages whose path matches one are neither crawled nor followed"`
+	AllowSubdomains bool     `json:"allowSubdomains,omitempty" jsonschema:"also crawl subdomains of the start host (docs.example.com from example.com); default false"`
+	AllowExternal   bool     `json:"allowExternal,omitempty" jsonschema:"also follow links to other sites; default false"`
+	Formats         []string `json:"formats,omitempty" jsonschema:"what to return for each page: markdown (default), html (cleaned content HTML), rawHtml, links, text"`
+	OnlyMainContent *bool    `json:"onlyMainContent,omitempty" jsonschema:"keep only the main content of each page, without navigation, headers and footers (default true)"`
+	Tier            string   `json:"tier,omitempty" jsonschema:"auto (default: HTTP, a real browser for pages that need one), http (1 credit a page) or browser (3 credits a page)"`
+	Timeout         *int     `json:"timeout,omitempty" jsonschema:"milliseconds after which the crawl stops and returns the pages gathered so far, from 1 to 300000; default 60000"`
+	MaxCredits      *int     `json:"maxCredits,omitempty" jsonschema:"the most credits the crawl may spend; it stops starting pages before it would spend more"`
+	IgnoreSitemap   bool     `json:"ignoreSitemap,omitempty" jsonschema:"do not read the site's sitemaps: discover pages through links only"`
+
+	// include and exclude are the compiled path patterns.
+	include, exclude []*regexp.Regexp
+}
+
+// Normalize checks r and fills its defaults. checkURL applies the SSRF
+// policy to the URL (its errors, forbidden_url included, are returned as
+// they are); browser says whether a browser tier exists. Other bad input is
+// a bad_request. Normalize may be called again on a normalised request.
+func (r *GyreRequest) Normalize(checkURL func(string) (*url.URL, error), browser bool) error {
+	if strings.TrimSpace(r.URL) == "" {
+		return model.Errorf(model.CodeBadRequest, "url is required")
+	}
+	if len(r.URL) > 8192 {
+		return model.Errorf(model.CodeBadRequest, "url is longer than 8192 characters")
+	}
+	u, err := checkURL(r.URL)
+	if err != nil {
+		return err
+	}
+	clean, err := cleanURL(u.String())
+	if err != nil {
+		return model.Wrap(model.CodeBadRequest, err, "url is not valid")
+	}
+	r.URL = clean
+	if err := intField(&r.MaxPages, "maxPages", GyreDefaultMaxPages, 1, GyreMaxPages); err != nil {
+		return err
+	}
+	if err := intField(&r.MaxDepth, "maxDepth", GyreDefaultMaxDepth, 0, GyreMaxDepth); err != nil {
+		return err
+	}
+	if err := intField(&r.Timeout, "timeout", GyreDefaultTimeout, 1, GyreMaxTimeout); err != nil {
+		return err
+	}
+	if r.include, err = compilePaths("includePaths", r.IncludePaths); err != nil {
+		return err
+	}
+	if r.exclude, err = compilePaths("excludePaths", r.ExcludePaths); err != nil {
+		return err
+	}
+	if len(r.Formats) == 0 {
+		r.Formats = []string{FormatMarkdown}
+	}
+	for _, f := range r.Formats {
+		if !slices.Contains(allFormats, f) {
+			return model.Errorf(model.CodeBadRequest, "unknown format %q: use %s", f, strings.Join(allFormats, ", "))
+		}
+	}
+	if r.OnlyMainContent == nil {
+		t := true
+		r.OnlyMainContent = &t
+	}
+	switch r.Tier {
+	case "":
+		r.Tier = TierAuto
+	case TierAuto, TierHTTP:
+	case TierBrowser:
+		if !browser {
+			return model.Errorf(model.CodeUnavailable, "the browser tier is not available on this server (install chromium or set WEBACQ_CHROMIUM)")
+		}
+	default:
+		return model.Errorf(model.CodeBadRequest, "tier must be auto, http or browser")
+	}
+	if r.MaxCredits != nil {
+		if per := r.pageCost(browser); int64(*r.MaxCredits) < per {
+			return model.Errorf(model.CodeBadRequest, "maxCredits must be at least %d, the most one page of this crawl may cost", per)
+		}
+	}
+	return nil
+}
+
+func intField(p **int, name string, def, lo, hi int) error {
+	if *p == nil {
+		v := def
+		*p = &v
+		return nil
+	}
+	if v := **p; v < lo || v > hi {
+		return model.Errorf(model.CodeBadRequest, "%s must be between %d and %d", name, lo, hi)
+	}
+	return nil
+}
+
+func compilePaths(name string, pats []string) ([]*regexp.Regexp, error) {
+	if len(pats) > gyreMaxPatterns {
+		return nil, model.Errorf(model.CodeBadRequest, "%s: at most %d patterns", name, gyreMaxPatterns)
+	}
+	var out []*regexp.Regexp
+	for _, p := range pats {
+		if len(p) > gyreMaxPatternBytes {
+			return nil, model.Errorf(model.CodeBadRequest, "%s: a pattern is longer than %d bytes", name, gyreMaxPatternBytes)
+		}
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return nil, model.Errorf(model.CodeBadRequest, "%s: %q is not a valid regular expression: %s", name, p, regexpProblem(err))
+		}
+		out = append(out, re)
+	}
+	return out, nil
+}
+
+// regexpProblem is the part of a regexp error that names the problem.
+func regexpProblem(err error) string {
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		return se.Code.String()
+	}
+	return "invalid syntax"
+}
+
+// pageCost is the most one page of a normalised request may cost: auto
+// reserves the browser price when a browser exists.
+func (r *GyreRequest) pageCost(browser bool) int64 {
+	if r.Tier == TierBrowser || (r.Tier == TierAuto && browser) {
+		return billing.FetchBrowser
+	}
+	return billing.FetchHTTP
+}
+
+// MaxCost is what a normalised request may cost at most: maxPages pages at
+// the dearest tier they may need, capped by maxCredits. It is the
+// reservation; GyreResult.Cost is what is drawn.
+func (r *GyreRequest) MaxCost(browser bool) int64 {
+	c := int64(*r.MaxPages) * r.pageCost(browser)
+	if r.MaxCredits != nil {
+		c = min(c, int64(*r.MaxCredits))
+	}
+	return max(c, 1)
+}
+
+// pathAllowed applies includePaths and excludePaths to a URL path.
+func (r *GyreRequest) pathAllowed(p string) bool {
+	for _, re := range r.exclude {
+		if re.MatchString(p) {
+			return false
+		}
+	}
+	if len(r.include) == 0 {
+		return true
+	}
+	for _, re := range r.include {
+		if re.MatchString(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Values of GyrePage.Via besides a page URL.
+const (
+	GyreViaStart   = "start"
+	GyreViaSitemap = "sitemap"
+)
+
+// GyrePage is one page of a crawl.
+type GyrePage struct {
+	// URL is the page's address after redirects.
+	URL   string `json:"url"`
+	Title string `json:"title"`
+	// Markdown is empty when the request's formats leave markdown out.
+	Markdown   string `json:"markdown"`
+	StatusCode int    `json:"statusCode"`
+	// Via is the URL of the page the crawl found this one on, or
+	// GyreViaStart, or GyreViaSitemap.
+	Via string `json:"via"`
+	// Tier is the tier that fetched the page; it sets the page's price.
+	Tier    string   `json:"tier"`
+	HTML    *string  `json:"html,omitempty"`
+	RawHTML *string  `json:"rawHtml,omitempty"`
+	Text    *string  `json:"text,omitempty"`
+	Links   []string `json:"links,omitempty"`
+}
+
+// GyreError is a page the crawl could not add. Error is safe to show.
+type GyreError struct {
+	URL   string `json:"url"`
+	Error string `json:"error"`
+	// Code is the error code (upstream_error, timeout, …), or "robots" for
+	// a page that robots.txt disallows and "http_status" for an HTTP error
+	// answer.
+	Code string `json:"code"`
+}
+
+// Codes of GyreError that are not model codes.
+const (
+	GyreCodeRobots     = "robots"
+	GyreCodeHTTPStatus = "http_status"
+)
+
+// GyreResult is the data of a crawl.
+type GyreResult struct {
+	StartURL   string      `json:"startUrl"`
+	TotalPages int         `json:"totalPages"`
+	Pages      []GyrePage  `json:"pages"`
+	Errors     []GyreError `json:"errors"`
+}
+
+// Cost is what the crawl draws: the price of each page returned on the tier
+// that fetched it, at least 1. Pages in Errors cost nothing.
+func (r *GyreResult) Cost() int64 {
+	var c int64
+	for _, p := range r.Pages {
+		c += billing.FetchCost(p.Tier)
+	}
+	return max(c, 1)
+}
+
+// GyreOptions tune how hard a crawl presses on the sites it visits. They
+// are the operator's, not the caller's: neither the request nor the
+// Service carries them. Zero fields take defaults.
+type GyreOptions struct {
+	// Workers is the number of pages fetched and converted at once, across
+	// all hosts (default DefaultGyreWorkers).
+	Workers int
+	// PerHost is the number of requests in flight to one scheme and host
+	// (default DefaultGyrePerHost). A host whose robots.txt sets a
+	// Crawl-delay, or any host when Delay is set, gets one at a time.
+	PerHost int
+	// Delay spaces the requests to one host; a longer robots.txt
+	// Crawl-delay wins (capped at 10 s).
+	Delay time.Duration
+}
+
+func (o GyreOptions) withDefaults() GyreOptions {
+	if o.Workers <= 0 {
+		o.Workers = DefaultGyreWorkers
+	}
+	if o.PerHost <= 0 {
+		o.PerHost = DefaultGyrePerHost
+	}
+	return o
+}
+
+// Gyre crawls a site with the default GyreOptions; see GyreWith.
+func (s *Service) Gyre(ctx context.Context, workspaceID string, req GyreRequest, progress func(done, total int)) (*GyreResult, error) {
+	return s.GyreWith(ctx, workspaceID, req, GyreOptions{}, progress)
+}
+
+// GyreWith crawls the site at req.URL and converts every page it reaches,
+// keeping them in the workspace's page store (workspaceID empty: not kept).
+//
+// The crawl starts at req.URL ("via" "start") and, unless
+// req.IgnoreSitemap, at the pages that the site's sitemaps list (read as
+// Map reads them; "via" "sitemap", depth 1). It follows the links of each
+// HTML page up to req.MaxDepth links away. Each URL is fetched once: URLs
+// are identified by NormalizeURL, and a page whose address after redirects,
+// or whose declared canonical URL, is a page already returned is dropped as
+// a duplicate (a canonical URL naming the site root from a deeper page is
+// taken for a template mistake and ignored). Links are followed when they
+// are on the start host (with or without "www.", or a subdomain of it with
+// req.AllowSubdomains, or any host with req.AllowExternal), when their path
+// passes req.IncludePaths and req.ExcludePaths, and when they do not name
+// an image, style, script, font, media file, archive or a document other
+// than a PDF. Pages that robots.txt disallows for s.UserAgent are not
+// requested and are listed in Errors. A crawl admits at most
+// 10 × maxPages URLs (100 at least) to its frontier.
+//
+// Pages are fetched as Fetch fetches them (tiers, auto escalation,
+// conversion), opt.Workers at a time and opt.PerHost at a time per host,
+// and returned in the order they complete. An answer with an HTTP error
+// status, a failed fetch and a page robots.txt refuses go to Errors.
+//
+// Every crawl ends: after req.MaxPages pages, when the frontier is empty,
+// when req.Timeout has passed or ctx ends (the pages gathered so far are
+// returned, without error), or when starting one more page could take the
+// spend over req.MaxCredits. It fails only when it returns no page: with
+// the start page's error (forbidden_url, upstream_error, …), upstream_error
+// when the start page answered an HTTP error or robots.txt refuses it, or
+// timeout.
+//
+// progress, when not nil, is called from one goroutine as pages are added:
+// done is the number of pages so far, total the number the crawl expects at
+// this point (pages, plus pages in flight and queued, at most maxPages);
+// total may grow or shrink, and the last call has done == total.
+func (s *Service) GyreWith(ctx context.Context, workspaceID string, req GyreRequest, opt GyreOptions, progress func(done, total int)) (*GyreResult, error) {
+	if s.HTTP == nil {
+		return nil, model.Errorf(model.CodeUnavailable, "fetching is not configured")
+	}
+	browser := s.Browser != nil
+	if err := req.Normalize(s.HTTP.CheckURL, browser); err != nil {
+		return nil, err
+	}
+	startURL, err := url.Parse(req.URL)
+	if err != nil {
+		return nil, model.Wrap(model.CodeBadRequest, err, "url is not valid")
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(*req.Timeout)*time.Millisecond)
+	defer cancel()
+
+	g := &gyre{
+		s: s, req: req, opt: opt.withDefaults(), workspaceID: workspaceID,
+		progress: progress,
+		scope:    newSiteScope(startURL.Hostname(), req.AllowSubdomains),
+		pageCost: req.pageCost(browser),
+		frontier: max(gyreFrontierFactor**req.MaxPages, gyreMinFrontier),
+		seen:     make(map[string]bool),
+		emitted:  make(map[string]bool),
+		hosts:    make(map[string]*gyreHost),
+		results:  make(chan gyreOutcome),
+		hostInfo: make(chan gyreHostInfo),
+		seeds:    make(chan []string, 1),
+		res:      &GyreResult{StartURL: req.URL, Pages: []GyrePage{}, Errors: []GyreError{}},
+	}
+	g.formats = slices.Clone(req.Formats)
+	if !slices.Contains(g.formats, FormatLinks) {
+		g.formats = append(g.formats, FormatLinks)
+	}
+	if req.MaxCredits != nil {
+		g.budget = int64(*req.MaxCredits)
+	}
+	return g.run(ctx, startURL)
+}
+
+// gyre is the state of one crawl. Its fields are owned by the goroutine
+// running run, except those marked otherwise.
+type gyre struct {
+	// Read-only during the crawl; shared with workers.
+	s           *Service
+	req         GyreRequest
+	opt         GyreOptions
+	workspaceID string
+	scope       *siteScope // safe for concurrent use
+	pageCost    int64      // the most one page may cost
+	formats     []string   // req.Formats and links, which the crawl needs
+
+	progress func(done, total int)
+	frontier int   // the most URLs admitted
+	budget   int64 // maxCredits; 0: none
+
+	wg       sync.WaitGroup
+	results  chan gyreOutcome
+	hostInfo chan gyreHostInfo
+	seeds    chan []string
+
+	seen     map[string]bool // NormalizeURL keys admitted (or known duplicates)
+	emitted  map[string]bool // keys of pages returned: final URLs and canonicals
+	admitted int
+	hosts    map[string]*gyreHost
+	order    []*gyreHost // round-robin order of hosts
+	next     int         // where the next round-robin pick starts
+	queued   int
+	pending  int // robots.txt lookups in flight
+	inflight int
+	spent    int64
+	sitemaps bool // the sitemap search is still running
+
+	start    gyreOutcome // the start page's outcome, once it is known
+	startSet bool
+	res      *GyreResult
+}
+
+// gyreJob is one URL of the frontier.
+type gyreJob struct {
+	url   string // cleaned (cleanURL)
+	key   string // NormalizeURL(url)
+	via   string
+	depth int
+	start bool
+	host  *gyreHost
+}
+
+// gyreHost is the queue and the limits of one scheme and host.
+type gyreHost struct {
+	origin   string // scheme://host[:port]
+	ready    bool   // robots.txt has been read
+	limit    int
+	pace     *pacer
+	inflight int
+	jobs     []gyreJob
+}
+
+type gyreHostInfo struct {
+	host  *gyreHost
+	delay time.Duration
+}
+
+// gyreCandidate is a link a worker found and vetted; the crawl admits it
+// unless it has seen its key.
+type gyreCandidate struct {
+	url, key string
+}
+
+// gyreOutcome is what a worker reports for one job.
+type gyreOutcome struct {
+	job        gyreJob
+	disallowed bool
+	err        error
+	page       *GyrePage
+	keys       []string // final URL and canonical keys of page
+	links      []gyreCandidate
+}
+
+func (g *gyre) run(ctx context.Context, startURL *url.URL) (*GyreResult, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer g.wg.Wait()
+	defer cancel()
+
+	startKey, _ := NormalizeURL(g.req.URL)
+	g.seen[startKey] = true
+	g.admitted++
+	g.enqueue(ctx, gyreJob{url: g.req.URL, key: startKey, via: GyreViaStart, start: true})
+	if !g.req.IgnoreSitemap && g.req.MaxDepth != nil && *g.req.MaxDepth > 0 {
+		g.sitemaps = true
+		g.wg.Add(1)
+		go func() {
+			defer g.wg.Done()
+			g.seeds <- g.readSitemaps(ctx, startURL)
+		}()
+	}
+
+	for {
+		g.schedule(ctx)
+		if g.finished(ctx) {
+			break
+		}
+		select {
+		case o := <-g.results:
+			g.handle(ctx, o)
+		case hi := <-g.hostInfo:
+			g.pending--
+			hi.host.ready = true
+			hi.host.limit = g.opt.PerHost
+			d := max(hi.delay, g.opt.Delay)
+			if d > 0 {
+				hi.host.limit = 1
+				hi.host.pace = &pacer{delay: min(d, mapMaxCrawlDelay)}
+			}
+		case urls := <-g.seeds:
+			g.sitemaps = false
+			for _, u := range urls {
+				if c, ok := g.vet(u); ok {
+					g.admit(ctx, c, GyreViaSitemap, 1)
+				}
+			}
+		case <-ctx.Done():
+		}
+	}
+	if g.progress != nil {
+		n := len(g.res.Pages)
+		g.progress(n, n)
+	}
+	g.res.TotalPages = len(g.res.Pages)
+	if g.res.TotalPages == 0 {
+		return nil, g.startError()
+	}
+	return g.res, nil
+}
+
+// finished says whether the crawl is over: out of time, full, or with
+// nothing left to do or wait for.
+func (g *gyre) finished(ctx context.Context) bool {
+	switch {
+	case ctx.Err() != nil:
+		return true
+	case len(g.res.Pages) >= *g.req.MaxPages:
+		return true
+	case g.inflight > 0:
+		return false
+	case g.budget > 0 && g.spent+g.pageCost > g.budget:
+		return true
+	}
+	return g.pending == 0 && !g.sitemaps
+}
+
+// startError is the error of a crawl that returns no page.
+func (g *gyre) startError() error {
+	st := g.start
+	switch {
+	case !g.startSet:
+		return model.Errorf(model.CodeTimeout, "the site did not answer within %d ms", *g.req.Timeout)
+	case st.disallowed:
+		return model.Errorf(model.CodeUpstreamError, "robots.txt disallows crawling %s and the sitemaps list no page", g.req.URL)
+	case st.err != nil:
+		return st.err
+	case st.page != nil && st.page.StatusCode >= 400:
+		return model.Errorf(model.CodeUpstreamError, "the site answered HTTP %d at %s", st.page.StatusCode, g.req.URL)
+	}
+	return model.Errorf(model.CodeUpstreamError, "the crawl found no page at %s", g.req.URL)
+}
+
+// enqueue adds a job to its host's queue, starting the robots.txt lookup
+// of a host met for the first time.
+func (g *gyre) enqueue(ctx context.Context, j gyreJob) {
+	u, err := url.Parse(j.url)
+	if err != nil {
+		return
+	}
+	origin := u.Scheme + "://" + u.Host
+	h := g.hosts[origin]
+	if h == nil {
+		h = &gyreHost{origin: origin}
+		g.hosts[origin] = h
+		g.order = append(g.order, h)
+		g.pending++
+		g.wg.Add(1)
+		go func() {
+			defer g.wg.Done()
+			// CrawlDelay reads (and caches) robots.txt, which Allowed then
+			// answers from memory for every page of the host.
+			d := g.s.HTTP.Robots().CrawlDelay(ctx, origin+"/", g.s.UserAgent)
+			select {
+			case g.hostInfo <- gyreHostInfo{host: h, delay: d}:
+			case <-ctx.Done():
+			}
+		}()
+	}
+	j.host = h
+	h.jobs = append(h.jobs, j)
+	g.queued++
+}
+
+// schedule starts as many jobs as the limits allow.
+func (g *gyre) schedule(ctx context.Context) {
+	for ctx.Err() == nil && g.inflight < g.opt.Workers &&
+		len(g.res.Pages)+g.inflight < *g.req.MaxPages &&
+		(g.budget == 0 || g.spent+int64(g.inflight+1)*g.pageCost <= g.budget) {
+		j, ok := g.pick()
+		if !ok {
+			return
+		}
+		g.inflight++
+		j.host.inflight++
+		g.wg.Add(1)
+		go func() {
+			defer g.wg.Done()
+			o := g.work(ctx, j)
+			select {
+			case g.results <- o:
+			case <-ctx.Done():
+			}
+		}()
+	}
+}
+
+// pick takes the next job of the next host, round robin, that may take
+// one more request.
+func (g *gyre) pick() (gyreJob, bool) {
+	n := len(g.order)
+	for i := range n {
+		h := g.order[(g.next+i)%n]
+		if !h.ready || h.inflight >= h.limit || len(h.jobs) == 0 {
+			continue
+		}
+		j := h.jobs[0]
+		h.jobs[0] = gyreJob{}
+		h.jobs = h.jobs[1:]
+		if len(h.jobs) == 0 {
+			h.jobs = nil // let the drained array go
+		}
+		g.queued--
+		g.next = (g.next + i + 1) % n
+		return j, true
+	}
+	return gyreJob{}, false
+}
+
+// work fetches and converts one page. It runs on its own goroutine and
+// touches only what is safe to share.
+func (g *gyre) work(ctx context.Context, j gyreJob) gyreOutcome {
+	o := gyreOutcome{job: j}
+	if !g.s.HTTP.Robots().Allowed(ctx, j.url, g.s.UserAgent) {
+		o.disallowed = true
+		return o
+	}
+	if err := j.host.pace.wait(ctx); err != nil {
+		o.err = model.Wrap(model.CodeTimeout, err, "the crawl ran out of time")
+		return o
+	}
+	res, err := g.s.Fetch(ctx, "", FetchRequest{
+		URL: j.url, Formats: g.formats, OnlyMainContent: g.req.OnlyMainContent, Tier: g.req.Tier,
+	})
+	if err != nil {
+		o.err = err
+		return o
+	}
+	p := &GyrePage{URL: res.FinalURL, Title: res.Title, StatusCode: res.StatusCode, Via: j.via, Tier: res.Tier}
+	o.page = p
+	if res.StatusCode >= 400 {
+		return o
+	}
+	final, err := url.Parse(res.FinalURL)
+	if err != nil {
+		o.err = model.Wrap(model.CodeUpstreamError, err, "the site redirected to an invalid url")
+		return o
+	}
+	if j.start {
+		// A start page that redirects to another host moves the site there.
+		g.scope.addHost(final.Hostname())
+	}
+	o.keys = append(o.keys, j.key)
+	if k, err := NormalizeURL(res.FinalURL); err == nil && k != j.key {
+		o.keys = append(o.keys, k)
+	}
+	if c := res.Metadata.Canonical; c != "" {
+		if cu, err := url.Parse(c); err == nil && (cu.Path != "/" && cu.Path != "" || final.Path == "/" || final.Path == "") {
+			if k, err := NormalizeURL(c); err == nil && !slices.Contains(o.keys, k) {
+				o.keys = append(o.keys, k)
+			}
+		}
+	}
+	if j.depth < *g.req.MaxDepth {
+		seen := make(map[string]bool, len(res.Links))
+		for _, l := range res.Links {
+			if c, ok := g.vet(l); ok && !seen[c.key] {
+				seen[c.key] = true
+				o.links = append(o.links, c)
+			}
+		}
+	}
+	if res.Markdown != nil {
+		p.Markdown = *res.Markdown
+	}
+	p.HTML, p.RawHTML, p.Text = res.HTML, res.RawHTML, res.Text
+	if g.req.wants(FormatLinks) {
+		p.Links = res.Links
+	} else {
+		res.Links = nil
+	}
+	if g.s.Pages != nil && g.workspaceID != "" {
+		g.s.keep(ctx, g.workspaceID, FetchRequest{
+			URL: j.url, Formats: g.req.Formats, OnlyMainContent: g.req.OnlyMainContent, Tier: g.req.Tier,
+		}, res)
+	}
+	return o
+}
+
+func (r *GyreRequest) wants(format string) bool { return slices.Contains(r.Formats, format) }
+
+// vet cleans a discovered URL and says whether the crawl may follow it:
+// http or https without user information, in scope, a page and not an
+// asset, with a path that the include and exclude patterns let through.
+// It is safe for concurrent use.
+func (g *gyre) vet(raw string) (gyreCandidate, bool) {
+	u, err := parseHTTPURL(raw)
+	if err != nil || u.User != nil {
+		return gyreCandidate{}, false
+	}
+	clean := normalize(u, false)
+	if !g.req.AllowExternal && !g.scope.contains(u.Hostname()) {
+		return gyreCandidate{}, false
+	}
+	ext := strings.ToLower(path.Ext(u.Path))
+	if k := extKinds[ext]; k == pathAsset || (k == pathDocument && ext != ".pdf") {
+		return gyreCandidate{}, false
+	}
+	if !g.req.pathAllowed(u.Path) {
+		return gyreCandidate{}, false
+	}
+	return gyreCandidate{url: clean, key: normalize(u, true)}, true
+}
+
+// admit adds a vetted URL to the frontier unless it was seen or the
+// frontier is full.
+func (g *gyre) admit(ctx context.Context, c gyreCandidate, via string, depth int) {
+	if g.seen[c.key] || g.admitted >= g.frontier {
+		return
+	}
+	g.seen[c.key] = true
+	g.admitted++
+	g.enqueue(ctx, gyreJob{url: c.url, key: c.key, via: via, depth: depth})
+}
+
+// handle takes a worker's outcome into the result and the frontier.
+func (g *gyre) handle(ctx context.Context, o gyreOutcome) {
+	g.inflight--
+	o.job.host.inflight--
+	if o.job.start {
+		g.start, g.startSet = o, true
+	}
+	switch {
+	case o.disallowed:
+		g.res.Errors = append(g.res.Errors, GyreError{URL: o.job.url, Error: "robots.txt disallows this page", Code: GyreCodeRobots})
+		return
+	case o.err != nil:
+		if ctx.Err() != nil {
+			return // cut short by the end of the crawl, not the site's fault
+		}
+		g.res.Errors = append(g.res.Errors, GyreError{URL: o.job.url, Error: model.ErrorMessage(o.err), Code: model.ErrorCode(o.err)})
+		return
+	case o.page.StatusCode >= 400:
+		g.res.Errors = append(g.res.Errors, GyreError{URL: o.job.url,
+			Error: fmt.Sprintf("the site answered HTTP %d", o.page.StatusCode), Code: GyreCodeHTTPStatus})
+		return
+	}
+	dup := false
+	for _, k := range o.keys {
+		dup = dup || g.emitted[k]
+		g.seen[k] = true
+	}
+	if dup {
+		return
+	}
+	for _, k := range o.keys {
+		g.emitted[k] = true
+	}
+	g.spent += billing.FetchCost(o.page.Tier)
+	g.res.Pages = append(g.res.Pages, *o.page)
+	for _, c := range o.links {
+		g.admit(ctx, c, o.page.URL, o.job.depth+1)
+	}
+	if g.progress != nil {
+		n := len(g.res.Pages)
+		g.progress(n, min(*g.req.MaxPages, n+g.inflight+g.queued))
+	}
+}
+
+// readSitemaps lists the page URLs of the site's sitemaps, found and read
+// as Map finds and reads them.
+func (g *gyre) readSitemaps(ctx context.Context, start *url.URL) []string {
+	m := &mapper{s: g.s, scope: g.scope, links: newLinkSet(g.frontier)}
+	_ = m.sitemaps(ctx, start)
+	var out []string
+	for _, l := range m.links.list() {
+		if l.Source == MapSourceSitemap {
+			out = append(out, l.URL)
+		}
+	}
+	return out
+}
