@@ -20,6 +20,7 @@ import (
 	"webacq/internal/config"
 	"webacq/internal/fetch"
 	"webacq/internal/httpapi"
+	"webacq/internal/mcp"
 	"webacq/internal/primitive"
 	"webacq/internal/store"
 )
@@ -244,6 +245,7 @@ func (m *Main) serve(ctx context.Context) error {
 		defer prims.Browser.Close()
 	}
 	api := httpapi.New(m.cfg, m.store, biller, prims, m.log)
+	api.SetMCP(mcp.New(m.store, biller, api, m.log, mcp.Options{AllowedOrigins: m.cfg.MCPAllowedOrigins}))
 
 	ln, err := net.Listen("tcp", m.cfg.Addr)
 	if err != nil {

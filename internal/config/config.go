@@ -24,6 +24,9 @@ type Config struct {
 	LogFormat     string // WEBACQ_LOG_FORMAT: text|json
 	AccessLog     bool   // WEBACQ_ACCESS_LOG: one log line per request (default on)
 	DebugAddr     string // WEBACQ_DEBUG_ADDR: serve net/http/pprof here (off when empty)
+	// MCPAllowedOrigins (WEBACQ_MCP_ALLOWED_ORIGINS, comma-separated) are the
+	// browser origins besides the service's own host that may call /api/mcp.
+	MCPAllowedOrigins []string
 
 	UserAgent     string        // WEBACQ_USER_AGENT: sent with every fetch
 	PageRetention time.Duration // WEBACQ_PAGE_RETENTION: how long acquired pages are kept
@@ -57,6 +60,11 @@ func Load(getenv func(string) string) (*Config, error) {
 		LogFormat:     get("WEBACQ_LOG_FORMAT", "text"),
 		UserAgent:     get("WEBACQ_USER_AGENT", ""),
 		DebugAddr:     get("WEBACQ_DEBUG_ADDR", ""),
+	}
+	for _, o := range strings.Split(get("WEBACQ_MCP_ALLOWED_ORIGINS", ""), ",") {
+		if o = strings.TrimRight(strings.TrimSpace(o), "/"); o != "" {
+			c.MCPAllowedOrigins = append(c.MCPAllowedOrigins, o)
+		}
 	}
 	var err error
 	if c.AllowPrivate, err = parseBool(get("WEBACQ_ALLOW_PRIVATE", "0")); err != nil {

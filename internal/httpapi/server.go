@@ -23,7 +23,12 @@ type Server struct {
 
 	v1      *http.ServeMux
 	handler http.Handler
+	mcp     http.Handler
 }
+
+// SetMCP mounts the MCP endpoint at /api/mcp, behind the same request ids,
+// access log, canonical-host redirect and body cap as the REST API.
+func (s *Server) SetMCP(h http.Handler) { s.mcp = h }
 
 // New builds the API on a store, a biller and the primitives.
 func New(cfg *config.Config, st *store.Store, b *billing.Biller, prims *primitive.Service, log *slog.Logger) *Server {
@@ -47,6 +52,13 @@ func (s *Server) routes() {
 	mux := http.NewServeMux()
 	mux.Handle("/api/v1/", s.authenticate(s.v1))
 	mux.HandleFunc("/api/v1", s.noRoute)
+	mux.HandleFunc("/api/mcp", func(w http.ResponseWriter, r *http.Request) {
+		if s.mcp == nil {
+			http.NotFound(w, r)
+			return
+		}
+		s.mcp.ServeHTTP(w, r)
+	})
 	s.handler = s.outer(mux)
 }
 

@@ -1,0 +1,132 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"webacq/internal/billing"
+	"webacq/internal/model"
+	"webacq/internal/primitive"
+)
+
+// Primitives are the billed primitives, the same functions the REST
+// handlers call: each reserves, runs and settles, writing the usage and
+// activity rows with the call it is given.
+type Primitives interface {
+	Fetch(ctx context.Context, call *billing.Call, req primitive.FetchRequest) (*primitive.FetchResult, error)
+	Map(ctx context.Context, call *billing.Call, req primitive.MapRequest) (*primitive.MapResult, error)
+}
+
+type tool struct {
+	name, endpoint, description string
+}
+
+// Tool names, the REST endpoints they bill as, and what an agent reads to
+// choose one.
+var tools = []tool{
+	{"svc_search", "/api/v1/search", "Search the web (or the pages this workspace already acquired) for a query and " +
+		"get ranked results with URL, title and snippet. Set fetch=true to also get each result's page as markdown. " +
+		"Costs 1 credit, plus 1 per page fetched over HTTP or 3 per page that needed a browser."},
+	{"svc_fetch", "/api/v1/fetch", "Read one web page or document (HTML, PDF, text, JSON) and get its main content " +
+		"as clean markdown with title, description, language and metadata. Use it when you have a URL. " +
+		"tier auto (default) escalates to a real browser for JavaScript-only pages and bot walls. " +
+		"Costs 1 credit over HTTP, 3 with the browser; a failed fetch costs nothing."},
+	{"svc_gyre", "/api/v1/gyre", "Crawl a website from a start URL, following its links (respecting robots.txt), " +
+		"and get every page as markdown: {startUrl, totalPages, pages[{url,title,markdown,statusCode,via}], errors[]}. " +
+		"Use it to read many pages of one site; bound it with maxPages. Costs 1 credit per page (3 with the browser)."},
+	{"svc_extract", "/api/v1/extract", "Extract structured data from a web page with a language model: give a url and " +
+		"an intent in plain English (or a prompt), optionally a JSON Schema for each item; get {url, found, data[], model}. " +
+		"Costs 5 credits (7 when the page needs a browser)."},
+	{"svc_map", "/api/v1/map", "List the URLs of a website quickly from its sitemaps and links, without reading the " +
+		"pages' content: {url, links[{url,title,source}], total}. Use search to rank URLs about a topic first. Costs 1 credit."},
+}
+
+var toolsByName = func() map[string]tool {
+	m := map[string]tool{}
+	for _, t := range tools {
+		m[t.name] = t
+	}
+	return m
+}()
+
+// addTools registers the five tools on a request's server. Each input
+// schema is generated from the Go type the REST handler decodes.
+func (h *Handler) addTools(s *sdk.Server, st *reqState) {
+	add(h, s, st, toolsByName["svc_fetch"], h.prims.Fetch)
+	add(h, s, st, toolsByName["svc_map"], h.prims.Map)
+	add(h, s, st, toolsByName["svc_search"], notYet[searchArgs])
+	add(h, s, st, toolsByName["svc_gyre"], notYet[gyreArgs])
+	add(h, s, st, toolsByName["svc_extract"], notYet[extractArgs])
+}
+
+// add registers one tool whose handler runs a billed primitive.
+func add[In, Out any](h *Handler, s *sdk.Server, st *reqState, t tool,
+	run func(context.Context, *billing.Call, In) (Out, error)) {
+	sdk.AddTool(s, &sdk.Tool{Name: t.name, Description: t.description},
+		func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, any, error) {
+			st.toolRan = true
+			call := &billing.Call{Principal: st.principal, Endpoint: t.endpoint, Via: model.ViaMCP, Method: "POST",
+				RequestID: st.requestID, Started: st.started}
+			out, err := run(ctx, call, in)
+			status := model.Status(model.ErrorCode(err))
+			if err != nil && call.ErrorCode == "" {
+				call.ErrorCode = model.ErrorCode(err)
+			}
+			// A no-op when the primitive settled the call; otherwise (it failed
+			// before billing) it writes the 0-credit rows.
+			if ferr := h.biller.Finish(ctx, call, 0, status); ferr != nil {
+				h.log.Error("record mcp usage", "err", ferr, "request_id", st.requestID)
+			}
+			if err != nil {
+				return errorResult(err), nil, nil
+			}
+			return h.textResult(out), nil, nil
+		})
+}
+
+// errorResult is a failed primitive as an MCP tool result: `<code>: <message>`
+// with the client-safe message only. Internal errors say no more than that.
+func errorResult(err error) *sdk.CallToolResult {
+	code := model.ErrorCode(err)
+	msg := model.ErrorMessage(err)
+	if code == model.CodeInternal {
+		code, msg = model.CodeUnavailable, "internal error"
+	}
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: code + ": " + msg}}}
+}
+
+// textResult is one text item holding the JSON data payload.
+func (h *Handler) textResult(v any) *sdk.CallToolResult {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return errorResult(fmt.Errorf("marshal result: %w", err))
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}}
+}
+
+// The primitives below are not built yet: their tools are listed with the
+// argument fields the service spec shows, and calls fail cleanly.
+type (
+	searchArgs struct {
+		Query        string   `json:"query" jsonschema:"what to search for"`
+		Limit        int      `json:"limit,omitempty" jsonschema:"number of results (default 5, max 20)"`
+		Fetch        bool     `json:"fetch,omitempty" jsonschema:"also fetch each result's page as markdown"`
+		FetchFormats []string `json:"fetchFormats,omitempty" jsonschema:"formats of the fetched pages"`
+		Tbs          string   `json:"tbs,omitempty" jsonschema:"time filter: qdr:h, qdr:d, qdr:w, qdr:m or qdr:y"`
+	}
+	gyreArgs struct {
+		URL      string `json:"url" jsonschema:"start URL of the crawl"`
+		MaxPages int    `json:"maxPages,omitempty" jsonschema:"most pages to crawl (default 10, max 1000)"`
+	}
+	extractArgs struct {
+		URL    string `json:"url" jsonschema:"page to extract from"`
+		Intent string `json:"intent,omitempty" jsonschema:"what to extract, in plain English"`
+	}
+)
+
+func notYet[In any](context.Context, *billing.Call, In) (any, error) {
+	return nil, model.Errorf(model.CodeUnavailable, "this primitive is not available on this server yet")
+}
