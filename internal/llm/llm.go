@@ -255,13 +255,12 @@ func (t *transport) classify(ctx context.Context, err error) error {
 		}
 		return e
 	}
-	if errors.Is(err, context.DeadlineExceeded) || isNetTimeout(err) {
-		if ctx.Err() == nil || errors.Is(context.Cause(ctx), errCallTimeout) {
-			return model.Wrap(model.CodeTimeout, err, fmt.Sprintf("the language model did not answer within %s", t.cfg.Timeout))
-		}
+	switch {
+	case errors.Is(context.Cause(ctx), errCallTimeout) || (ctx.Err() == nil && isNetTimeout(err)):
+		return model.Wrap(model.CodeTimeout, err, fmt.Sprintf("the language model did not answer within %s", t.cfg.Timeout))
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return model.Wrap(model.CodeTimeout, err, "the extraction ran out of time waiting for the language model")
-	}
-	if errors.Is(err, context.Canceled) {
+	case ctx.Err() != nil:
 		return model.Wrap(model.CodeUnavailable, err, "the extraction was cancelled")
 	}
 	return model.Wrap(model.CodeUnavailable, err, fmt.Sprintf("the language model could not be reached (%s at WEBACQ_LLM_BASE_URL)", name))

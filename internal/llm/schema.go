@@ -22,6 +22,9 @@ func CompileSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
 	if _, ok := probe.(map[string]any); !ok {
 		return nil, model.Errorf(model.CodeBadRequest, "schema must be a JSON Schema object")
 	}
+	if err := checkTypes(probe); err != nil {
+		return nil, model.Errorf(model.CodeBadRequest, "schema is not a valid JSON Schema: %s", err)
+	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return nil, model.Errorf(model.CodeBadRequest, "schema is not a valid JSON Schema: %s", truncate(err.Error(), 300))
@@ -31,6 +34,62 @@ func CompileSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
 		return nil, model.Errorf(model.CodeBadRequest, "schema is not a valid JSON Schema: %s", truncate(err.Error(), 300))
 	}
 	return r, nil
+}
+
+var (
+	// schemaKeywords hold one subschema, schemaMaps a map of them and
+	// schemaLists a list of them (or one, for items before 2020-12).
+	schemaKeywords = []string{"not", "if", "then", "else", "additionalProperties", "contains", "propertyNames",
+		"unevaluatedItems", "unevaluatedProperties", "additionalItems", "items"}
+	schemaMaps  = []string{"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+	schemaLists = []string{"allOf", "anyOf", "oneOf", "prefixItems", "items"}
+	typeNames   = map[string]bool{"null": true, "boolean": true, "object": true, "array": true, "number": true, "integer": true, "string": true}
+)
+
+// checkTypes reports a "type" that names no JSON type anywhere in a
+// schema, the typo the resolver lets through ("str", "int", "list").
+func checkTypes(v any) error {
+	s, ok := v.(map[string]any)
+	if !ok {
+		return nil // true, false, or a fault the resolver reports
+	}
+	switch t := s["type"].(type) {
+	case nil:
+	case string:
+		if !typeNames[t] {
+			return fmt.Errorf("type %q is not one of null, boolean, object, array, number, integer, string", t)
+		}
+	case []any:
+		for _, x := range t {
+			if x, ok := x.(string); !ok || !typeNames[x] {
+				return fmt.Errorf("type %v is not a list of JSON type names", t)
+			}
+		}
+	default:
+		return fmt.Errorf("type must be a string or a list of strings")
+	}
+	for _, k := range schemaKeywords {
+		if err := checkTypes(s[k]); err != nil {
+			return err
+		}
+	}
+	for _, k := range schemaMaps {
+		m, _ := s[k].(map[string]any)
+		for _, sub := range m {
+			if err := checkTypes(sub); err != nil {
+				return err
+			}
+		}
+	}
+	for _, k := range schemaLists {
+		l, _ := s[k].([]any)
+		for _, sub := range l {
+			if err := checkTypes(sub); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // envelope is the schema of one model answer, {found, data: [item]}, and
