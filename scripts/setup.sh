@@ -9,6 +9,11 @@
 set -eu
 
 PACKAGES="ca-certificates chromium fonts-liberation"
+# Node.js runs the MCP interoperability test (the official TypeScript SDK
+# client). Many machines have it from elsewhere; take Debian's only if absent.
+if ! command -v node >/dev/null 2>&1; then
+	PACKAGES="$PACKAGES nodejs npm"
+fi
 
 if [ "$(id -u)" -eq 0 ]; then
 	SUDO=""
