@@ -187,22 +187,27 @@ func (r *GyreRequest) MaxCost(browser bool) int64 {
 	return max(c, 1)
 }
 
-// pathAllowed applies includePaths and excludePaths to a URL path.
+// pathAllowed applies includePaths and excludePaths to a URL path. As
+// "/docs/" and "/docs" are one page (NormalizeURL), a pattern matches when
+// it matches the path as written or without its trailing slash: the
+// decision does not depend on which spelling the crawl met first.
 func (r *GyreRequest) pathAllowed(p string) bool {
+	trimmed := p
+	if len(p) > 1 {
+		trimmed = strings.TrimRight(p, "/")
+	}
+	match := func(re *regexp.Regexp) bool {
+		return re.MatchString(p) || (trimmed != p && re.MatchString(trimmed))
+	}
 	for _, re := range r.exclude {
-		if re.MatchString(p) {
+		if match(re) {
 			return false
 		}
 	}
 	if len(r.include) == 0 {
 		return true
 	}
-	for _, re := range r.include {
-		if re.MatchString(p) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.include, match)
 }
 
 // Values of GyrePage.Via besides a page URL.
