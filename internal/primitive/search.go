@@ -120,8 +120,15 @@ func (r *SearchRequest) Normalize(browser bool) error {
 func (r *SearchRequest) MaxCost(browser bool) int64 {
 	c := int64(billing.SearchBase)
 	if r.Fetch {
+		limit := SearchDefaultLimit
+		if r.Limit != nil {
+			limit = *r.Limit
+		}
 		fr := r.subFetch("")
-		c += int64(*r.Limit) * fr.MaxCost(browser)
+		if fr.Tier == "" {
+			fr.Tier = TierAuto
+		}
+		c += int64(limit) * fr.MaxCost(browser)
 	}
 	if r.MaxCredits != nil {
 		c = min(c, int64(*r.MaxCredits))
@@ -257,9 +264,9 @@ func (s *Service) SearchWith(ctx context.Context, provider SearchProvider, works
 // fetchHits fills the pages of hits within the request's credit budget.
 func (s *Service) fetchHits(ctx context.Context, workspaceID string, req *SearchRequest, hits []SearchHit, progress func(done, total int)) {
 	browser := s.Browser != nil
-	budget := &creditBudget{left: math.MaxInt64}
+	budget := newCreditBudget(math.MaxInt64)
 	if req.MaxCredits != nil {
-		budget.left = int64(*req.MaxCredits) - billing.SearchBase
+		budget = newCreditBudget(int64(*req.MaxCredits) - billing.SearchBase)
 	}
 	var mu sync.Mutex // guards done and progress calls
 	done := 0
@@ -308,11 +315,11 @@ func (s *Service) fetchHit(ctx context.Context, workspaceID string, req *SearchR
 	}
 	page, err := s.Fetch(ctx, workspaceID, fr)
 	if err != nil {
-		budget.give(held)
+		budget.settle(held, 0)
 		s.debug("search: result fetch failed", "url", u, "err", err)
 		return nil
 	}
-	budget.give(held - billing.FetchCost(page.Tier))
+	budget.settle(held, billing.FetchCost(page.Tier))
 	return page
 }
 
@@ -322,27 +329,44 @@ func (s *Service) debug(msg string, args ...any) {
 	}
 }
 
-// creditBudget is what a search may still spend on page fetches.
+// creditBudget is what a search may still spend on page fetches. Credits
+// held by a fetch in flight come back when it fails or costs less, so a
+// fetch the budget cannot cover waits for those before it gives up.
 type creditBudget struct {
 	mu   sync.Mutex
-	left int64
+	cond *sync.Cond
+	left int64 // neither held nor spent
+	held int64 // by fetches in flight
 }
 
-// take holds n credits and returns n, or 0 when fewer are left.
+func newCreditBudget(left int64) *creditBudget {
+	b := &creditBudget{left: left}
+	b.cond = sync.NewCond(&b.mu)
+	return b
+}
+
+// take holds n credits and returns n, or 0 when they cannot be had.
 func (b *creditBudget) take(n int64) int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	for b.left < n && b.held > 0 {
+		b.cond.Wait()
+	}
 	if b.left < n {
 		return 0
 	}
 	b.left -= n
+	b.held += n
 	return n
 }
 
-func (b *creditBudget) give(n int64) {
+// settle ends a hold of held credits of which used were spent.
+func (b *creditBudget) settle(held, used int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.left += n
+	b.held -= held
+	b.left += held - used
+	b.cond.Broadcast()
 }
 
 // localSearch is the built-in full-text index over the workspace's pages.
