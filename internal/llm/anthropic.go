@@ -78,6 +78,10 @@ func (c *anthropicClient) Complete(ctx context.Context, req Request) (string, er
 		switch b.Type {
 		case "tool_use":
 			if len(req.Schema) > 0 && b.Name == tool && len(b.Input) > 0 {
+				if resp.StopReason == "max_tokens" {
+					// The input of a cut tool call is incomplete, whatever it parses as.
+					return "", ErrTruncated
+				}
 				return string(b.Input), nil
 			}
 		case "text":

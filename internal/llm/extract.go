@@ -150,30 +150,43 @@ const (
 // fault explained when it cannot be repaired.
 func completeChecked(ctx context.Context, c Client, env *envelope, system, user string) (bool, []map[string]any, error) {
 	req := Request{System: system, User: user, Schema: env.raw, SchemaName: "extraction"}
-	answer, err := c.Complete(ctx, req)
-	if err != nil {
-		return false, nil, err
-	}
-	found, data, fault := env.check(answer)
-	if fault == nil {
+	// ask's error is the provider's, or an *outputFault to explain.
+	ask := func() (bool, []map[string]any, error) {
+		answer, err := c.Complete(ctx, req)
+		if errors.Is(err, ErrTruncated) {
+			return false, nil, &outputFault{ErrTruncated}
+		}
+		if err != nil {
+			return false, nil, err
+		}
+		found, data, fault := env.check(answer)
+		if fault != nil {
+			return false, nil, &outputFault{fault}
+		}
 		return found, data, nil
 	}
-	req.User = user + "\n\n" + feedback(fault)
-	answer, err = c.Complete(ctx, req)
-	if err != nil {
-		return false, nil, err
+	found, data, err := ask()
+	var fault, fault2 *outputFault
+	if !errors.As(err, &fault) {
+		return found, data, err
 	}
-	found, data, fault2 := env.check(answer)
-	if fault2 == nil {
-		return found, data, nil
+	req.User = user + "\n\n" + feedback(fault.err)
+	found, data, err = ask()
+	if !errors.As(err, &fault2) {
+		return found, data, err
 	}
-	return false, nil, model.Wrap(model.CodeUnavailable, fmt.Errorf("%w: %v; then %v", ErrInvalidOutput, fault, fault2),
+	return false, nil, model.Wrap(model.CodeUnavailable, fmt.Errorf("%w: %v; then %v", ErrInvalidOutput, fault.err, fault2.err),
 		"the model did not return valid JSON for the schema")
 }
 
+// outputFault is an answer that could not be used, and why.
+type outputFault struct{ err error }
+
+func (f *outputFault) Error() string { return f.err.Error() }
+
 func feedback(fault error) string {
 	s := "Your previous answer could not be used: " + fault.Error() + ". "
-	if errors.Is(fault, errTruncated) {
+	if errors.Is(fault, ErrTruncated) {
 		s += "Keep the answer shorter so that it is complete. "
 	}
 	return s + `Answer again with only the JSON object {"found": ..., "data": [...]}, matching the schema.`

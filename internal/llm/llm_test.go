@@ -610,8 +610,8 @@ func TestExtractParseJSON(t *testing.T) {
 			t.Errorf("parseJSON(%q) = %s, want %s", tt.in, b, tt.want)
 		}
 	}
-	if _, err := parseJSON(`{"a":[1,2`); !errors.Is(err, errTruncated) {
-		t.Errorf("truncated: %v, want errTruncated", err)
+	if _, err := parseJSON(`{"a":[1,2`); !errors.Is(err, ErrTruncated) {
+		t.Errorf("truncated: %v, want ErrTruncated", err)
 	}
 	if _, err := parseJSON(`no json`); err == nil {
 		t.Error("prose parsed")
@@ -660,5 +660,59 @@ func TestExtractInstruction(t *testing.T) {
 	system, user := messages(t, f.recorded()[0])
 	if !strings.Contains(user, got) || !strings.Contains(system, `"webcast":"https://x"`) {
 		t.Errorf("locked prompt or example missing:\nsystem: %s\nuser: %s", system, user)
+	}
+}
+
+func TestExtractAnthropicCutToolCall(t *testing.T) {
+	f := newFakeProvider(t, func(i int, c call) (int, string) {
+		if i == 0 {
+			return 200, `{"type":"message","stop_reason":"max_tokens","content":[{"type":"tool_use","id":"t","name":"extraction","input":{}}]}`
+		}
+		return 200, toolAnswer(validAnswer)
+	})
+	c, err := New(Config{Provider: "anthropic", BaseURL: f.URL, Model: "claude-test"}, f.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := Extract(context.Background(), c, ExtractInput{Markdown: pricesPage, Intent: "prices", Schema: widgetSchema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := f.recorded()
+	_, retry := messages(t, calls[len(calls)-1])
+	if len(x.Data) != 2 || len(calls) != 2 || !strings.Contains(retry, "shorter") {
+		t.Errorf("got %d objects after %d calls; retry:\n%s", len(x.Data), len(calls), retry)
+	}
+}
+
+func TestExtractStrictSchemaRejected(t *testing.T) {
+	strict := json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","pattern":"^W"}},"required":["name"],"additionalProperties":false}`)
+	f := newFakeProvider(t, func(i int, c call) (int, string) {
+		rf, _ := c.Body["response_format"].(map[string]any)
+		js, _ := rf["json_schema"].(map[string]any)
+		if js["strict"] == true {
+			return 400, `{"error":{"message":"Invalid schema for response_format 'extraction': 'pattern' is not permitted."}}`
+		}
+		return 200, chatAnswer(`{"found":true,"data":[{"name":"Widget A"}]}`)
+	})
+	x, err := Extract(context.Background(), newOpenAI(t, f, nil), ExtractInput{Markdown: pricesPage, Intent: "names", Schema: strict})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := f.recorded()
+	last, _ := calls[len(calls)-1].Body["response_format"].(map[string]any)
+	if len(x.Data) != 1 || len(calls) != 2 || last["type"] != "json_schema" {
+		t.Errorf("got %d objects after %d calls, last format %v; want json_schema without strict", len(x.Data), len(calls), last)
+	}
+}
+
+func TestExtractEmptyObjectAnswer(t *testing.T) {
+	env, err := newEnvelope(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, data, err := env.check(`{}`)
+	if err != nil || found || len(data) != 0 {
+		t.Errorf("check({}) = %t, %v, %v; want nothing found", found, data, err)
 	}
 }

@@ -27,6 +27,7 @@ type openAIClient struct {
 
 	format          atomic.Int32 // formatJSONSchema, …
 	completionField atomic.Bool  // send max_completion_tokens instead of max_tokens
+	noStrict        atomic.Bool  // the server rejected a strict schema
 	noTemperature   atomic.Bool  // the model accepts only its default temperature
 }
 
@@ -125,7 +126,7 @@ func (c *openAIClient) body(req Request) map[string]any {
 					"schema": req.Schema,
 					// Strict decoding needs every property required and no
 					// additional ones; other schemas are a strong hint only.
-					"strict": strictCompatible(req.Schema),
+					"strict": !c.noStrict.Load() && strictCompatible(req.Schema),
 				},
 			}
 		case formatJSONObject:
@@ -145,6 +146,11 @@ func (c *openAIClient) adapt(se *statusError, req Request) bool {
 		return true
 	case strings.Contains(msg, "temperature") && !c.noTemperature.Load():
 		c.noTemperature.Store(true)
+		return true
+	case len(req.Schema) > 0 && c.format.Load() == formatJSONSchema && !c.noStrict.Load() && strictCompatible(req.Schema):
+		// Strict mode refuses some keywords (formats, patterns): a plain
+		// json_schema is tried before json_object.
+		c.noStrict.Store(true)
 		return true
 	case len(req.Schema) > 0 && c.format.Load() < formatPlain:
 		c.format.Add(1)

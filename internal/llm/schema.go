@@ -131,6 +131,17 @@ func newEnvelope(user json.RawMessage) (*envelope, error) {
 	}
 	root["required"] = []string{"found", "data"}
 	root["additionalProperties"] = false
+	full, err := json.Marshal(root)
+	if err != nil {
+		return nil, fmt.Errorf("llm: envelope: %w", err)
+	}
+	resolved, err := CompileSchema(full)
+	if err != nil {
+		return nil, err
+	}
+	// Providers get the schema without $schema, which some refuse; the
+	// draft only matters to validation here.
+	delete(root, "$schema")
 	raw, err := json.Marshal(root)
 	if err != nil {
 		return nil, fmt.Errorf("llm: envelope: %w", err)
@@ -138,10 +149,6 @@ func newEnvelope(user json.RawMessage) (*envelope, error) {
 	itemRaw, err := json.Marshal(item)
 	if err != nil {
 		return nil, fmt.Errorf("llm: envelope: %w", err)
-	}
-	resolved, err := CompileSchema(raw)
-	if err != nil {
-		return nil, err
 	}
 	return &envelope{raw: raw, item: itemRaw, resolved: resolved}, nil
 }
@@ -196,8 +203,9 @@ func schemaType(s map[string]any) string {
 	return ""
 }
 
-// errTruncated marks an answer that ends inside its JSON.
-var errTruncated = errors.New("the answer ended before its JSON was complete (cut off)")
+// ErrTruncated marks an answer that ends inside its JSON; a Client may
+// return it for an answer the provider cut at the output limit.
+var ErrTruncated = errors.New("the answer ended before its JSON was complete (cut off)")
 
 // check parses a model answer, repairs what can be repaired (code fences,
 // prose around the JSON, a bare data array, a single object), and
@@ -233,9 +241,12 @@ func normalize(v any) map[string]any {
 	case map[string]any:
 		_, hasData := x["data"]
 		_, hasFound := x["found"]
-		if !hasData && !hasFound {
+		switch {
+		case !hasData && !hasFound && empty(x):
+			m = map[string]any{"found": false, "data": []any{}}
+		case !hasData && !hasFound:
 			m = map[string]any{"found": true, "data": []any{x}}
-		} else {
+		default:
 			m = x
 		}
 	default:
@@ -314,7 +325,7 @@ func parseJSON(answer string) (any, error) {
 	}
 	end, ok := balanced(s[start:])
 	if !ok {
-		return nil, errTruncated
+		return nil, ErrTruncated
 	}
 	if err := json.Unmarshal([]byte(s[start:start+end]), &v); err != nil {
 		return nil, fmt.Errorf("the answer is not valid JSON: %v", err)
