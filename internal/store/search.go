@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -285,7 +286,18 @@ func writeFTS5String(b *strings.Builder, s string) {
 	b.WriteByte('"')
 }
 
-// tidySnippet puts a snippet on one line.
+// Markdown that reads badly in a snippet: links and images (their text
+// stays), bold and code markers and heading marks.
+var (
+	snippetLink    = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)?`)
+	snippetMarkup  = regexp.MustCompile("\\*\\*|`+")
+	snippetHeading = regexp.MustCompile(`(^|\s)#{1,6}\s`)
+)
+
+// tidySnippet puts a snippet on one line, without most markdown syntax.
 func tidySnippet(s string) string {
+	s = snippetLink.ReplaceAllString(s, "$1")
+	s = snippetMarkup.ReplaceAllString(s, "")
+	s = snippetHeading.ReplaceAllString(s, " ")
 	return strings.Join(strings.Fields(s), " ")
 }

@@ -112,6 +112,27 @@ func TestSearchPagesRanking(t *testing.T) {
 	})
 }
 
+func TestSearchPagesSnippet(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, dialect string) {
+		f := newSearchFixture(t, dialect)
+		md := "# Animals\n\n" + strings.Repeat("Filler words about nothing in particular. ", 40) +
+			"\n\n## Rodents\n\nThe **capybara** is the largest living `rodent`, native to [South America](https://x.test/sa).\n\n" +
+			strings.Repeat("More filler text follows on. ", 40)
+		f.save(f.ws, "https://a.test/", "v", "Animals", md, f.now)
+		hits := f.search(f.ws, "capybara", 5, time.Time{})
+		if len(hits) != 1 {
+			t.Fatalf("got %d hits", len(hits))
+		}
+		s := hits[0].Snippet
+		if !strings.Contains(s, "The capybara is the largest living rodent, native to South America.") {
+			t.Errorf("snippet %q: want the matching sentence without markdown", s)
+		}
+		if len(s) > 600 {
+			t.Errorf("snippet of %d bytes: want a short one", len(s))
+		}
+	})
+}
+
 func TestSearchPagesWorkspaceIsolation(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		f := newSearchFixture(t, dialect)
@@ -231,4 +252,45 @@ func TestSearchPagesSinceAndLimit(t *testing.T) {
 			t.Errorf("equal ranks: got %v first, want the newest", hits[0].URL)
 		}
 	})
+}
+
+// BenchmarkSearchPages measures a search of a common word over 2,000 pages
+// of about 3 KB in the searching workspace and as many in another one.
+func BenchmarkSearchPages(b *testing.B) {
+	words := strings.Fields("the of and page market report revenue quarter growth product customer team data search " +
+		"service price annual result company share policy update news press release investor guidance")
+	for _, d := range storetest.Dialects {
+		b.Run(d, func(b *testing.B) {
+			s := storetest.Open(b, d)
+			var ws []string
+			for _, name := range []string{"mine", "theirs"} {
+				w, err := s.CreateWorkspace(ctx, name, 0, false)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ws = append(ws, w.ID)
+			}
+			now := time.Now().UTC()
+			for i := range 4000 {
+				var md strings.Builder
+				for j := range 450 {
+					md.WriteString(words[(i*7+j*13+j*j)%len(words)])
+					md.WriteByte(' ')
+				}
+				err := s.SavePage(ctx, &store.Page{WorkspaceID: ws[i%2], URL: fmt.Sprintf("https://s.test/%d", i), Variant: "v",
+					Status: 200, Tier: "http", Title: fmt.Sprintf("Report %d", i), Markdown: md.String(), Result: []byte(`{}`),
+					FetchedAt: now})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				hits, err := s.SearchPages(ctx, ws[0], "quarter revenue", 10, time.Time{})
+				if err != nil || len(hits) != 10 {
+					b.Fatalf("%d hits, %v", len(hits), err)
+				}
+			}
+		})
+	}
 }
