@@ -8,12 +8,15 @@ import (
 	"path"
 	"regexp"
 	"regexp/syntax"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"webacq/internal/billing"
+	"webacq/internal/content"
+	"webacq/internal/fetch"
 	"webacq/internal/model"
 )
 
@@ -321,7 +324,8 @@ func (s *Service) Gyre(ctx context.Context, workspaceID string, req GyreRequest,
 //
 // Pages are fetched as Fetch fetches them (tiers, auto escalation,
 // conversion), opt.Workers at a time and opt.PerHost at a time per host,
-// and returned in the order they complete. An answer with an HTTP error
+// and converted GOMAXPROCS at a time; they are returned in the order they
+// complete. An answer with an HTTP error
 // status, a failed fetch and a page robots.txt refuses go to Errors.
 //
 // Every crawl ends: after req.MaxPages pages, when the frontier is empty,
@@ -363,6 +367,7 @@ func (s *Service) GyreWith(ctx context.Context, workspaceID string, req GyreRequ
 		results:  make(chan gyreOutcome),
 		hostInfo: make(chan gyreHostInfo),
 		seeds:    make(chan []string, 1),
+		cpu:      make(chan struct{}, runtime.GOMAXPROCS(0)),
 		res:      &GyreResult{StartURL: req.URL, Pages: []GyrePage{}, Errors: []GyreError{}},
 	}
 	g.formats = slices.Clone(req.Formats)
@@ -395,6 +400,7 @@ type gyre struct {
 	results  chan gyreOutcome
 	hostInfo chan gyreHostInfo
 	seeds    chan []string
+	cpu      chan struct{} // a slot per page being converted
 
 	seen     map[string]bool // NormalizeURL keys admitted (or known duplicates)
 	emitted  map[string]bool // keys of pages returned: final URLs and canonicals
@@ -630,7 +636,7 @@ func (g *gyre) work(ctx context.Context, j gyreJob) gyreOutcome {
 		o.err = model.Wrap(model.CodeTimeout, err, "the crawl ran out of time")
 		return o
 	}
-	res, err := g.s.Fetch(ctx, "", FetchRequest{
+	res, err := g.fetch(ctx, FetchRequest{
 		URL: j.url, Formats: g.formats, OnlyMainContent: g.req.OnlyMainContent, Tier: g.req.Tier,
 	})
 	if err != nil {
@@ -780,4 +786,65 @@ func (g *gyre) readSitemaps(ctx context.Context, start *url.URL) []string {
 		}
 	}
 	return out
+}
+
+// fetch is Service.Fetch for one page of a crawl, without the page store
+// and the trace: the same tiers, escalation, conversion and verdicts. It
+// differs in one way: on the HTTP tier the conversion waits for g.cpu, so
+// that at most GOMAXPROCS pages are parsed at once while up to opt.Workers
+// requests wait on the network. Parsing is CPU-bound; more parses at once
+// would only hold more parse trees in memory.
+func (g *gyre) fetch(ctx context.Context, req FetchRequest) (*FetchResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, DefaultFetchTimeout)
+	defer cancel()
+	tiers := []string{req.Tier}
+	if req.Tier == TierAuto {
+		tiers = []string{TierHTTP}
+		if g.s.Browser != nil {
+			tiers = append(tiers, TierBrowser)
+		}
+	}
+	var res *FetchResult
+	var err error
+	for i, tier := range tiers {
+		res, err = g.fetchTier(ctx, tier, req)
+		if err != nil {
+			// As in Fetch: only a page the HTTP tier could not pass goes on
+			// to the browser.
+			if model.ErrorCode(err) != model.CodeUpstreamError || i == len(tiers)-1 || errors.Is(err, fetch.ErrTooLarge) {
+				return nil, err
+			}
+			continue
+		}
+		if !escalate(res.Verdict) {
+			break
+		}
+	}
+	switch content.Verdict(res.Verdict) {
+	case content.VerdictBlocked, content.VerdictCaptcha:
+		return nil, &model.Error{Code: model.CodeUpstreamError,
+			Message: fmt.Sprintf("the site blocked the fetch (%s, HTTP %d) on every tier tried", res.Verdict, res.StatusCode)}
+	}
+	if res.StatusCode >= 500 {
+		return nil, model.Errorf(model.CodeUpstreamError, "the site answered HTTP %d", res.StatusCode)
+	}
+	return res, nil
+}
+
+func (g *gyre) fetchTier(ctx context.Context, tier string, req FetchRequest) (*FetchResult, error) {
+	if tier == TierBrowser {
+		// The browser renders a few tabs at a time already.
+		return g.s.fetchTier(ctx, tier, req)
+	}
+	resp, err := g.s.HTTP.Get(ctx, fetch.Request{URL: req.URL})
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case g.cpu <- struct{}{}:
+	case <-ctx.Done():
+		return nil, model.Wrap(model.CodeTimeout, ctx.Err(), "the crawl ran out of time")
+	}
+	defer func() { <-g.cpu }()
+	return convert(resp, req)
 }
