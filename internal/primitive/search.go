@@ -37,6 +37,8 @@ const (
 	searchFetchWorkers = 4
 	// searchMaxBody caps a provider's answer.
 	searchMaxBody = 4 << 20
+	// searchUserAgent is sent to search providers.
+	searchUserAgent = "webacq"
 )
 
 // Search providers, as named by WEBACQ_SEARCH_PROVIDER and in results.
@@ -576,6 +578,8 @@ func timeRange(since time.Time) string {
 // failure into a coded error that names the provider (never the request's
 // credentials or address).
 func getJSON(ctx context.Context, client *http.Client, req *http.Request, name string, v any) error {
+	// SearXNG's bot detection turns away Go's default User-Agent.
+	req.Header.Set("User-Agent", searchUserAgent)
 	resp, err := client.Do(req)
 	if err != nil {
 		return providerErr(ctx, name, err)

@@ -299,7 +299,7 @@ func TestSearXNG(t *testing.T) {
 	r := up.last(t)
 	q := r.URL.Query()
 	if r.Method != http.MethodGet || r.URL.Path != "/searx/search" || q.Get("q") != "go generics" ||
-		q.Get("format") != "json" || q.Get("time_range") != "week" {
+		q.Get("format") != "json" || q.Get("time_range") != "week" || strings.Contains(r.UserAgent(), "Go-http-client") {
 		t.Errorf("request %s %s", r.Method, r.URL)
 	}
 	if res.Provider != ProviderSearXNG || len(res.Results) != 3 {
