@@ -438,7 +438,9 @@ func testProviderFailures(t *testing.T, up *upstream, p SearchProvider, secret s
 		msg  string
 	}{
 		{"500", jsonAnswer(500, `{"error":"boom"}`), SearchRequest{}, model.CodeUpstreamError, "HTTP 500"},
-		{"502 html", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "<html>bad gateway</html>", http.StatusBadGateway) },
+		{"502 html", func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "<html>bad gateway</html>", http.StatusBadGateway)
+		},
 			SearchRequest{}, model.CodeUpstreamError, "HTTP 502"},
 		{"429", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "7")
