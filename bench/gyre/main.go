@@ -110,6 +110,8 @@ func run(cache string, maxPages, workers, perHost, runs int, full bool, cpuprofi
 		fmt.Printf("  gyre  : %4d pages, %d errors in %6.2f s = %7.1f pages/s (markdown %.1f MB, %d distinct titles)\n",
 			g.Pages, g.Errors, g.Seconds, gRate, float64(g.MarkdownBytes)/(1<<20), g.DistinctTitles)
 		fmt.Printf("  ratio : gyre/wget = %.2f (target >= 0.50)\n", gRate/wRate)
+		fmt.Printf("  CPU   : wget %.2f s, gyre %.2f s (%.0f pages per CPU-second; the file server's share is in neither)\n",
+			w.cpu, g.cpu, float64(g.Pages)/g.cpu)
 		fmt.Printf("  gyre peak RSS: %.1f MB (VmHWM %.1f MB, target < 150 MB)\n", float64(g.maxRSSKiB)/1024, float64(g.VmHWMKiB)/1024)
 		for _, e := range g.FirstErrors {
 			fmt.Printf("  gyre error: %s: %s\n", e.URL, e.Error)
@@ -175,7 +177,7 @@ func countHTML(dir string) (int, error) {
 
 type wgetResult struct {
 	pages, files int
-	seconds      float64
+	seconds, cpu float64
 }
 
 func runWget(start string) (wgetResult, error) {
@@ -194,7 +196,7 @@ func runWget(start string) (wgetResult, error) {
 	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 8) {
 		return wgetResult{}, fmt.Errorf("wget: %w", err)
 	}
-	r := wgetResult{seconds: secs}
+	r := wgetResult{seconds: secs, cpu: cpuSeconds(cmd.ProcessState)}
 	err = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			r.files++
@@ -210,6 +212,12 @@ func runWget(start string) (wgetResult, error) {
 type gyreResult struct {
 	childReport
 	maxRSSKiB int64
+	cpu       float64 // user+system seconds of the whole child, start-up included
+}
+
+// cpuSeconds is the user and system time of a finished process.
+func cpuSeconds(ps *os.ProcessState) float64 {
+	return (ps.UserTime() + ps.SystemTime()).Seconds()
 }
 
 // runGyre crawls in a child process, so that its peak RSS is the crawl's.
@@ -229,6 +237,7 @@ func runGyre(self, start string, maxPages, workers, perHost int, full bool, cpup
 	if err := json.Unmarshal(out, &r.childReport); err != nil {
 		return gyreResult{}, fmt.Errorf("gyre child output: %w", err)
 	}
+	r.cpu = cpuSeconds(cmd.ProcessState)
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.maxRSSKiB = ru.Maxrss // KiB on Linux
 	}

@@ -3,10 +3,12 @@ package primitive
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +19,7 @@ import (
 
 	"webacq/internal/fetch"
 	"webacq/internal/model"
+	"webacq/internal/store"
 )
 
 // gyreSitePages is the number of /p/N pages of the generated site.
@@ -613,5 +616,36 @@ func TestGyreRequestNormalize(t *testing.T) {
 	r = GyreRequest{URL: "https://example.com", MaxCredits: gyreInt(2)}
 	if err := r.Normalize(check, true); model.ErrorCode(err) != model.CodeBadRequest || !strings.Contains(err.Error(), "at least 3") {
 		t.Errorf("maxCredits 2 with a browser for auto: %v", err)
+	}
+}
+
+func TestGyreKeepsPages(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "gyre.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	w, err := st.CreateWorkspace(ctx, "gyre", 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	site := newGyreSite(t)
+	svc := gyreService(true)
+	svc.Pages, svc.Log = st, slog.New(slog.DiscardHandler)
+	res, err := svc.Gyre(ctx, w.ID, GyreRequest{URL: site.base + "/", MaxPages: gyreInt(5)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	since := time.Now().Add(-time.Minute)
+	for _, p := range res.Pages {
+		got, err := st.FreshPage(ctx, w.ID, p.URL, "main=true;formats=markdown", since)
+		if err != nil || got == nil {
+			t.Errorf("page %s not kept: %v", p.URL, err)
+			continue
+		}
+		if got.Markdown != p.Markdown || got.Title != p.Title {
+			t.Errorf("page %s kept as title %q, markdown %q", p.URL, got.Title, got.Markdown)
+		}
 	}
 }
