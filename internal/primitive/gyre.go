@@ -325,8 +325,11 @@ func (s *Service) Gyre(ctx context.Context, workspaceID string, req GyreRequest,
 // Pages are fetched as Fetch fetches them (tiers, auto escalation,
 // conversion), opt.Workers at a time and opt.PerHost at a time per host,
 // and converted GOMAXPROCS at a time; they are returned in the order they
-// complete. An answer with an HTTP error
-// status, a failed fetch and a page robots.txt refuses go to Errors.
+// complete. A failed fetch, an answer with an HTTP error status and a page
+// that robots.txt refuses go to Errors and cost nothing. robots.txt is
+// read once per scheme and host before its first page; a Crawl-delay (or
+// opt.Delay) makes that host one request at a time, spaced by the delay.
+// Sitemaps are read outside the per-host limit, as Map reads them.
 //
 // Every crawl ends: after req.MaxPages pages, when the frontier is empty,
 // when req.Timeout has passed or ctx ends (the pages gathered so far are
