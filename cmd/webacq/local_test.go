@@ -35,7 +35,7 @@ func runWith(t *testing.T, env []string, args ...string) (string, string, int) {
 func testSite(t *testing.T) *httptest.Server {
 	t.Helper()
 	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/robots.txt":
 			fmt.Fprintf(w, "User-agent: *\nSitemap: %s/sitemap.xml\n", srv.URL)
@@ -50,6 +50,7 @@ func testSite(t *testing.T) *httptest.Server {
 			http.NotFound(w, r)
 		}
 	}))
+	srv.Start() // after srv is set: the handler reads srv.URL
 	t.Cleanup(srv.Close)
 	return srv
 }

@@ -74,6 +74,9 @@ type Biller struct {
 	store *store.Store
 	log   *slog.Logger
 	rec   *recorder
+
+	// touched remembers when this process last marked each key used.
+	touched sync.Map // key id → time.Time
 }
 
 // New starts a Biller; Close flushes what it has queued.
@@ -83,6 +86,10 @@ func New(s *store.Store, log *slog.Logger) *Biller {
 
 // Close writes queued records and stops the background writer.
 func (b *Biller) Close() { b.rec.close() }
+
+// Flush waits until the rows of every call finished before it are written,
+// so a read of the logs sees them.
+func (b *Biller) Flush(ctx context.Context) error { return b.rec.flush(ctx) }
 
 // Reserve holds credits for c before its work starts. A call reserves once,
 // its maximum cost; credits_exhausted when the balance cannot cover it.
@@ -112,8 +119,8 @@ func (c *Call) Reserved() int64 {
 
 // Finish ends c: it keeps `used` credits of the reservation (a failed call
 // keeps none), refunds the rest and writes the usage and activity rows.
-// Calls that reserved nothing are written through the group commit. Only
-// the first Finish counts.
+// Calls that reserved nothing are queued for the group commit (see
+// recorder). Only the first Finish counts.
 func (b *Biller) Finish(ctx context.Context, c *Call, used int64, status int) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -127,7 +134,7 @@ func (b *Biller) Finish(ctx context.Context, c *Call, used int64, status int) er
 		used = 0
 	}
 	u, a := c.rows(status)
-	keyID := c.staleKey(u.CreatedAt)
+	keyID := b.staleKey(c.Principal, u.CreatedAt)
 	if c.res != nil && c.res.ID != "" {
 		return b.store.Settle(ctx, c.res, used, &u, &a, keyID)
 	}
@@ -152,11 +159,16 @@ func (c *Call) rows(status int) (model.Usage, model.Activity) {
 	return u, a
 }
 
-func (c *Call) staleKey(now time.Time) string {
-	p := c.Principal
+// staleKey returns the id of the call's key when its last_used_at should be
+// refreshed: at most once per touchEvery per process.
+func (b *Biller) staleKey(p *model.Principal, now time.Time) string {
 	if p.KeyID == "" || (p.KeyLastUsedAt != nil && now.Sub(*p.KeyLastUsedAt) < touchEvery) {
 		return ""
 	}
+	if last, ok := b.touched.Load(p.KeyID); ok && now.Sub(last.(time.Time)) < touchEvery {
+		return ""
+	}
+	b.touched.Store(p.KeyID, now)
 	return p.KeyID
 }
 

@@ -78,6 +78,7 @@ func TestConcurrentCallsNeverOverdraw(t *testing.T) {
 		}
 		close(start)
 		wg.Wait()
+		b.Flush(ctx)
 		if ok.Load() != 50 || exhausted.Load() != 150 {
 			t.Fatalf("got %d ok and %d credits_exhausted, want 50 and 150", ok.Load(), exhausted.Load())
 		}
@@ -171,6 +172,7 @@ func TestFreeCallsAreAllRecorded(t *testing.T) {
 			}()
 		}
 		wg.Wait()
+		b.Flush(ctx)
 		us, _ := s.Usage(ctx, p.WorkspaceID, model.LogFilter{})
 		if len(us) != 300 || us[0].Tier != model.TierNone {
 			t.Fatalf("usage rows %d (tier %q), want 300 (none)", len(us), us[0].Tier)

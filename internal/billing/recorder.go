@@ -5,13 +5,19 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"time"
 
 	"webacq/internal/store"
 )
 
 // recorder is a group commit for the rows of calls that drew no credits:
 // while one transaction is being written, arriving rows queue up and go in
-// the next one together. Each caller waits until its rows are durable.
+// the next one together. Callers do not wait for the commit (the queue is
+// bounded, so a slow database pushes back on them); readers of the logs
+// call flush first, and close writes everything queued, so only a hard
+// crash can lose the last milliseconds of these zero-credit rows. Rows that
+// carry credits never take this path: the transaction that settles the
+// credits writes them.
 type recorder struct {
 	store *store.Store
 	log   *slog.Logger
@@ -22,12 +28,13 @@ type recorder struct {
 	closed bool
 }
 
+// pending is a row to write, or (done set) a flush marker.
 type pending struct {
 	rec  store.Record
 	done chan error
 }
 
-const maxBatch = 512
+const maxBatch = 1024
 
 func newRecorder(s *store.Store, log *slog.Logger) *recorder {
 	r := &recorder{store: s, log: log, ch: make(chan pending, 4*maxBatch)}
@@ -39,16 +46,36 @@ func newRecorder(s *store.Store, log *slog.Logger) *recorder {
 var errClosed = errors.New("billing: recorder closed")
 
 func (r *recorder) write(ctx context.Context, rec store.Record) error {
-	p := pending{rec: rec, done: make(chan error, 1)}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.closed {
+		return errClosed
+	}
+	select {
+	case r.ch <- pending{rec: rec}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// flush waits until every row queued before it is written.
+func (r *recorder) flush(ctx context.Context) error {
+	done := make(chan error, 1)
 	r.mu.RLock()
 	if r.closed {
 		r.mu.RUnlock()
-		return errClosed
+		return nil
 	}
-	r.ch <- p
+	select {
+	case r.ch <- pending{done: done}:
+	case <-ctx.Done():
+		r.mu.RUnlock()
+		return ctx.Err()
+	}
 	r.mu.RUnlock()
 	select {
-	case err := <-p.done:
+	case err := <-done:
 		return err
 	case <-ctx.Done():
 		return ctx.Err()
@@ -75,16 +102,34 @@ func (r *recorder) loop() {
 		}
 		recs = recs[:0]
 		for _, p := range batch {
-			recs = append(recs, p.rec)
+			if p.done == nil {
+				recs = append(recs, p.rec)
+			}
 		}
-		err := r.store.WriteRecords(context.Background(), recs)
-		if err != nil {
-			r.log.Error("write usage records", "err", err, "count", len(recs))
-		}
+		err := r.writeBatch(recs)
 		for _, p := range batch {
-			p.done <- err
+			if p.done != nil {
+				p.done <- err
+			}
 		}
 	}
+}
+
+// writeBatch writes one batch, retrying for a while so that a passing
+// database hiccup does not drop rows.
+func (r *recorder) writeBatch(recs []store.Record) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	var err error
+	for attempt, wait := 0, 50*time.Millisecond; attempt < 6; attempt, wait = attempt+1, wait*2 {
+		if err = r.store.WriteRecords(context.Background(), recs); err == nil {
+			return nil
+		}
+		time.Sleep(wait)
+	}
+	r.log.Error("write usage records", "err", err, "count", len(recs))
+	return err
 }
 
 // close stops accepting rows, writes those queued and returns.

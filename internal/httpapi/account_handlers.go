@@ -14,6 +14,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) credits(w http.ResponseWriter, r *http.Request) {
+	s.flushLogs(r)
 	c, err := s.store.Credits(r.Context(), infoOf(r).call.Principal.WorkspaceID)
 	if err != nil {
 		fail(w, r, s.log, model.Wrap(model.CodeUnavailable, err, "database unavailable"))
@@ -41,6 +42,7 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
 		fail(w, r, s.log, err)
 		return
 	}
+	s.flushLogs(r)
 	rows, err := s.store.Usage(r.Context(), infoOf(r).call.Principal.WorkspaceID, f)
 	if err != nil {
 		fail(w, r, s.log, model.Wrap(model.CodeUnavailable, err, "database unavailable"))
@@ -59,6 +61,7 @@ func (s *Server) activity(w http.ResponseWriter, r *http.Request) {
 		fail(w, r, s.log, err)
 		return
 	}
+	s.flushLogs(r)
 	rows, err := s.store.Activity(r.Context(), infoOf(r).call.Principal.WorkspaceID, f)
 	if err != nil {
 		fail(w, r, s.log, model.Wrap(model.CodeUnavailable, err, "database unavailable"))
@@ -92,4 +95,12 @@ func logFilter(r *http.Request) (model.LogFilter, error) {
 		f.Limit = n
 	}
 	return f, nil
+}
+
+// flushLogs makes this node's queued log rows visible before a read of the
+// logs, so a caller always sees its own earlier calls.
+func (s *Server) flushLogs(r *http.Request) {
+	if err := s.biller.Flush(r.Context()); err != nil {
+		s.log.Warn("flush usage records", "err", err, "request_id", requestID(r))
+	}
 }

@@ -31,6 +31,7 @@ type env struct {
 	key    string
 	prefix string
 	logs   *bytes.Buffer
+	biller *billing.Biller
 }
 
 func newEnv(t *testing.T, dialect string, mutate ...func(*config.Config)) *env {
@@ -85,7 +86,7 @@ func newBenchEnv(t testing.TB, dialect string, mutate ...func(*config.Config)) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{url: srv.URL, store: s, ws: w, key: key, prefix: k.Prefix, logs: logs}
+	return &env{url: srv.URL, store: s, ws: w, key: key, prefix: k.Prefix, logs: logs, biller: b}
 }
 
 type answer struct {
@@ -128,11 +129,22 @@ func (e *env) get(path string) answer {
 
 func (e *env) usageRows() []model.Usage {
 	e.t.Helper()
+	e.biller.Flush(ctx)
 	us, err := e.store.Usage(ctx, e.ws.ID, model.LogFilter{})
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	return us
+}
+
+func (e *env) activity() []model.Activity {
+	e.t.Helper()
+	e.biller.Flush(ctx)
+	as, err := e.store.Activity(ctx, e.ws.ID, model.LogFilter{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return as
 }
 
 func wantError(t *testing.T, a answer, status int, code string) {
@@ -153,7 +165,7 @@ func TestHealthWithZeroCredits(t *testing.T) {
 		if len(us) != 1 || us[0].Credits != 0 || us[0].Endpoint != "/api/v1/health" || us[0].KeyPrefix != e.prefix || us[0].Status != 200 {
 			t.Fatalf("usage rows = %+v", us)
 		}
-		as, _ := e.store.Activity(ctx, e.ws.ID, model.LogFilter{})
+		as := e.activity()
 		if len(as) != 1 || as[0].Via != "http" || as[0].Method != "GET" || as[0].RequestID != us[0].RequestID {
 			t.Fatalf("activity rows = %+v", as)
 		}
@@ -201,7 +213,7 @@ func TestAuthRules(t *testing.T) {
 		if us := e.usageRows(); len(us) != 0 {
 			t.Fatalf("failed auth wrote %d usage rows", len(us))
 		}
-		if as, _ := e.store.Activity(ctx, e.ws.ID, model.LogFilter{}); len(as) != 0 {
+		if as := e.activity(); len(as) != 0 {
 			t.Fatalf("failed auth wrote %d activity rows", len(as))
 		}
 		// Scheme names are case-insensitive (RFC 9110).

@@ -12,7 +12,6 @@ import (
 
 	"webacq/internal/config"
 	"webacq/internal/content/contenttest"
-	"webacq/internal/model"
 	"webacq/internal/primitive"
 	"webacq/internal/store"
 	"webacq/internal/store/storetest"
@@ -42,10 +41,11 @@ func newSite(t *testing.T, routes map[string]http.HandlerFunc) *site {
 	for p, h := range routes {
 		mux.HandleFunc(p, h)
 	}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.hits.Add(1)
 		mux.ServeHTTP(w, r)
 	}))
+	s.Start()
 	t.Cleanup(s.Close)
 	return s
 }
@@ -112,7 +112,7 @@ func TestFetchPage(t *testing.T) {
 		if len(us) != 1 || us[0].Credits != 1 || us[0].Tier != "http" || us[0].Endpoint != "/api/v1/fetch" {
 			t.Fatalf("usage %+v", us)
 		}
-		as, _ := e.store.Activity(ctx, e.ws.ID, model.LogFilter{})
+		as := e.activity()
 		if as[0].Target != s.URL+"/q3" || as[0].Via != "http" || as[0].Credits != 1 {
 			t.Fatalf("activity %+v", as[0])
 		}
@@ -255,7 +255,7 @@ func TestFetchCreditsExhausted(t *testing.T) {
 		if n := s.hits.Load(); n != 0 {
 			t.Fatalf("an unpaid fetch reached the site (%d requests)", n)
 		}
-		if as, _ := e.store.Activity(ctx, e.ws.ID, model.LogFilter{}); len(as) != 1 || as[0].ErrorCode != "credits_exhausted" {
+		if as := e.activity(); len(as) != 1 || as[0].ErrorCode != "credits_exhausted" {
 			t.Fatalf("activity %+v", as)
 		}
 	})

@@ -18,14 +18,15 @@ func TestMapSite(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		e.store.AddCredits(ctx, e.ws.ID, 3)
-		var s *site
-		s = newSite(t, map[string]http.HandlerFunc{
+		// Handlers name their own address from the request: the site's URL
+		// is not known before it starts.
+		s := newSite(t, map[string]http.HandlerFunc{
 			"/robots.txt": func(w http.ResponseWriter, r *http.Request) {
-				fmt.Fprintf(w, "User-agent: *\nDisallow: /private\nSitemap: %s/sitemap.xml\n", s.URL)
+				fmt.Fprintf(w, "User-agent: *\nDisallow: /private\nSitemap: http://%s/sitemap.xml\n", r.Host)
 			},
 			"/sitemap.xml": func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/xml")
-				fmt.Fprintf(w, `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>%s/investors/q3-results</loc></url><url><loc>%s/about</loc></url></urlset>`, s.URL, s.URL)
+				fmt.Fprintf(w, `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://%s/investors/q3-results</loc></url><url><loc>http://%s/about</loc></url></urlset>`, r.Host, r.Host)
 			},
 			"/":     page(`<html><head><title>Home</title></head><body><a href="/news">News</a> <a href="/private/x">Secret</a> <a href="/about#team">About</a></body></html>`),
 			"/news": page(`<html><head><title>News</title></head><body><a href="/news/dividend">Dividend declared</a></body></html>`),

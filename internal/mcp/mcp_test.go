@@ -27,6 +27,7 @@ import (
 var ctx = context.Background()
 
 type env struct {
+	b     *billing.Biller
 	t     *testing.T
 	url   string
 	store *store.Store
@@ -51,7 +52,7 @@ func newEnv(t *testing.T, dialect string) *env {
 	api.SetMCP(mcp.New(s, b, api, log, mcp.Options{AllowedOrigins: []string{"https://console.example.com"}}))
 	srv := httptest.NewServer(api)
 	t.Cleanup(func() { srv.Close(); b.Close() })
-	e := &env{t: t, url: srv.URL, store: s}
+	e := &env{t: t, url: srv.URL, store: s, b: b}
 	e.ws, e.key = e.workspace("acme", 100)
 	return e
 }
@@ -151,6 +152,16 @@ func (e *env) callTool(name string, args any, header ...string) (text string, is
 	return res.Content[0].Text, res.IsError
 }
 
+func (e *env) usage(id string, f model.LogFilter) ([]model.Usage, error) {
+	e.b.Flush(ctx)
+	return e.store.Usage(ctx, id, f)
+}
+
+func (e *env) activityOf(id string, f model.LogFilter) ([]model.Activity, error) {
+	e.b.Flush(ctx)
+	return e.store.Activity(ctx, id, f)
+}
+
 func (e *env) balance(id string) int64 {
 	e.t.Helper()
 	w, err := e.store.Workspace(ctx, id)
@@ -229,11 +240,11 @@ func TestInitializeAndList(t *testing.T) {
 		if got := e.balance(e.ws.ID); got != 100 {
 			t.Fatalf("initialize and tools/list drew credits: balance %d", got)
 		}
-		us, _ := e.store.Usage(ctx, e.ws.ID, model.LogFilter{})
+		us, _ := e.usage(e.ws.ID, model.LogFilter{})
 		if len(us) != 3 || us[0].Endpoint != "/api/mcp" || us[0].Credits != 0 {
 			t.Fatalf("usage %+v", us)
 		}
-		as, _ := e.store.Activity(ctx, e.ws.ID, model.LogFilter{})
+		as, _ := e.activityOf(e.ws.ID, model.LogFilter{})
 		if as[0].Via != "mcp" {
 			t.Fatalf("activity %+v", as[0])
 		}
@@ -266,11 +277,11 @@ func TestFetchToolBillsLikeREST(t *testing.T) {
 		if got := e.balance(e.ws.ID); got != 98 {
 			t.Fatalf("balance %d after REST fetch, want 98", got)
 		}
-		us, _ := e.store.Usage(ctx, e.ws.ID, model.LogFilter{})
+		us, _ := e.usage(e.ws.ID, model.LogFilter{})
 		if len(us) != 2 || us[0].Endpoint != "/api/v1/fetch" || us[1].Endpoint != "/api/v1/fetch" || us[0].Credits != 1 || us[1].Credits != 1 {
 			t.Fatalf("usage %+v", us)
 		}
-		as, _ := e.store.Activity(ctx, e.ws.ID, model.LogFilter{})
+		as, _ := e.activityOf(e.ws.ID, model.LogFilter{})
 		if as[1].Via != "mcp" || as[0].Via != "http" || as[1].Target != s.URL+"/q3" {
 			t.Fatalf("activity %+v", as)
 		}
@@ -301,7 +312,7 @@ func TestToolErrors(t *testing.T) {
 	if got := e.balance(e.ws.ID); got != 100 {
 		t.Fatalf("failed tools drew credits: balance %d", got)
 	}
-	us, _ := e.store.Usage(ctx, e.ws.ID, model.LogFilter{})
+	us, _ := e.usage(e.ws.ID, model.LogFilter{})
 	if len(us) != len(cases) {
 		t.Fatalf("%d usage rows for %d calls", len(us), len(cases))
 	}
@@ -436,7 +447,7 @@ func TestConcurrentKeysShareNothing(t *testing.T) {
 			if got := e.balance(x.w.ID); got != 50-int64(x.calls) {
 				t.Errorf("%s: balance %d, want %d", x.w.Name, got, 50-x.calls)
 			}
-			as, _ := e.store.Activity(ctx, x.w.ID, model.LogFilter{})
+			as, _ := e.activityOf(x.w.ID, model.LogFilter{})
 			for _, a := range as {
 				if !strings.Contains(a.Target, "/"+x.w.Name+"/") {
 					t.Errorf("%s was billed for %s", x.w.Name, a.Target)

@@ -70,7 +70,10 @@ func (s *Store) Keys(ctx context.Context, workspaceID string) ([]model.APIKey, e
 func (s *Store) RevokeKey(ctx context.Context, prefix string) error {
 	res, err := s.db.ExecContext(ctx,
 		`UPDATE api_keys SET revoked_at = $1 WHERE prefix = $2 AND revoked_at IS NULL`, s.Now(), prefix)
-	return oneRow(res, err, "live key with prefix "+prefix)
+	if err := oneRow(res, err, "live key with prefix "+prefix); err != nil {
+		return err
+	}
+	return s.authChanged()
 }
 
 // RevokeWorkspaceKey revokes a live key of one workspace by its prefix; a key
@@ -79,7 +82,10 @@ func (s *Store) RevokeWorkspaceKey(ctx context.Context, workspaceID, prefix stri
 	res, err := s.db.ExecContext(ctx,
 		`UPDATE api_keys SET revoked_at = $1 WHERE workspace_id = $2 AND prefix = $3 AND revoked_at IS NULL`,
 		s.Now(), workspaceID, prefix)
-	return oneRow(res, err, "live key with prefix "+prefix)
+	if err := oneRow(res, err, "live key with prefix "+prefix); err != nil {
+		return err
+	}
+	return s.authChanged()
 }
 
 const authenticateSQL = `SELECT k.id, k.prefix, k.last_used_at, k.revoked_at, w.id, w.name, w.monitoring
@@ -88,9 +94,18 @@ const authenticateSQL = `SELECT k.id, k.prefix, k.last_used_at, k.revoked_at, w.
 // Authenticate looks a key up by its hash. A key that is unknown or revoked
 // is unauthorized; the caller has already checked the `mc_` form.
 func (s *Store) Authenticate(ctx context.Context, key string) (*model.Principal, error) {
+	hash := model.HashKey(key)
+	var stamp fileStamp
+	if s.auth != nil {
+		p, st, ok := s.auth.get(hash)
+		if ok {
+			return &p, nil
+		}
+		stamp = st
+	}
 	var p model.Principal
 	var used, revoked sql.NullTime
-	err := s.stmts.authenticate.QueryRowContext(ctx, model.HashKey(key)).
+	err := s.stmts.authenticate.QueryRowContext(ctx, hash).
 		Scan(&p.KeyID, &p.KeyPrefix, &used, &revoked, &p.WorkspaceID, &p.WorkspaceName, &p.Monitoring)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, model.Errorf(model.CodeUnauthorized, "invalid API key")
@@ -102,6 +117,9 @@ func (s *Store) Authenticate(ctx context.Context, key string) (*model.Principal,
 		return nil, model.Errorf(model.CodeUnauthorized, "API key has been revoked")
 	}
 	p.KeyLastUsedAt = timePtr(used)
+	if s.auth != nil {
+		s.auth.put(hash, p, stamp)
+	}
 	return &p, nil
 }
 

@@ -44,6 +44,7 @@ type Store struct {
 	dialect string
 	path    string // of the SQLite file
 	stmts   stmts
+	auth    *authCache // SQLite only
 
 	// Now is the clock; tests may replace it.
 	Now func() time.Time
@@ -99,6 +100,10 @@ func open(databaseURL string) (*Store, error) {
 		rdb.SetMaxIdleConns(n)
 		rdb.SetConnMaxLifetime(0)
 		s.db, s.rdb, s.dialect, s.path = db, rdb, SQLite, path
+		s.auth = newAuthCache(path + ".auth-epoch")
+		if f, err := os.OpenFile(s.auth.path, os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+			f.Close()
+		}
 	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
 		db, err := sql.Open("pgx", databaseURL)
 		if err != nil {
@@ -222,6 +227,18 @@ func lockFile(path string) (unlock func(), err error) {
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
 	}, nil
+}
+
+// authChanged is called after a commit that may invalidate cached
+// principals (SQLite only).
+func (s *Store) authChanged() error {
+	if s.auth == nil {
+		return nil
+	}
+	if err := invalidateAuth(s.auth.path); err != nil {
+		return fmt.Errorf("store: the change is saved, but running servers could not be told (%s): %w", s.auth.path, err)
+	}
+	return nil
 }
 
 // withTx runs fn in one write transaction.

@@ -301,3 +301,40 @@ func balance(t *testing.T, s *store.Store, id string) int64 {
 	}
 	return w.Credits
 }
+
+// A revocation or an entitlement change made through another process's
+// store (the command line) is seen by the very next lookup.
+func TestChangesSeenAcrossStores(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, dialect string) {
+		url := storetest.URL(t, dialect)
+		server, err := store.Open(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer server.Close()
+		cli, err := store.Open(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cli.Close()
+		w, _ := cli.CreateWorkspace(ctx, "w", 0, false)
+		key, k, _ := cli.CreateKey(ctx, w.ID, "k")
+		for i := 0; i < 3; i++ { // warm any cache
+			if p, err := server.Authenticate(ctx, key); err != nil || p.Monitoring {
+				t.Fatalf("Authenticate = %+v, %v", p, err)
+			}
+		}
+		if err := cli.SetMonitoring(ctx, w.ID, true); err != nil {
+			t.Fatal(err)
+		}
+		if p, err := server.Authenticate(ctx, key); err != nil || !p.Monitoring {
+			t.Fatalf("entitlement change not seen: %+v, %v", p, err)
+		}
+		if err := cli.RevokeKey(ctx, k.Prefix); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := server.Authenticate(ctx, key); model.ErrorCode(err) != model.CodeUnauthorized {
+			t.Fatalf("revocation through another store not seen: %v", err)
+		}
+	})
+}
