@@ -20,7 +20,9 @@ import (
 	"webacq/internal/config"
 	"webacq/internal/fetch"
 	"webacq/internal/httpapi"
+	"webacq/internal/llm"
 	"webacq/internal/mcp"
+	"webacq/internal/model"
 	"webacq/internal/primitive"
 	"webacq/internal/store"
 )
@@ -45,6 +47,17 @@ type cli struct {
 	Credits   creditsCmd   `cmd:"" help:"Manage credits."`
 	Fetch     fetchCmd     `cmd:"" help:"Fetch one page and print it (in process: no server, nothing billed)."`
 	Map       mapCmd       `cmd:"" help:"List a site's URLs (in process: no server, nothing billed)."`
+	Gyre      gyreCmd      `cmd:"" help:"Crawl a site and print its pages as markdown (in process: no server, nothing billed)."`
+}
+
+type gyreCmd struct {
+	URL      string `arg:"" help:"Start URL."`
+	MaxPages int    `default:"10" help:"Most pages to crawl (at most 1000)."`
+	MaxDepth int    `default:"3" help:"Most links away from the start page."`
+	Format   string `enum:"markdown,json" default:"markdown" help:"markdown (pages one after another) or json (the whole API payload)."`
+	Tier     string `enum:"auto,http,browser" default:"auto" help:"auto, http or browser."`
+	Timeout  int    `default:"60000" help:"Milliseconds before the crawl returns what it has."`
+	Quiet    bool   `help:"No progress bar."`
 }
 
 type fetchCmd struct {
@@ -126,6 +139,8 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		return m.fetch(ctx, c.Fetch)
 	case "map <url>":
 		return m.mapSite(ctx, c.Map)
+	case "gyre <url>":
+		return m.gyre(ctx, c.Gyre)
 	}
 	if m.store, err = store.Open(ctx, m.cfg.DatabaseURL); err != nil {
 		return err
@@ -240,12 +255,16 @@ func (m *Main) serve(ctx context.Context) error {
 	}
 	biller := billing.New(m.store, m.log)
 	defer biller.Close()
-	prims := m.primitives(m.store)
+	prims, err := m.primitives(m.store)
+	if err != nil {
+		return err
+	}
 	if prims.Browser != nil {
 		defer prims.Browser.Close()
 	}
 	api := httpapi.New(m.cfg, m.store, biller, prims, m.log)
-	api.SetMCP(mcp.New(m.store, biller, api, m.log, mcp.Options{AllowedOrigins: m.cfg.MCPAllowedOrigins}))
+	api.SetMCP(mcp.New(m.store, biller, api, m.log, mcp.Options{AllowedOrigins: m.cfg.MCPAllowedOrigins,
+		MaxResultChars: m.cfg.MCPMaxResultChars}))
 
 	ln, err := net.Listen("tcp", m.cfg.Addr)
 	if err != nil {
@@ -299,16 +318,36 @@ func (m *Main) debugServer(ctx context.Context) {
 }
 
 // primitives builds the primitives; pages nil keeps nothing (command line).
-func (m *Main) primitives(pages *store.Store) *primitive.Service {
+func (m *Main) primitives(pages *store.Store) (*primitive.Service, error) {
 	fc := fetch.Config{AllowPrivate: m.cfg.AllowPrivate, ChromiumPath: m.cfg.Chromium, UserAgent: m.cfg.UserAgent}
-	p := &primitive.Service{HTTP: fetch.New(fc), Pages: pages, Log: m.log, UserAgent: "webacq"}
+	p := &primitive.Service{HTTP: fetch.New(fc), Pages: pages, Log: m.log, UserAgent: "webacq",
+		Crawl: primitive.GyreOptions{Workers: m.cfg.CrawlWorkers, PerHost: m.cfg.CrawlPerHost, Delay: m.cfg.CrawlDelay}}
+	// Search providers and language models are often on the operator's own
+	// network (a SearXNG or llama.cpp on localhost): plain clients, not the
+	// SSRF-guarded one, which is for URLs that callers choose.
+	var err error
+	if p.Searcher, err = primitive.NewSearchProvider(m.cfg.SearchProvider, pages, m.cfg.SearXNGURL, m.cfg.BraveAPIKey,
+		&http.Client{Timeout: 30 * time.Second}); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	lc, err := llm.New(llm.Config{Provider: m.cfg.LLMProvider, BaseURL: m.cfg.LLMBaseURL, APIKey: m.cfg.LLMAPIKey,
+		Model: m.cfg.LLMModel, ContextTokens: m.cfg.LLMContextTokens, MaxOutputTokens: m.cfg.LLMMaxOutputTokens,
+		Timeout: m.cfg.LLMTimeout}, &http.Client{})
+	switch {
+	case errors.Is(err, llm.ErrNotConfigured):
+		m.log.Info("extract off: " + llm.ConfigureHint)
+	case err != nil:
+		return nil, fmt.Errorf("config: %s", model.ErrorMessage(err))
+	default:
+		p.LLM = lc
+	}
 	if path, err := exec.LookPath(m.cfg.Chromium); err == nil {
 		fc.ChromiumPath = path
 		p.Browser = fetch.NewBrowser(fc)
 	} else {
 		m.log.Warn("browser tier off: chromium not found (run scripts/setup.sh or set WEBACQ_CHROMIUM)", "chromium", m.cfg.Chromium)
 	}
-	return p
+	return p, nil
 }
 
 // prunePages drops stored pages older than the retention, hourly.

@@ -10,7 +10,10 @@ import (
 
 // fetch runs the fetch primitive in process and prints the page.
 func (m *Main) fetch(ctx context.Context, c fetchCmd) error {
-	prims := m.primitives(nil)
+	prims, err := m.primitives(nil)
+	if err != nil {
+		return err
+	}
 	if prims.Browser != nil {
 		defer prims.Browser.Close()
 	}

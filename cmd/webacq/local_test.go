@@ -90,3 +90,22 @@ func TestMapCommand(t *testing.T) {
 		t.Fatalf("map --limit 1 printed:\n%s", out)
 	}
 }
+
+func TestGyreCommand(t *testing.T) {
+	srv := testSite(t)
+	out, errOut, code := runWith(t, []string{"WEBACQ_ALLOW_PRIVATE=1"}, "gyre", "--max-pages", "3", "--tier", "http", srv.URL+"/")
+	if code != 0 || !strings.Contains(out, "# Board declares dividend") || !strings.Contains(out, "<!-- "+srv.URL+"/ (200, via start) -->") {
+		t.Fatalf("gyre: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	out, _, code = runWith(t, []string{"WEBACQ_ALLOW_PRIVATE=1"}, "gyre", "--format", "json", "--quiet", "--max-pages", "2", srv.URL+"/")
+	var res struct {
+		StartURL   string
+		TotalPages int
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 || res.TotalPages < 1 || res.StartURL != srv.URL+"/" {
+		t.Fatalf("gyre --format json: exit %d %v %q", code, err, out)
+	}
+	if _, errOut, code = runWith(t, nil, "gyre", srv.URL+"/"); code == 0 || !strings.Contains(errOut, "forbidden_url") {
+		t.Fatalf("guarded gyre: exit %d %q", code, errOut)
+	}
+}

@@ -10,7 +10,10 @@ import (
 // mapSite runs the map primitive in process and prints one URL per line,
 // or the whole payload as JSON.
 func (m *Main) mapSite(ctx context.Context, c mapCmd) error {
-	prims := m.primitives(nil)
+	prims, err := m.primitives(nil)
+	if err != nil {
+		return err
+	}
 	if prims.Browser != nil {
 		defer prims.Browser.Close()
 	}

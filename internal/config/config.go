@@ -27,8 +27,27 @@ type Config struct {
 	// MCPAllowedOrigins (WEBACQ_MCP_ALLOWED_ORIGINS, comma-separated) are the
 	// browser origins besides the service's own host that may call /api/mcp.
 	MCPAllowedOrigins []string
+	// MCPMaxResultChars (WEBACQ_MCP_MAX_RESULT_CHARS) caps the page text of
+	// one crawl or search result on the MCP endpoint.
+	MCPMaxResultChars int
 
-	UserAgent     string        // WEBACQ_USER_AGENT: sent with every fetch
+	UserAgent string // WEBACQ_USER_AGENT: sent with every fetch
+
+	SearchProvider string // WEBACQ_SEARCH_PROVIDER: local (default), searxng or brave
+	SearXNGURL     string // WEBACQ_SEARXNG_URL
+	BraveAPIKey    string // WEBACQ_BRAVE_API_KEY
+
+	LLMProvider        string        // WEBACQ_LLM_PROVIDER: openai or anthropic (empty: extract off)
+	LLMBaseURL         string        // WEBACQ_LLM_BASE_URL
+	LLMAPIKey          string        // WEBACQ_LLM_API_KEY
+	LLMModel           string        // WEBACQ_LLM_MODEL
+	LLMContextTokens   int           // WEBACQ_LLM_CONTEXT_TOKENS
+	LLMMaxOutputTokens int           // WEBACQ_LLM_MAX_OUTPUT_TOKENS
+	LLMTimeout         time.Duration // WEBACQ_LLM_TIMEOUT
+
+	CrawlWorkers  int           // WEBACQ_CRAWL_WORKERS: concurrent requests of one crawl
+	CrawlPerHost  int           // WEBACQ_CRAWL_PER_HOST: concurrent requests per host
+	CrawlDelay    time.Duration // WEBACQ_CRAWL_DELAY: pause between requests to one host
 	PageRetention time.Duration // WEBACQ_PAGE_RETENTION: how long acquired pages are kept
 
 	BootstrapCredits int64         // WEBACQ_BOOTSTRAP_CREDITS: credits of workspace "default"
@@ -60,6 +79,14 @@ func Load(getenv func(string) string) (*Config, error) {
 		LogFormat:     get("WEBACQ_LOG_FORMAT", "text"),
 		UserAgent:     get("WEBACQ_USER_AGENT", ""),
 		DebugAddr:     get("WEBACQ_DEBUG_ADDR", ""),
+
+		SearchProvider: get("WEBACQ_SEARCH_PROVIDER", "local"),
+		SearXNGURL:     get("WEBACQ_SEARXNG_URL", ""),
+		BraveAPIKey:    get("WEBACQ_BRAVE_API_KEY", ""),
+		LLMProvider:    get("WEBACQ_LLM_PROVIDER", ""),
+		LLMBaseURL:     get("WEBACQ_LLM_BASE_URL", ""),
+		LLMAPIKey:      get("WEBACQ_LLM_API_KEY", ""),
+		LLMModel:       get("WEBACQ_LLM_MODEL", ""),
 	}
 	for _, o := range strings.Split(get("WEBACQ_MCP_ALLOWED_ORIGINS", ""), ",") {
 		if o = strings.TrimRight(strings.TrimSpace(o), "/"); o != "" {
@@ -78,6 +105,32 @@ func Load(getenv func(string) string) (*Config, error) {
 	}
 	if c.PageRetention, err = time.ParseDuration(get("WEBACQ_PAGE_RETENTION", "720h")); err != nil || c.PageRetention <= 0 {
 		return nil, fmt.Errorf("config: WEBACQ_PAGE_RETENTION must be a positive duration such as 720h")
+	}
+	ints := []struct {
+		name string
+		dst  *int
+	}{
+		{"WEBACQ_LLM_CONTEXT_TOKENS", &c.LLMContextTokens}, {"WEBACQ_LLM_MAX_OUTPUT_TOKENS", &c.LLMMaxOutputTokens},
+		{"WEBACQ_CRAWL_WORKERS", &c.CrawlWorkers}, {"WEBACQ_CRAWL_PER_HOST", &c.CrawlPerHost},
+		{"WEBACQ_MCP_MAX_RESULT_CHARS", &c.MCPMaxResultChars},
+	}
+	for _, f := range ints {
+		if v := get(f.name, ""); v != "" {
+			if *f.dst, err = strconv.Atoi(v); err != nil || *f.dst < 0 {
+				return nil, fmt.Errorf("config: %s must be a non-negative integer", f.name)
+			}
+		}
+	}
+	durations := []struct {
+		name string
+		dst  *time.Duration
+	}{{"WEBACQ_LLM_TIMEOUT", &c.LLMTimeout}, {"WEBACQ_CRAWL_DELAY", &c.CrawlDelay}}
+	for _, f := range durations {
+		if v := get(f.name, ""); v != "" {
+			if *f.dst, err = time.ParseDuration(v); err != nil || *f.dst < 0 {
+				return nil, fmt.Errorf("config: %s must be a duration such as 30s", f.name)
+			}
+		}
 	}
 	if c.ShutdownTimeout, err = time.ParseDuration(get("WEBACQ_SHUTDOWN_TIMEOUT", "30s")); err != nil {
 		return nil, fmt.Errorf("config: WEBACQ_SHUTDOWN_TIMEOUT: %w", err)

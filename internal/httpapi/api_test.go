@@ -32,6 +32,7 @@ type env struct {
 	prefix string
 	logs   *bytes.Buffer
 	biller *billing.Biller
+	prims  *primitive.Service
 }
 
 func newEnv(t *testing.T, dialect string, mutate ...func(*config.Config)) *env {
@@ -71,7 +72,8 @@ func newBenchEnv(t testing.TB, dialect string, mutate ...func(*config.Config)) *
 	logs := &bytes.Buffer{}
 	log := slog.New(slog.NewTextHandler(&lockedWriter{w: logs}, nil))
 	b := billing.New(s, log)
-	prims := &primitive.Service{HTTP: fetch.New(fetch.Config{AllowPrivate: cfg.AllowPrivate}), Pages: s, Log: log, UserAgent: "webacq"}
+	prims := &primitive.Service{HTTP: fetch.New(fetch.Config{AllowPrivate: cfg.AllowPrivate}), Pages: s, Log: log, UserAgent: "webacq",
+		Searcher: primitive.NewLocalSearch(s)}
 	if cfg.Chromium != "" {
 		prims.Browser = fetch.NewBrowser(fetch.Config{AllowPrivate: cfg.AllowPrivate, ChromiumPath: cfg.Chromium, BrowserTabs: 2})
 		t.Cleanup(func() { prims.Browser.Close() })
@@ -86,7 +88,7 @@ func newBenchEnv(t testing.TB, dialect string, mutate ...func(*config.Config)) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{url: srv.URL, store: s, ws: w, key: key, prefix: k.Prefix, logs: logs, biller: b}
+	return &env{url: srv.URL, store: s, ws: w, key: key, prefix: k.Prefix, logs: logs, biller: b, prims: prims}
 }
 
 type answer struct {

@@ -47,6 +47,9 @@ func (s *Server) routes() {
 	s.handle("DELETE /api/v1/keys/{prefix}", s.revokeKey)
 	s.handle("POST /api/v1/fetch", s.fetch)
 	s.handle("POST /api/v1/map", s.mapSite)
+	s.handle("POST /api/v1/gyre", s.gyre)
+	s.handle("POST /api/v1/search", s.search)
+	s.handle("POST /api/v1/extract", s.extract)
 	s.v1.HandleFunc("/api/v1/", s.noRoute)
 
 	mux := http.NewServeMux()

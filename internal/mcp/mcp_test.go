@@ -298,7 +298,9 @@ func TestToolErrors(t *testing.T) {
 		{"svc_fetch", map[string]any{"url": "ftp://example.com/"}, "bad_request: "},
 		{"svc_fetch", map[string]any{"url": "http://127.0.0.1:1/"}, "upstream_error: "},
 		{"svc_map", map[string]any{"url": "http://127.0.0.1:1/"}, "upstream_error: "},
-		{"svc_gyre", map[string]any{"url": "http://example.com/"}, "unavailable: "},
+		{"svc_gyre", map[string]any{"url": "http://127.0.0.1:1/"}, "upstream_error: "},
+		{"svc_extract", map[string]any{"url": "http://127.0.0.1:1/", "intent": "the dividend"}, "unavailable: extraction needs a language model"},
+		{"svc_search", map[string]any{"query": ""}, "bad_request: "},
 	}
 	for _, c := range cases {
 		text, isErr := e.callTool(c.tool, c.args)
@@ -461,4 +463,78 @@ func TestConcurrentKeysShareNothing(t *testing.T) {
 			t.Fatalf("only %d calls", total)
 		}
 	})
+}
+
+func crawlSite(t *testing.T, n int) *httptest.Server {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var i int
+		fmt.Sscanf(r.URL.Path, "/p%d", &i)
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<html><head><title>Page %d</title></head><body><article><h1>Topic %d</h1><p>%s</p>
+<p><a href="/p%d">next</a></p></article></body></html>`, i, i, strings.Repeat("Revenue and guidance were discussed at length. ", 40), (i+1)%n)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func TestGyreToolStreamsProgressAndTruncates(t *testing.T) {
+	e := newEnv(t, store.SQLite)
+	s := crawlSite(t, 8)
+	body := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"svc_gyre","_meta":{"progressToken":"crawl-1"},` +
+		`"arguments":{"url":"` + s.URL + `/p0","maxPages":6,"maxDepth":10,"tier":"http"}}}`
+	r := e.post(body, "Authorization", "Bearer "+e.key, "Accept", "application/json, text/event-stream")
+	if !strings.HasPrefix(r.header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("content type %q", r.header.Get("Content-Type"))
+	}
+	events := strings.Count(string(r.body), `"method":"notifications/progress"`)
+	if events < 2 || !strings.Contains(string(r.body), `"progressToken":"crawl-1"`) {
+		t.Fatalf("%d progress notifications in:\n%s", events, r.body)
+	}
+	var res struct {
+		Content []struct{ Text string }
+	}
+	json.Unmarshal(r.rpc.Result, &res)
+	var crawl primitive.GyreResult
+	if err := json.Unmarshal([]byte(res.Content[0].Text), &crawl); err != nil || crawl.TotalPages != 6 {
+		t.Fatalf("gyre result: %v %s", err, r.rpc.Result)
+	}
+	if got := e.balance(e.ws.ID); got != 94 {
+		t.Fatalf("balance %d, want 94 (6 pages)", got)
+	}
+	us, _ := e.usage(e.ws.ID, model.LogFilter{})
+	if us[0].Endpoint != "/api/v1/gyre" || us[0].Credits != 6 {
+		t.Fatalf("usage %+v", us[0])
+	}
+}
+
+func TestLargeCrawlIsTruncatedForAgents(t *testing.T) {
+	s := storetest.Open(t, store.SQLite)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	b := billing.New(s, log)
+	defer b.Close()
+	cfg, _ := config.Load(func(string) string { return "" })
+	cfg.AllowPrivate, cfg.AccessLog = true, false
+	prims := &primitive.Service{HTTP: fetch.New(fetch.Config{AllowPrivate: true}), Pages: s, Log: log}
+	api := httpapi.New(cfg, s, b, prims, log)
+	api.SetMCP(mcp.New(s, b, api, log, mcp.Options{MaxResultChars: 3000}))
+	srv := httptest.NewServer(api)
+	defer srv.Close()
+	e := &env{t: t, url: srv.URL, store: s, b: b}
+	e.ws, e.key = e.workspace("acme", 100)
+	site := crawlSite(t, 8)
+	text, isErr := e.callTool("svc_gyre", map[string]any{"url": site.URL + "/p0", "maxPages": 4, "tier": "http"})
+	var crawl primitive.GyreResult
+	if err := json.Unmarshal([]byte(text), &crawl); err != nil || isErr || crawl.TotalPages != 4 {
+		t.Fatalf("gyre: %v %s", err, text)
+	}
+	kept := 0
+	for _, p := range crawl.Pages {
+		if !strings.Contains(p.Markdown, "[truncated: ") {
+			t.Fatalf("page %s not marked as truncated", p.URL)
+		}
+		kept += len(strings.Split(p.Markdown, "\n\n[truncated")[0])
+	}
+	if kept > 3000 {
+		t.Fatalf("kept %d bytes of page text, cap 3000", kept)
+	}
 }

@@ -18,6 +18,9 @@ import (
 type Primitives interface {
 	Fetch(ctx context.Context, call *billing.Call, req primitive.FetchRequest) (*primitive.FetchResult, error)
 	Map(ctx context.Context, call *billing.Call, req primitive.MapRequest) (*primitive.MapResult, error)
+	Gyre(ctx context.Context, call *billing.Call, req primitive.GyreRequest, progress func(done, total int)) (*primitive.GyreResult, error)
+	Search(ctx context.Context, call *billing.Call, req primitive.SearchRequest, progress func(done, total int)) (*primitive.SearchResult, error)
+	Extract(ctx context.Context, call *billing.Call, req primitive.ExtractRequest) (*primitive.ExtractResult, error)
 }
 
 type tool struct {
@@ -57,9 +60,55 @@ var toolsByName = func() map[string]tool {
 func (h *Handler) addTools(s *sdk.Server, st *reqState) {
 	add(h, s, st, toolsByName["svc_fetch"], h.prims.Fetch)
 	add(h, s, st, toolsByName["svc_map"], h.prims.Map)
-	add(h, s, st, toolsByName["svc_search"], notYet[searchArgs])
-	add(h, s, st, toolsByName["svc_gyre"], notYet[gyreArgs])
-	add(h, s, st, toolsByName["svc_extract"], notYet[extractArgs])
+	add(h, s, st, toolsByName["svc_extract"], h.prims.Extract)
+	add(h, s, st, toolsByName["svc_gyre"], func(ctx context.Context, call *billing.Call, in primitive.GyreRequest) (*primitive.GyreResult, error) {
+		res, err := h.prims.Gyre(ctx, call, in, progressOf(ctx))
+		if err == nil {
+			pages := make([]*string, len(res.Pages))
+			for i := range res.Pages {
+				pages[i] = &res.Pages[i].Markdown
+			}
+			truncate(pages, h.opts.MaxResultChars)
+		}
+		return res, err
+	})
+	add(h, s, st, toolsByName["svc_search"], func(ctx context.Context, call *billing.Call, in primitive.SearchRequest) (*primitive.SearchResult, error) {
+		res, err := h.prims.Search(ctx, call, in, progressOf(ctx))
+		if err == nil {
+			var pages []*string
+			for _, r := range res.Results {
+				if r.Page != nil && r.Page.Markdown != nil {
+					pages = append(pages, r.Page.Markdown)
+				}
+			}
+			truncate(pages, h.opts.MaxResultChars)
+		}
+		return res, err
+	})
+}
+
+type progressKey struct{}
+
+// progressOf returns the progress reporter of a tool call (nil: none asked).
+func progressOf(ctx context.Context) func(done, total int) {
+	f, _ := ctx.Value(progressKey{}).(func(done, total int))
+	return f
+}
+
+// progressFor reports progress as notifications/progress when the call
+// carries a progress token; they reach the client on an event stream.
+func progressFor(ctx context.Context, req *sdk.CallToolRequest) context.Context {
+	token := req.Params.GetProgressToken()
+	if token == nil || req.Session == nil {
+		return ctx
+	}
+	report := func(done, total int) {
+		req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
+			ProgressToken: token, Progress: float64(done), Total: float64(total),
+			Message: fmt.Sprintf("%d of %d", done, total),
+		})
+	}
+	return context.WithValue(ctx, progressKey{}, report)
 }
 
 // add registers one tool whose handler runs a billed primitive.
@@ -68,6 +117,7 @@ func add[In, Out any](h *Handler, s *sdk.Server, st *reqState, t tool,
 	sdk.AddTool(s, &sdk.Tool{Name: t.name, Description: t.description},
 		func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, any, error) {
 			st.toolRan = true
+			ctx = progressFor(ctx, req)
 			call := &billing.Call{Principal: st.principal, Endpoint: t.endpoint, Via: model.ViaMCP, Method: "POST",
 				RequestID: st.requestID, Started: st.started}
 			out, err := run(ctx, call, in)
@@ -105,28 +155,4 @@ func (h *Handler) textResult(v any) *sdk.CallToolResult {
 		return errorResult(fmt.Errorf("marshal result: %w", err))
 	}
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}}
-}
-
-// The primitives below are not built yet: their tools are listed with the
-// argument fields the service spec shows, and calls fail cleanly.
-type (
-	searchArgs struct {
-		Query        string   `json:"query" jsonschema:"what to search for"`
-		Limit        int      `json:"limit,omitempty" jsonschema:"number of results (default 5, max 20)"`
-		Fetch        bool     `json:"fetch,omitempty" jsonschema:"also fetch each result's page as markdown"`
-		FetchFormats []string `json:"fetchFormats,omitempty" jsonschema:"formats of the fetched pages"`
-		Tbs          string   `json:"tbs,omitempty" jsonschema:"time filter: qdr:h, qdr:d, qdr:w, qdr:m or qdr:y"`
-	}
-	gyreArgs struct {
-		URL      string `json:"url" jsonschema:"start URL of the crawl"`
-		MaxPages int    `json:"maxPages,omitempty" jsonschema:"most pages to crawl (default 10, max 1000)"`
-	}
-	extractArgs struct {
-		URL    string `json:"url" jsonschema:"page to extract from"`
-		Intent string `json:"intent,omitempty" jsonschema:"what to extract, in plain English"`
-	}
-)
-
-func notYet[In any](context.Context, *billing.Call, In) (any, error) {
-	return nil, model.Errorf(model.CodeUnavailable, "this primitive is not available on this server yet")
 }

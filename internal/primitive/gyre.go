@@ -298,9 +298,9 @@ func (o GyreOptions) withDefaults() GyreOptions {
 	return o
 }
 
-// Gyre crawls a site with the default GyreOptions; see GyreWith.
+// Gyre crawls a site with the Service's crawl options; see GyreWith.
 func (s *Service) Gyre(ctx context.Context, workspaceID string, req GyreRequest, progress func(done, total int)) (*GyreResult, error) {
-	return s.GyreWith(ctx, workspaceID, req, GyreOptions{}, progress)
+	return s.GyreWith(ctx, workspaceID, req, s.Crawl, progress)
 }
 
 // GyreWith crawls the site at req.URL and converts every page it reaches,

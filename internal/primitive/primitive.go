@@ -5,9 +5,11 @@
 package primitive
 
 import (
+	"context"
 	"log/slog"
 
 	"webacq/internal/fetch"
+	"webacq/internal/llm"
 	"webacq/internal/store"
 )
 
@@ -20,4 +22,16 @@ type Service struct {
 
 	// UserAgent is the product token matched against robots.txt groups.
 	UserAgent string
+
+	// Searcher answers search (nil: search answers unavailable).
+	Searcher SearchProvider
+	// LLM extracts structured data (nil: extract answers unavailable).
+	LLM llm.Client
+	// Crawl bounds every gyre's concurrency and pacing.
+	Crawl GyreOptions
+}
+
+// Search runs a search with the configured provider.
+func (s *Service) Search(ctx context.Context, workspaceID string, req SearchRequest, progress func(done, total int)) (*SearchResult, error) {
+	return s.SearchWith(ctx, s.Searcher, workspaceID, req, progress)
 }
