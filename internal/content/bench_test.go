@@ -46,6 +46,7 @@ func BenchmarkPipeline(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(total)
 			b.ReportAllocs()
+			before := fallbacks.Load()
 			for b.Loop() {
 				for _, p := range pages {
 					if _, err := HTML(p, "http://fakehost/test/page.html", c.opt); err != nil {
@@ -53,6 +54,9 @@ func BenchmarkPipeline(b *testing.B) {
 					}
 				}
 			}
+			// Pages handed to trafilatura because readability found
+			// too little text, per op (of len(pages) pages).
+			b.ReportMetric(float64(fallbacks.Load()-before)/float64(b.N), "fallbacks/op")
 		})
 	}
 }

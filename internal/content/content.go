@@ -110,7 +110,7 @@ func fromTree(root *html.Node, pageURL string, opt Options) *Document {
 	var node *html.Node
 	var langs map[string]string
 	if opt.OnlyMainContent {
-		node, langs = mainContent(root, s.base, s.sig.bodyWords)
+		node, langs = mainContent(root, s.base, s.sig.bodyWords, s.meta.Title)
 	}
 	if node == nil {
 		node = findBody(root)

@@ -3,6 +3,7 @@ package content
 import (
 	"net/url"
 	"strings"
+	"sync/atomic"
 
 	md "github.com/JohannesKaufmann/html-to-markdown/v2/converter"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
@@ -44,7 +45,27 @@ const secondOpinionRatio = 0.4
 // it finds nothing usable, and the languages of the page's highlighted
 // code blocks keyed by their text: trafilatura drops class attributes, so
 // absolutize puts the languages back by matching the code text.
-func mainContent(root *html.Node, base *url.URL, pageWords int) (*html.Node, map[string]string) {
+func mainContent(root *html.Node, base *url.URL, pageWords int, title string) (*html.Node, map[string]string) {
+	art, ok := readableContent(root, title)
+	if ok {
+		return art, nil
+	}
+	fallbacks.Add(1)
+	if n, langs := trafilaturaContent(root, base, pageWords); n != nil {
+		return n, langs
+	}
+	return art, nil
+}
+
+// fallbacks counts the pages handed to trafilatura (benchmarks report it).
+var fallbacks atomic.Int64
+
+// trafilaturaContent returns the article body found by trafilatura, or
+// nil when it finds nothing usable, and the languages of the page's
+// highlighted code blocks keyed by their text: trafilatura drops class
+// attributes, so absolutize puts the languages back by matching the code
+// text.
+func trafilaturaContent(root *html.Node, base *url.URL, pageWords int) (*html.Node, map[string]string) {
 	opts := trafilatura.Options{
 		OriginalURL:     base,
 		ExcludeComments: true,

@@ -1,0 +1,766 @@
+package content
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// A readability-style main-content extractor that works on the tree the
+// pipeline already parsed and scanned (scripts, styles and hidden nodes
+// are gone). Scoring does not modify the tree: elements a pass would
+// drop are only marked, and the chosen article is copied out of the
+// tree before it is cleaned, so a weak result can still be handed to
+// trafilatura on the untouched page.
+//
+// The scoring follows the published readability heuristics: paragraphs
+// (and divs holding only inline content) of 25 characters or more score
+// one point, one per comma-separated part and one per 100 characters
+// (at most three); the score goes to their ancestors, divided by the
+// distance; ancestors start with a bonus or penalty from their tag and
+// their class and id; the best candidate, scaled by its link density,
+// wins, and its siblings join when they score close to it or read like
+// prose. The article is then cleaned of forms, lists of links, share
+// boxes and other boilerplate.
+
+// Flags of one extraction attempt; each retry drops one of them.
+const (
+	flagStripUnlikely = 1 << iota
+	flagWeightClasses
+	flagCleanConditionally
+)
+
+// minArticleChars is the text length under which an attempt is retried
+// with looser rules.
+const minArticleChars = 500
+
+type readable struct {
+	body   *html.Node
+	title  string
+	flags  int
+	scores map[*html.Node]float64
+	cands  []*html.Node
+	// dropped marks nodes that the pass treats as removed (unlikely
+	// candidates, bylines, the heading repeating the title, empty blocks).
+	dropped map[*html.Node]bool
+	// collapsed marks divs that hold a single <p> and nothing else: the
+	// <p> takes their place.
+	collapsed map[*html.Node]bool
+	// asP marks divs without block descendants: they count as paragraphs.
+	asP    map[*html.Node]bool
+	byline bool
+	titled bool
+}
+
+// readableContent returns the article of the page under root as a new
+// detached <div>, or nil when no attempt yields text; ok tells whether
+// an attempt reached minArticleChars (otherwise the longest is returned).
+func readableContent(root *html.Node, title string) (article *html.Node, ok bool) {
+	body := findBody(root)
+	if body == nil {
+		return nil, false
+	}
+	r := &readable{body: body, title: title}
+	var best *html.Node
+	bestLen := 0
+	for _, flags := range []int{
+		flagStripUnlikely | flagWeightClasses | flagCleanConditionally,
+		flagWeightClasses | flagCleanConditionally,
+		flagCleanConditionally,
+		0,
+	} {
+		art := r.attempt(flags)
+		if art == nil {
+			continue
+		}
+		n := textStats(art, nil).length
+		if n >= minArticleChars {
+			return art, true
+		}
+		if n > bestLen {
+			best, bestLen = art, n
+		}
+	}
+	return best, false
+}
+
+func (r *readable) attempt(flags int) *html.Node {
+	r.flags = flags
+	r.scores = make(map[*html.Node]float64, 256)
+	r.cands = r.cands[:0]
+	r.dropped = make(map[*html.Node]bool)
+	r.collapsed = make(map[*html.Node]bool)
+	r.asP = make(map[*html.Node]bool)
+	r.byline, r.titled = false, false
+
+	r.walk(r.body)
+
+	// Scale each candidate by the share of its text that is not links.
+	for _, c := range r.cands {
+		r.scores[c] *= 1 - r.linkDensity(c)
+	}
+	var top []*html.Node // the five best, best first
+	for _, c := range r.cands {
+		s := r.scores[c]
+		i := len(top)
+		for i > 0 && r.scores[top[i-1]] < s {
+			i--
+		}
+		if i < 5 {
+			top = append(top, nil)
+			copy(top[i+1:], top[i:])
+			top[i] = c
+			if len(top) > 5 {
+				top = top[:5]
+			}
+		}
+	}
+
+	article := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+	if len(top) == 0 || top[0] == r.body {
+		for c := r.body.FirstChild; c != nil; c = c.NextSibling {
+			if k := r.copyTree(c); k != nil {
+				article.AppendChild(k)
+			}
+		}
+		r.prepare(article)
+		return article
+	}
+
+	best := top[0]
+	bestScore := r.scores[best]
+	// When several close runners-up share an ancestor, the article is
+	// probably that ancestor (pages split into several blocks).
+	var alts [][]*html.Node
+	for _, c := range top[1:] {
+		if r.scores[c]/bestScore >= 0.75 {
+			alts = append(alts, ancestors(c))
+		}
+	}
+	if len(alts) >= 3 {
+		for p := best.Parent; p != nil && p != r.body; p = p.Parent {
+			n := 0
+			for _, a := range alts {
+				for _, x := range a {
+					if x == p {
+						n++
+						break
+					}
+				}
+			}
+			if n >= 3 {
+				best = p
+				break
+			}
+		}
+	}
+	if _, ok := r.scores[best]; !ok {
+		r.scores[best] = r.initScore(best)
+	}
+	// Climb while the parent scores better: the article is often split
+	// over several children.
+	last := r.scores[best]
+	threshold := last / 3
+	for p := best.Parent; p != nil && p != r.body; p = p.Parent {
+		s, ok := r.scores[p]
+		if !ok {
+			continue
+		}
+		if s < threshold {
+			break
+		}
+		if s > last {
+			best = p
+			break
+		}
+		last = s
+	}
+	// An only child stands for its parent.
+	for p := best.Parent; p != nil && p != r.body && elementChildren(p) == 1; p = best.Parent {
+		best = p
+	}
+	if _, ok := r.scores[best]; !ok {
+		r.scores[best] = r.initScore(best)
+	}
+	bestScore = r.scores[best]
+
+	// Siblings that score close to the best, or read like prose, join it.
+	limit := max(10, bestScore*0.2)
+	bestClass := attr(best, "class")
+	parent := best.Parent
+	var run []*html.Node // phrasing nodes between blocks: an implicit <p>
+	flushRun := func() {
+		if len(run) == 0 {
+			return
+		}
+		st := runStats(run, r.dropped)
+		if r.proseLike(st, run) {
+			p := &html.Node{Type: html.ElementNode, Data: "p", DataAtom: atom.P}
+			for _, n := range run {
+				if k := r.copyTree(n); k != nil {
+					p.AppendChild(k)
+				}
+			}
+			article.AppendChild(p)
+		}
+		run = run[:0]
+	}
+	for c := parent.FirstChild; c != nil; c = c.NextSibling {
+		if r.dropped[c] {
+			continue
+		}
+		if c != best && isPhrasing(c) {
+			if c.Type == html.TextNode || c.Type == html.ElementNode {
+				run = append(run, c)
+			}
+			continue
+		}
+		flushRun()
+		if c.Type != html.ElementNode {
+			continue
+		}
+		keep := c == best
+		if !keep {
+			bonus := 0.0
+			if bestClass != "" && attr(c, "class") == bestClass {
+				bonus = bestScore * 0.2
+			}
+			if s, ok := r.scores[c]; ok && s+bonus >= limit {
+				keep = true
+			} else if c.DataAtom == atom.P || r.asP[c] || r.collapsed[c] {
+				st := textStats(c, r.dropped)
+				keep = r.proseLike(st, []*html.Node{c})
+			}
+		}
+		if keep {
+			if k := r.copyTree(c); k != nil {
+				article.AppendChild(k)
+			}
+		}
+	}
+	flushRun()
+	r.prepare(article)
+	return article
+}
+
+// proseLike tells whether a paragraph outside the best candidate reads
+// like part of the article: long with few links, or a short sentence
+// without links.
+func (r *readable) proseLike(st stats, nodes []*html.Node) bool {
+	if st.length == 0 {
+		return false
+	}
+	density := st.linkLen / float64(st.length)
+	if st.length > 80 {
+		return density < 0.25
+	}
+	if density > 0 {
+		return false
+	}
+	var b strings.Builder
+	for _, n := range nodes {
+		b.WriteString(nodeText(n))
+	}
+	t := strings.TrimSpace(b.String())
+	return strings.HasSuffix(t, ".") || strings.Contains(t, ". ")
+}
+
+// walk visits the subtree of n in document order, marks what the pass
+// drops and scores paragraphs.
+func (r *readable) walk(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if c.DataAtom == atom.Script {
+			continue
+		}
+		if r.drop(c) {
+			r.dropped[c] = true
+			continue
+		}
+		switch c.DataAtom {
+		case atom.P, atom.Td, atom.Pre, atom.Section, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+			r.score(c, c.Parent)
+		case atom.Div:
+			if p := singleP(c); p != nil && r.linkDensity(c) < 0.25 {
+				r.collapsed[c] = true
+				// The <p> is scored when the walk reaches it, with the
+				// div's parent as its parent.
+			} else if !hasBlockDescendant(c) {
+				r.asP[c] = true
+				r.score(c, c.Parent)
+			} else {
+				r.scoreRuns(c)
+			}
+		}
+		r.walk(c)
+	}
+}
+
+// drop tells whether the pass removes element n before scoring.
+func (r *readable) drop(n *html.Node) bool {
+	if attr(n, "aria-modal") == "true" && attr(n, "role") == "dialog" {
+		return true
+	}
+	match := matchString(n)
+	if !r.byline && isByline(n, match) {
+		r.byline = true
+		return true
+	}
+	if !r.titled && (n.DataAtom == atom.H1 || n.DataAtom == atom.H2) && r.title != "" &&
+		similarity(r.title, collapse(nodeText(n))) > 0.75 {
+		r.titled = true
+		return true
+	}
+	if r.flags&flagStripUnlikely != 0 && n.DataAtom != atom.Body && n.DataAtom != atom.A {
+		if match != "" && matchesAny(match, unlikelyHints) && !matchesAny(match, maybeHints) &&
+			!hasAncestor(n, atom.Table, 3) && !hasAncestor(n, atom.Code, 3) {
+			return true
+		}
+		switch attr(n, "role") {
+		case "menu", "menubar", "complementary", "navigation", "alert", "alertdialog", "dialog":
+			return true
+		}
+	}
+	switch n.DataAtom {
+	case atom.Div, atom.Section, atom.Header, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		return withoutContent(n)
+	}
+	return false
+}
+
+// score credits paragraph n to its ancestors, starting at parent.
+func (r *readable) score(n, parent *html.Node) {
+	st := textStats(n, r.dropped)
+	r.credit(st, parent)
+}
+
+func (r *readable) credit(st stats, parent *html.Node) {
+	if st.length < 25 {
+		return
+	}
+	points := 1 + float64(st.commas+1) + min(float64(st.length/100), 3)
+	level := 0
+	for a := parent; a != nil && level < 5; a = a.Parent {
+		if r.collapsed[a] {
+			continue
+		}
+		if a.Type != html.ElementNode || a.Parent == nil || a.Parent.Type != html.ElementNode {
+			return
+		}
+		s, ok := r.scores[a]
+		if !ok {
+			s = r.initScore(a)
+			r.cands = append(r.cands, a)
+		}
+		div := 1.0
+		switch level {
+		case 0:
+		case 1:
+			div = 2
+		default:
+			div = float64(level) * 3
+		}
+		r.scores[a] = s + points/div
+		level++
+	}
+}
+
+// scoreRuns scores the runs of inline content directly under a div that
+// also holds blocks: each run is an implicit paragraph of the div.
+func (r *readable) scoreRuns(div *html.Node) {
+	var run []*html.Node
+	for c := div.FirstChild; ; c = c.NextSibling {
+		if c != nil && isPhrasing(c) && !r.dropped[c] {
+			run = append(run, c)
+			continue
+		}
+		if len(run) > 0 {
+			r.credit(runStats(run, r.dropped), div)
+			run = run[:0]
+		}
+		if c == nil {
+			return
+		}
+	}
+}
+
+func (r *readable) initScore(n *html.Node) float64 {
+	s := 0.0
+	switch n.DataAtom {
+	case atom.Div:
+		s = 5
+	case atom.Pre, atom.Td, atom.Blockquote:
+		s = 3
+	case atom.Address, atom.Ol, atom.Ul, atom.Dl, atom.Dd, atom.Dt, atom.Li, atom.Form:
+		s = -3
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Th:
+		s = -5
+	}
+	return s + float64(r.classWeight(n))
+}
+
+func (r *readable) classWeight(n *html.Node) int {
+	if r.flags&flagWeightClasses == 0 {
+		return 0
+	}
+	return classWeight(n)
+}
+
+func classWeight(n *html.Node) int {
+	w := 0
+	for _, key := range []string{"class", "id"} {
+		v := attr(n, key)
+		if v == "" {
+			continue
+		}
+		v = strings.ToLower(v)
+		if negativeHint(v) {
+			w -= 25
+		}
+		if matchesAny(v, positiveHints) {
+			w += 25
+		}
+	}
+	return w
+}
+
+func (r *readable) linkDensity(n *html.Node) float64 {
+	st := textStats(n, r.dropped)
+	if st.length == 0 {
+		return 0
+	}
+	return st.linkLen / float64(st.length)
+}
+
+// copyTree copies n and its subtree without the dropped nodes; a div
+// that stands for its single <p> becomes that <p>.
+func (r *readable) copyTree(n *html.Node) *html.Node {
+	if r.dropped[n] || (n.Type == html.ElementNode && n.DataAtom == atom.Script) {
+		return nil
+	}
+	if r.collapsed[n] {
+		if p := singleP(n); p != nil {
+			return r.copyTree(p)
+		}
+	}
+	k := &html.Node{Type: n.Type, Data: n.Data, DataAtom: n.DataAtom, Namespace: n.Namespace}
+	if len(n.Attr) > 0 {
+		k.Attr = append([]html.Attribute(nil), n.Attr...)
+	}
+	if r.asP[n] {
+		k.Data, k.DataAtom = "p", atom.P
+	}
+	// A div that mixes blocks and inline content: each run of inline
+	// content becomes a paragraph.
+	wrap := n.Type == html.ElementNode && n.DataAtom == atom.Div && !r.asP[n]
+	var p *html.Node
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		x := r.copyTree(c)
+		if x == nil {
+			continue
+		}
+		if wrap && isPhrasing(c) {
+			if p == nil {
+				if c.Type == html.TextNode && strings.TrimSpace(c.Data) == "" {
+					k.AppendChild(x)
+					continue
+				}
+				p = &html.Node{Type: html.ElementNode, Data: "p", DataAtom: atom.P}
+				k.AppendChild(p)
+			}
+			p.AppendChild(x)
+			continue
+		}
+		p = nil
+		k.AppendChild(x)
+	}
+	return k
+}
+
+// Hints in class and id values. They are matched as substrings of the
+// lower-cased "class id" string.
+var (
+	unlikelyHints = []string{"-ad-", "ai2html", "banner", "breadcrumbs", "combx", "comment", "community",
+		"cover-wrap", "disqus", "extra", "footer", "gdpr", "header", "legends", "menu", "related", "remark",
+		"replies", "rss", "shoutbox", "sidebar", "skyscraper", "social", "sponsor", "supplemental",
+		"ad-break", "agegate", "pagination", "pager", "popup", "yom-remote"}
+	maybeHints    = []string{"and", "article", "body", "column", "content", "main", "mathjax", "shadow"}
+	positiveHints = []string{"article", "body", "content", "entry", "hentry", "h-entry", "main", "page",
+		"pagination", "post", "text", "blog", "story"}
+	negativeHints = []string{"-ad-", "hidden", "banner", "combx", "comment", "com-", "contact", "footer",
+		"gdpr", "masthead", "media", "meta", "outbrain", "promo", "related", "scroll", "share", "shoutbox",
+		"sidebar", "skyscraper", "sponsor", "shopping", "tags", "widget"}
+	bylineHints = []string{"byline", "author", "dateline", "writtenby", "p-author"}
+)
+
+func negativeHint(v string) bool {
+	if matchesAny(v, negativeHints) {
+		return true
+	}
+	for f := range strings.FieldsSeq(v) {
+		if f == "hid" {
+			return true
+		}
+	}
+	return false
+}
+
+func matchesAny(s string, hints []string) bool {
+	for _, h := range hints {
+		if strings.Contains(s, h) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchString(n *html.Node) string {
+	class, id := attr(n, "class"), attr(n, "id")
+	if class == "" && id == "" {
+		return ""
+	}
+	return strings.ToLower(class + " " + id)
+}
+
+func isByline(n *html.Node, match string) bool {
+	if attr(n, "rel") != "author" && !strings.Contains(attr(n, "itemprop"), "author") &&
+		(match == "" || !matchesAny(match, bylineHints)) {
+		return false
+	}
+	l := textStats(n, nil).length
+	return l > 0 && l < 100
+}
+
+// similarity is the share of b's words (by length) that also occur in a.
+func similarity(a, b string) float64 {
+	ta, tb := wordsOf(a), wordsOf(b)
+	if len(ta) == 0 || len(tb) == 0 {
+		return 0
+	}
+	in := make(map[string]bool, len(ta))
+	for _, w := range ta {
+		in[w] = true
+	}
+	total, uniq := -1, -1
+	for _, w := range tb {
+		total += len(w) + 1
+		if !in[w] {
+			uniq += len(w) + 1
+		}
+	}
+	if uniq < 0 {
+		uniq = 0
+	}
+	return 1 - float64(uniq)/float64(total)
+}
+
+func wordsOf(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
+	})
+}
+
+func hasAncestor(n *html.Node, a atom.Atom, depth int) bool {
+	for p, d := n.Parent, 0; p != nil; p, d = p.Parent, d+1 {
+		if depth > 0 && d == depth {
+			return false
+		}
+		if p.DataAtom == a {
+			return true
+		}
+	}
+	return false
+}
+
+func elementChildren(n *html.Node) int {
+	k := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			k++
+		}
+	}
+	return k
+}
+
+// singleP returns the only child of n when it is a <p> and n holds no
+// other element and no text.
+func singleP(n *html.Node) *html.Node {
+	var p *html.Node
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.ElementNode:
+			if p != nil || c.DataAtom != atom.P {
+				return nil
+			}
+			p = c
+		case html.TextNode:
+			if strings.TrimSpace(c.Data) != "" {
+				return nil
+			}
+		}
+	}
+	return p
+}
+
+// hasBlockDescendant tells whether n contains an element that keeps a
+// div from counting as a paragraph.
+func hasBlockDescendant(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		switch c.DataAtom {
+		case atom.Blockquote, atom.Dl, atom.Div, atom.Img, atom.Ol, atom.P, atom.Pre, atom.Table, atom.Ul:
+			return true
+		}
+		if hasBlockDescendant(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutContent: no text, and no children but <br> and <hr>.
+func withoutContent(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			if strings.TrimSpace(c.Data) != "" {
+				return false
+			}
+		case html.ElementNode:
+			if c.DataAtom != atom.Br && c.DataAtom != atom.Hr {
+				return false
+			}
+		}
+	}
+	return strings.TrimSpace(nodeText(n)) == ""
+}
+
+// isPhrasing tells whether n is inline content.
+func isPhrasing(n *html.Node) bool {
+	switch n.Type {
+	case html.TextNode:
+		return true
+	case html.ElementNode:
+	default:
+		return false
+	}
+	switch n.DataAtom {
+	case atom.Abbr, atom.Audio, atom.B, atom.Bdo, atom.Br, atom.Button, atom.Cite, atom.Code, atom.Data,
+		atom.Datalist, atom.Dfn, atom.Em, atom.Embed, atom.I, atom.Img, atom.Input, atom.Kbd, atom.Label,
+		atom.Mark, atom.Math, atom.Meter, atom.Noscript, atom.Object, atom.Output, atom.Progress, atom.Q,
+		atom.Ruby, atom.Samp, atom.Script, atom.Select, atom.Small, atom.Span, atom.Strong, atom.Sub,
+		atom.Sup, atom.Textarea, atom.Time, atom.Var, atom.Wbr:
+		return true
+	case atom.A, atom.Del, atom.Ins:
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if !isPhrasing(c) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// stats are text facts of a subtree.
+type stats struct {
+	length  int     // characters, white space collapsed
+	linkLen float64 // characters inside links, in-page links count 0.3
+	commas  int
+}
+
+func textStats(n *html.Node, dropped map[*html.Node]bool) stats {
+	var st stats
+	addText(n, dropped, 0, &st)
+	return st
+}
+
+func runStats(nodes []*html.Node, dropped map[*html.Node]bool) stats {
+	var st stats
+	for _, n := range nodes {
+		if n.Type == html.TextNode {
+			countText(n.Data, 0, &st)
+		} else {
+			addText(n, dropped, linkWeight(n, 0), &st)
+		}
+	}
+	return st
+}
+
+func linkWeight(n *html.Node, w float64) float64 {
+	if n.DataAtom == atom.A && w == 0 {
+		if strings.HasPrefix(attr(n, "href"), "#") {
+			return 0.3
+		}
+		return 1
+	}
+	return w
+}
+
+func addText(n *html.Node, dropped map[*html.Node]bool, link float64, st *stats) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			countText(c.Data, link, st)
+		case html.ElementNode:
+			if c.DataAtom == atom.Script || dropped[c] {
+				continue
+			}
+			addText(c, dropped, linkWeight(c, link), st)
+		}
+	}
+}
+
+// countText adds the collapsed length and the commas of s.
+func countText(s string, link float64, st *stats) {
+	n, space, started := 0, false, false
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			if c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' {
+				space = true
+				continue
+			}
+			if c == ',' {
+				st.commas++
+			}
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			i += size
+			if unicode.IsSpace(r) {
+				space = true
+				continue
+			}
+			switch r {
+			case '\u060C', '\uFE50', '\uFE10', '\uFE11', '\u2E41', '\u2E34', '\u2E32', '\uFF0C':
+				st.commas++
+			}
+		}
+		if space && started {
+			n++
+		}
+		space, started = false, true
+		n++
+	}
+	if started && st.length > 0 {
+		n++ // the separation from the text before
+	}
+	st.length += n
+	st.linkLen += link * float64(n)
+}
+
+func ancestors(n *html.Node) []*html.Node {
+	var a []*html.Node
+	for p := n.Parent; p != nil; p = p.Parent {
+		a = append(a, p)
+	}
+	return a
+}

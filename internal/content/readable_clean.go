@@ -1,0 +1,405 @@
+package content
+
+import (
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// prepare cleans an extracted article (a detached copy): forms, embeds,
+// asides, share boxes, headings marked as boilerplate, and tables, lists
+// and divs that look like navigation or widgets rather than prose.
+func (r *readable) prepare(art *html.Node) {
+	dataTables := make(map[*html.Node]bool)
+	markDataTables(art, dataTables)
+	r.cleanConditionally(art, atom.Form, dataTables)
+	r.cleanConditionally(art, atom.Fieldset, dataTables)
+	removeTags(art, func(n *html.Node) bool {
+		switch n.DataAtom {
+		case atom.Object, atom.Embed, atom.Iframe:
+			return !videoEmbed(n)
+		case atom.Footer, atom.Link, atom.Aside, atom.Input, atom.Textarea, atom.Select, atom.Button:
+			return true
+		}
+		return false
+	})
+	// Share boxes below the top-level blocks.
+	for c := art.FirstChild; c != nil; c = c.NextSibling {
+		removeTags(c, func(n *html.Node) bool {
+			m := matchString(n)
+			return m != "" && shareHint(m) && len(nodeText(n)) < 500
+		})
+	}
+	removeTags(art, func(n *html.Node) bool {
+		return (n.DataAtom == atom.H1 || n.DataAtom == atom.H2) && r.classWeight(n) < 0
+	})
+	r.cleanConditionally(art, atom.Table, dataTables)
+	r.cleanConditionally(art, atom.Ul, dataTables)
+	r.cleanConditionally(art, atom.Div, dataTables)
+	removeTags(art, func(n *html.Node) bool {
+		switch n.DataAtom {
+		case atom.H1:
+			n.Data = "h2"
+			n.DataAtom = atom.H2
+		case atom.P:
+			return strings.TrimSpace(nodeText(n)) == "" && !hasMedia(n)
+		}
+		return false
+	})
+}
+
+// removeTags removes every element of the subtree of n (not n) that
+// drop accepts; it does not look inside removed elements.
+func removeTags(n *html.Node, drop func(*html.Node) bool) {
+	var next *html.Node
+	for c := n.FirstChild; c != nil; c = next {
+		next = c.NextSibling
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if drop(c) {
+			n.RemoveChild(c)
+			continue
+		}
+		removeTags(c, drop)
+	}
+}
+
+func shareHint(m string) bool {
+	for _, w := range []string{"share", "sharedaddy"} {
+		for i := 0; ; {
+			j := strings.Index(m[i:], w)
+			if j < 0 {
+				break
+			}
+			j += i
+			end := j + len(w)
+			if wordEdge(m, j-1) && wordEdge(m, end) {
+				return true
+			}
+			i = j + 1
+		}
+	}
+	return false
+}
+
+// wordEdge: position i of s is outside s or not a letter or digit
+// (an underscore counts as an edge).
+func wordEdge(s string, i int) bool {
+	if i < 0 || i >= len(s) {
+		return true
+	}
+	c := s[i]
+	return !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= 0x80)
+}
+
+var videoHosts = []string{"youtube.com", "youtube-nocookie.com", "player.vimeo.com", "v.qq.com",
+	"archive.org", "upload.wikimedia.org", "player.twitch.tv", "dailymotion.com", "bilibili.com",
+	"live.bilibili.com", "youtu.be"}
+
+func videoEmbed(n *html.Node) bool {
+	for _, a := range n.Attr {
+		v := strings.ToLower(a.Val)
+		for _, h := range videoHosts {
+			if strings.Contains(v, h) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func hasMedia(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		switch c.DataAtom {
+		case atom.Img, atom.Embed, atom.Object, atom.Iframe, atom.Picture, atom.Video, atom.Audio:
+			return true
+		}
+		if hasMedia(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// markDataTables tells tables of data from tables of layout.
+func markDataTables(n *html.Node, data map[*html.Node]bool) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if c.DataAtom == atom.Table && isDataTable(c) {
+			data[c] = true
+		}
+		markDataTables(c, data)
+	}
+}
+
+func isDataTable(t *html.Node) bool {
+	if attr(t, "role") == "presentation" || attr(t, "datatable") == "0" {
+		return false
+	}
+	if attr(t, "summary") != "" {
+		return true
+	}
+	var caption, header, nested bool
+	rows, cols := 0, 0
+	var visit func(n *html.Node, top bool)
+	visit = func(n *html.Node, top bool) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			switch c.DataAtom {
+			case atom.Caption:
+				if top && strings.TrimSpace(nodeText(c)) != "" {
+					caption = true
+				}
+			case atom.Colgroup, atom.Tfoot, atom.Thead, atom.Th:
+				header = true
+			case atom.Table:
+				nested = true
+				continue
+			case atom.Tr:
+				if top {
+					rows++
+					k := 0
+					for d := c.FirstChild; d != nil; d = d.NextSibling {
+						if d.Type == html.ElementNode && (d.DataAtom == atom.Td || d.DataAtom == atom.Th) {
+							span := 1
+							if s := attr(d, "colspan"); s != "" {
+								if v := atoiSmall(s); v > 0 {
+									span = v
+								}
+							}
+							k += span
+						}
+					}
+					cols = max(cols, k)
+				}
+			}
+			visit(c, top)
+		}
+	}
+	visit(t, true)
+	if caption || header {
+		return true
+	}
+	if nested {
+		return false
+	}
+	if rows >= 10 || cols > 4 {
+		return true
+	}
+	return rows*cols > 10
+}
+
+func atoiSmall(s string) int {
+	v := 0
+	for _, c := range strings.TrimSpace(s) {
+		if c < '0' || c > '9' || v > 1000 {
+			return v
+		}
+		v = v*10 + int(c-'0')
+	}
+	return v
+}
+
+// cleanConditionally removes the elements of one tag that look like
+// boilerplate. Later elements are judged first, so an outer element is
+// judged without the inner ones already removed.
+func (r *readable) cleanConditionally(art *html.Node, tag atom.Atom, dataTables map[*html.Node]bool) {
+	if r.flags&flagCleanConditionally == 0 {
+		return
+	}
+	var nodes []*html.Node
+	var collect func(*html.Node)
+	collect = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			if c.DataAtom == tag {
+				nodes = append(nodes, c)
+			}
+			collect(c)
+		}
+	}
+	collect(art)
+	for i := len(nodes) - 1; i >= 0; i-- {
+		n := nodes[i]
+		if n.Parent == nil || !attached(n, art) {
+			continue
+		}
+		if r.boilerplate(n, tag, dataTables) {
+			n.Parent.RemoveChild(n)
+		}
+	}
+}
+
+func attached(n, root *html.Node) bool {
+	for p := n; p != nil; p = p.Parent {
+		if p == root {
+			return true
+		}
+	}
+	return false
+}
+
+// blockFacts are the counts boilerplate judges an element by.
+type blockFacts struct {
+	stats
+	p, img, li, input, embeds int
+	headingLen, listLen       int
+	textish                   bool // a span, li, td or block inside holds text
+	dataTable, video          bool
+}
+
+func (r *readable) facts(n *html.Node, dataTables map[*html.Node]bool) blockFacts {
+	var f blockFacts
+	var visit func(n *html.Node, link float64, heading, list bool)
+	visit = func(n *html.Node, link float64, heading, list bool) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch c.Type {
+			case html.TextNode:
+				before := f.length
+				countText(c.Data, link, &f.stats)
+				d := f.length - before
+				if heading {
+					f.headingLen += d
+				}
+				if list {
+					f.listLen += d
+				}
+				continue
+			case html.ElementNode:
+			default:
+				continue
+			}
+			h, l := heading, list
+			switch c.DataAtom {
+			case atom.Script:
+				continue
+			case atom.P:
+				f.p++
+			case atom.Img:
+				f.img++
+			case atom.Li:
+				f.li++
+			case atom.Input:
+				f.input++
+			case atom.Object, atom.Embed, atom.Iframe:
+				if videoEmbed(c) {
+					f.video = true
+				}
+				f.embeds++
+			case atom.Table:
+				if dataTables[c] {
+					f.dataTable = true
+				}
+			case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+				h = true
+			case atom.Ul, atom.Ol:
+				l = true
+			}
+			switch c.DataAtom {
+			case atom.Span, atom.Li, atom.Td, atom.Blockquote, atom.Dl, atom.Div, atom.Img, atom.Ol, atom.P, atom.Pre, atom.Table, atom.Ul:
+				if !f.textish && strings.TrimSpace(nodeText(c)) != "" {
+					f.textish = true
+				}
+			}
+			visit(c, linkWeight(c, link), h, l)
+		}
+	}
+	visit(n, linkWeight(n, 0), false, false)
+	return f
+}
+
+func (r *readable) boilerplate(n *html.Node, tag atom.Atom, dataTables map[*html.Node]bool) bool {
+	if tag == atom.Table && dataTables[n] {
+		return false
+	}
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.DataAtom == atom.Table && dataTables[p] {
+			return false
+		}
+	}
+	if hasAncestor(n, atom.Code, 3) {
+		return false
+	}
+	f := r.facts(n, dataTables)
+	if f.dataTable {
+		return false
+	}
+	isList := tag == atom.Ul || tag == atom.Ol
+	if !isList && f.length > 0 && float64(f.listLen)/float64(f.length) > 0.9 {
+		isList = true
+	}
+	weight := r.classWeight(n)
+	if weight < 0 {
+		return true
+	}
+	if f.commas >= 10 {
+		return false
+	}
+	if f.video {
+		return false
+	}
+	text := collapse(nodeText(n))
+	if adOrLoading(text) {
+		return true
+	}
+	linkDensity := 0.0
+	if f.length > 0 {
+		linkDensity = f.linkLen / float64(f.length)
+	}
+	headingDensity := 0.0
+	if f.length > 0 {
+		headingDensity = float64(f.headingLen) / float64(f.length)
+	}
+	figure := hasAncestor(n, atom.Figure, 3)
+	li := f.li - 100
+	remove := (!figure && f.img > 1 && float64(f.p)/float64(f.img) < 0.5) ||
+		(!isList && li > f.p) ||
+		(f.input > f.p/3) ||
+		(!isList && !figure && headingDensity < 0.9 && f.length < 25 && (f.img == 0 || f.img > 2) && linkDensity > 0) ||
+		(!isList && weight < 25 && linkDensity > 0.2) ||
+		(weight >= 25 && linkDensity > 0.5) ||
+		(f.embeds == 1 && f.length < 75) || f.embeds > 1 ||
+		(f.img == 0 && !f.textish)
+	if isList && remove {
+		// Keep lists whose items are images only.
+		items := 0
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			if elementChildren(c) > 1 {
+				return remove
+			}
+			items++
+		}
+		if items > 0 && f.img == f.li {
+			return false
+		}
+	}
+	return remove
+}
+
+func adOrLoading(t string) bool {
+	t = strings.ToLower(t)
+	switch t {
+	case "ad", "advertising", "advertisement", "pub", "publicité", "werb", "werbung", "广告", "реклама", "anuncio":
+		return true
+	}
+	for _, w := range []string{"loading", "正在加载", "загрузка", "chargement", "cargando"} {
+		if t == w || t == w+"…" || t == w+"..." {
+			return true
+		}
+	}
+	return false
+}
