@@ -42,7 +42,9 @@ type readable struct {
 	title  string
 	flags  int
 	scores map[*html.Node]float64
-	cands  []*html.Node
+	// density is the link density of each candidate.
+	density map[*html.Node]float64
+	cands   []*html.Node
 	// dropped marks nodes that the pass treats as removed (unlikely
 	// candidates, bylines, the heading repeating the title, empty blocks).
 	dropped map[*html.Node]bool
@@ -90,17 +92,22 @@ func readableContent(root *html.Node, title string) (article *html.Node, ok bool
 func (r *readable) attempt(flags int) *html.Node {
 	r.flags = flags
 	r.scores = make(map[*html.Node]float64, 256)
+	r.density = make(map[*html.Node]float64, 256)
 	r.cands = r.cands[:0]
 	r.dropped = make(map[*html.Node]bool)
 	r.collapsed = make(map[*html.Node]bool)
 	r.asP = make(map[*html.Node]bool)
 	r.byline, r.titled = false, false
 
-	r.walk(r.body)
+	r.visit(r.body, 0)
 
 	// Scale each candidate by the share of its text that is not links.
 	for _, c := range r.cands {
-		r.scores[c] *= 1 - r.linkDensity(c)
+		d, ok := r.density[c]
+		if !ok { // the body
+			d = r.linkDensity(c)
+		}
+		r.scores[c] *= 1 - d
 	}
 	var top []*html.Node // the five best, best first
 	for _, c := range r.cands {
@@ -268,37 +275,74 @@ func (r *readable) proseLike(st stats, nodes []*html.Node) bool {
 	return strings.HasSuffix(t, ".") || strings.Contains(t, ". ")
 }
 
-// walk visits the subtree of n in document order, marks what the pass
-// drops and scores paragraphs.
-func (r *readable) walk(n *html.Node) {
+// visit walks the subtree of n in document order: it marks what the
+// pass drops on the way down and, on the way up, measures each element
+// once and scores paragraphs. It returns the text facts of n's subtree
+// and whether it holds a block that keeps a div from being a paragraph.
+// link is the weight of text as link text (inside <a>).
+func (r *readable) visit(n *html.Node, link float64) (st stats, block bool) {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type != html.ElementNode {
+		switch c.Type {
+		case html.TextNode:
+			countText(c.Data, link, &st)
+			continue
+		case html.ElementNode:
+		default:
 			continue
 		}
 		if c.DataAtom == atom.Script {
 			continue
 		}
 		if r.drop(c) {
+			// Readability judges a div by its children before it drops
+			// any of them: a dropped block still makes its parent a block.
 			r.dropped[c] = true
+			block = block || blockTag(c.DataAtom) || hasBlockDescendant(c)
 			continue
 		}
+		cst, cblock := r.visit(c, linkWeight(c, link))
 		switch c.DataAtom {
 		case atom.P, atom.Td, atom.Pre, atom.Section, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-			r.score(c, c.Parent)
+			if c.DataAtom == atom.P && n.DataAtom == atom.Div && density(cst) < 0.25 && singleP(n) == c {
+				// The div holds only this <p>: the <p> takes its place.
+				r.collapsed[n] = true
+			}
+			r.credit(cst, n)
 		case atom.Div:
-			if p := singleP(c); p != nil && r.linkDensity(c) < 0.25 {
-				r.collapsed[c] = true
-				// The <p> is scored when the walk reaches it, with the
-				// div's parent as its parent.
-			} else if !hasBlockDescendant(c) {
+			if r.collapsed[c] {
+				break
+			}
+			if !cblock {
 				r.asP[c] = true
-				r.score(c, c.Parent)
+				r.credit(cst, n)
 			} else {
 				r.scoreRuns(c)
 			}
 		}
-		r.walk(c)
+		if blockTag(c.DataAtom) {
+			cblock = true
+		}
+		if _, ok := r.scores[c]; ok {
+			r.density[c] = density(cst)
+		}
+		if cst.length > 0 {
+			if st.length > 0 {
+				st.length++
+			}
+			st.length += cst.length
+			st.linkLen += cst.linkLen
+			st.commas += cst.commas
+		}
+		block = block || cblock
 	}
+	return st, block
+}
+
+func density(st stats) float64 {
+	if st.length == 0 {
+		return 0
+	}
+	return st.linkLen / float64(st.length)
 }
 
 // drop tells whether the pass removes element n before scoring.
@@ -607,6 +651,14 @@ func singleP(n *html.Node) *html.Node {
 	return p
 }
 
+func blockTag(a atom.Atom) bool {
+	switch a {
+	case atom.Blockquote, atom.Dl, atom.Div, atom.Img, atom.Ol, atom.P, atom.Pre, atom.Table, atom.Ul:
+		return true
+	}
+	return false
+}
+
 // hasBlockDescendant tells whether n contains an element that keeps a
 // div from counting as a paragraph.
 func hasBlockDescendant(n *html.Node) bool {
@@ -614,11 +666,7 @@ func hasBlockDescendant(n *html.Node) bool {
 		if c.Type != html.ElementNode {
 			continue
 		}
-		switch c.DataAtom {
-		case atom.Blockquote, atom.Dl, atom.Div, atom.Img, atom.Ol, atom.P, atom.Pre, atom.Table, atom.Ul:
-			return true
-		}
-		if hasBlockDescendant(c) {
+		if blockTag(c.DataAtom) || hasBlockDescendant(c) {
 			return true
 		}
 	}
