@@ -687,7 +687,7 @@ func withoutContent(n *html.Node) bool {
 			}
 		}
 	}
-	return strings.TrimSpace(nodeText(n)) == ""
+	return !hasText(n)
 }
 
 // isPhrasing tells whether n is inline content.

@@ -28,7 +28,7 @@ func (r *readable) prepare(art *html.Node) {
 	for c := art.FirstChild; c != nil; c = c.NextSibling {
 		removeTags(c, func(n *html.Node) bool {
 			m := matchString(n)
-			return m != "" && shareHint(m) && len(nodeText(n)) < 500
+			return m != "" && shareHint(m) && textStats(n, nil).length < 500
 		})
 	}
 	removeTags(art, func(n *html.Node) bool {
@@ -43,7 +43,7 @@ func (r *readable) prepare(art *html.Node) {
 			n.Data = "h2"
 			n.DataAtom = atom.H2
 		case atom.P:
-			return strings.TrimSpace(nodeText(n)) == "" && !hasMedia(n)
+			return !hasText(n) && !hasMedia(n)
 		}
 		return false
 	})
@@ -261,8 +261,8 @@ type blockFacts struct {
 
 func (r *readable) facts(n *html.Node, dataTables map[*html.Node]bool) blockFacts {
 	var f blockFacts
-	var visit func(n *html.Node, link float64, heading, list bool)
-	visit = func(n *html.Node, link float64, heading, list bool) {
+	var visit func(n *html.Node, link float64, heading, list, textish bool)
+	visit = func(n *html.Node, link float64, heading, list, textish bool) {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			switch c.Type {
 			case html.TextNode:
@@ -274,6 +274,9 @@ func (r *readable) facts(n *html.Node, dataTables map[*html.Node]bool) blockFact
 				}
 				if list {
 					f.listLen += d
+				}
+				if textish && d > 0 {
+					f.textish = true
 				}
 				continue
 			case html.ElementNode:
@@ -306,16 +309,15 @@ func (r *readable) facts(n *html.Node, dataTables map[*html.Node]bool) blockFact
 			case atom.Ul, atom.Ol:
 				l = true
 			}
+			t := textish
 			switch c.DataAtom {
 			case atom.Span, atom.Li, atom.Td, atom.Blockquote, atom.Dl, atom.Div, atom.Img, atom.Ol, atom.P, atom.Pre, atom.Table, atom.Ul:
-				if !f.textish && strings.TrimSpace(nodeText(c)) != "" {
-					f.textish = true
-				}
+				t = true
 			}
-			visit(c, linkWeight(c, link), h, l)
+			visit(c, linkWeight(c, link), h, l, t)
 		}
 	}
-	visit(n, linkWeight(n, 0), false, false)
+	visit(n, linkWeight(n, 0), false, false, false)
 	return f
 }
 
@@ -349,8 +351,7 @@ func (r *readable) boilerplate(n *html.Node, tag atom.Atom, dataTables map[*html
 	if f.video {
 		return false
 	}
-	text := collapse(nodeText(n))
-	if adOrLoading(text) {
+	if f.length <= 20 && adOrLoading(collapse(nodeText(n))) {
 		return true
 	}
 	linkDensity := 0.0
@@ -399,6 +400,23 @@ func adOrLoading(t string) bool {
 	for _, w := range []string{"loading", "正在加载", "загрузка", "chargement", "cargando"} {
 		if t == w || t == w+"…" || t == w+"..." {
 			return true
+		}
+	}
+	return false
+}
+
+// hasText tells whether the subtree of n holds text other than white space.
+func hasText(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			if strings.TrimSpace(c.Data) != "" {
+				return true
+			}
+		case html.ElementNode:
+			if c.DataAtom != atom.Script && hasText(c) {
+				return true
+			}
 		}
 	}
 	return false
