@@ -41,10 +41,12 @@ func newConverter() *md.Converter {
 // 0.4 to 0.6 score the same, 0.3 and below lose 0.008 F1.
 const secondOpinionRatio = 0.4
 
-// mainContent returns the article body found by trafilatura, or nil when
-// it finds nothing usable, and the languages of the page's highlighted
-// code blocks keyed by their text: trafilatura drops class attributes, so
-// absolutize puts the languages back by matching the code text.
+// mainContent returns the article body of the page, or nil when none
+// is found, and the languages of highlighted code blocks when the body
+// comes from trafilatura (see trafilaturaContent). The readability-style
+// extractor runs first; trafilatura, much slower, runs only when every
+// readability attempt stays under minArticleChars (tiny or unusual
+// pages), and the longest readability attempt is kept if it fails too.
 func mainContent(root *html.Node, base *url.URL, pageWords int, title string) (*html.Node, map[string]string) {
 	art, ok := readableContent(root, title)
 	if ok {
