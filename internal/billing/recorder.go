@@ -36,6 +36,9 @@ type pending struct {
 
 const maxBatch = 1024
 
+// lingerFor is how long a batch waits for company before it is written.
+const lingerFor = 5 * time.Millisecond
+
 func newRecorder(s *store.Store, log *slog.Logger) *recorder {
 	r := &recorder{store: s, log: log, ch: make(chan pending, 4*maxBatch)}
 	r.wg.Add(1)
@@ -86,18 +89,31 @@ func (r *recorder) loop() {
 	defer r.wg.Done()
 	batch := make([]pending, 0, maxBatch)
 	recs := make([]store.Record, 0, maxBatch)
+	linger := time.NewTimer(0)
+	<-linger.C
 	for p := range r.ch {
 		batch = append(batch[:0], p)
-	drain:
-		for len(batch) < maxBatch {
+		// Nobody waits for these rows, so the batch lingers a moment to
+		// share one commit among more of them; a flush ends it at once.
+		linger.Reset(lingerFor)
+		flushing := p.done != nil
+	collect:
+		for len(batch) < maxBatch && !flushing {
 			select {
 			case p, ok := <-r.ch:
 				if !ok {
-					break drain
+					break collect
 				}
 				batch = append(batch, p)
+				flushing = p.done != nil
+			case <-linger.C:
+				break collect
+			}
+		}
+		if !linger.Stop() {
+			select {
+			case <-linger.C:
 			default:
-				break drain
 			}
 		}
 		recs = recs[:0]
