@@ -116,39 +116,16 @@ type FetchResult struct {
 // Normalize checks r and fills its defaults. checkURL applies the SSRF
 // policy to the URL; browser says whether a browser tier exists.
 func (r *FetchRequest) Normalize(checkURL func(string) (*url.URL, error), browser bool) error {
-	if strings.TrimSpace(r.URL) == "" {
-		return model.Errorf(model.CodeBadRequest, "url is required")
-	}
-	if len(r.URL) > 8192 {
-		return model.Errorf(model.CodeBadRequest, "url is longer than 8192 characters")
-	}
-	u, err := checkURL(r.URL)
+	u, err := checkRequestURL(r.URL, checkURL)
 	if err != nil {
 		return err
 	}
 	r.URL = u.String()
-	if len(r.Formats) == 0 {
-		r.Formats = []string{FormatMarkdown}
-	}
-	for _, f := range r.Formats {
-		if !slices.Contains(allFormats, f) {
-			return model.Errorf(model.CodeBadRequest, "unknown format %q: use %s", f, strings.Join(allFormats, ", "))
-		}
-	}
-	if r.OnlyMainContent == nil {
-		t := true
-		r.OnlyMainContent = &t
-	}
-	switch r.Tier {
-	case "":
-		r.Tier = TierAuto
-	case TierAuto, TierHTTP:
-	case TierBrowser:
-		if !browser {
-			return model.Errorf(model.CodeUnavailable, "the browser tier is not available on this server (install chromium or set WEBACQ_CHROMIUM)")
-		}
-	default:
-		return model.Errorf(model.CodeBadRequest, "tier must be auto, http or browser")
+	page := r.page()
+	err = page.normalize(browser)
+	r.Formats, r.OnlyMainContent, r.Tier = page.Formats, page.OnlyMainContent, page.Tier
+	if err != nil {
+		return err
 	}
 	if r.Timeout < 0 || time.Duration(r.Timeout)*time.Millisecond > MaxFetchTimeout {
 		return model.Errorf(model.CodeBadRequest, "timeout must be between 0 and %d ms", MaxFetchTimeout.Milliseconds())
@@ -180,8 +157,67 @@ func (r *FetchRequest) Normalize(checkURL func(string) (*url.URL, error), browse
 // MaxCost is what a normalised request may cost at most: auto reserves the
 // browser price when a browser exists and refunds the difference when HTTP
 // was enough.
-func (r *FetchRequest) MaxCost(browser bool) int64 {
-	if r.Tier == TierBrowser || (r.Tier == TierAuto && browser) {
+func (r *FetchRequest) MaxCost(browser bool) int64 { return r.page().maxCost(browser) }
+
+func (r *FetchRequest) page() pageOptions {
+	return pageOptions{Formats: r.Formats, OnlyMainContent: r.OnlyMainContent, Tier: r.Tier}
+}
+
+// checkRequestURL checks the url field of a request: present, at most 8192
+// characters, and let through by checkURL, the SSRF policy, whose errors
+// are returned as they are.
+func checkRequestURL(raw string, checkURL func(string) (*url.URL, error)) (*url.URL, error) {
+	if strings.TrimSpace(raw) == "" {
+		return nil, model.Errorf(model.CodeBadRequest, "url is required")
+	}
+	if len(raw) > 8192 {
+		return nil, model.Errorf(model.CodeBadRequest, "url is longer than 8192 characters")
+	}
+	return checkURL(raw)
+}
+
+// pageOptions are the options of a request that say how each page is
+// fetched and converted. FetchRequest and GyreRequest carry them as JSON
+// fields of their own and check them with normalize.
+type pageOptions struct {
+	Formats         []string
+	OnlyMainContent *bool
+	Tier            string
+}
+
+// normalize checks o and fills its defaults: markdown, the main content
+// only, the auto tier. browser says whether a browser tier exists.
+func (o *pageOptions) normalize(browser bool) error {
+	if len(o.Formats) == 0 {
+		o.Formats = []string{FormatMarkdown}
+	}
+	for _, f := range o.Formats {
+		if !slices.Contains(allFormats, f) {
+			return model.Errorf(model.CodeBadRequest, "unknown format %q: use %s", f, strings.Join(allFormats, ", "))
+		}
+	}
+	if o.OnlyMainContent == nil {
+		t := true
+		o.OnlyMainContent = &t
+	}
+	switch o.Tier {
+	case "":
+		o.Tier = TierAuto
+	case TierAuto, TierHTTP:
+	case TierBrowser:
+		if !browser {
+			return model.Errorf(model.CodeUnavailable, "the browser tier is not available on this server (install chromium or set WEBACQ_CHROMIUM)")
+		}
+	default:
+		return model.Errorf(model.CodeBadRequest, "tier must be auto, http or browser")
+	}
+	return nil
+}
+
+// maxCost is the most one page may cost once o is normalised: auto
+// reserves the browser price when a browser exists.
+func (o pageOptions) maxCost(browser bool) int64 {
+	if o.Tier == TierBrowser || (o.Tier == TierAuto && browser) {
 		return billing.FetchBrowser
 	}
 	return billing.FetchHTTP
@@ -218,6 +254,29 @@ func (s *Service) Fetch(ctx context.Context, workspaceID string, req FetchReques
 			}
 		}
 	}
+	res, trace, err := s.fetchPage(ctx, req, nil)
+	if err != nil {
+		return nil, err
+	}
+	res.Trace = trace
+	if s.Pages != nil && workspaceID != "" {
+		s.keep(ctx, workspaceID, req, res)
+	}
+	return res, nil
+}
+
+// fetchPage is Fetch without the page store: it acquires req.URL within
+// req's timeout on the tiers req.Tier names (auto: HTTP, then the browser
+// when there is one and the verdict calls for it), converts it and turns a
+// page blocked on every tier, or an HTTP 5xx answer, into an error. It
+// returns the result and, apart, the trace of the tiers tried.
+//
+// gate, when not nil, bounds the conversions of HTTP-tier pages: each takes
+// a slot of gate, waiting for one, and holds it while it converts (the
+// browser renders a few tabs at a time already). Gyre passes one so that
+// parses, which are CPU-bound, stay few while many requests wait on the
+// network; Fetch passes none.
+func (s *Service) fetchPage(ctx context.Context, req FetchRequest, gate chan struct{}) (*FetchResult, []TraceStep, error) {
 	ctx, cancel := context.WithTimeout(ctx, req.timeout())
 	defer cancel()
 
@@ -233,7 +292,7 @@ func (s *Service) Fetch(ctx context.Context, workspaceID string, req FetchReques
 	}
 	for i, tier := range tiers {
 		t0 := time.Now()
-		res, err = s.fetchTier(ctx, tier, req)
+		res, err = s.fetchTier(ctx, tier, req, gate)
 		step := TraceStep{Tier: tier, Ms: time.Since(t0).Milliseconds()}
 		if err != nil {
 			step.Error = model.ErrorCode(err)
@@ -241,7 +300,7 @@ func (s *Service) Fetch(ctx context.Context, workspaceID string, req FetchReques
 			// Only a page the HTTP tier could not pass goes to the browser;
 			// a refused or malformed URL fails the same way there.
 			if code := model.ErrorCode(err); code != model.CodeUpstreamError || i == len(tiers)-1 || errors.Is(err, fetch.ErrTooLarge) {
-				return nil, err
+				return nil, trace, err
 			}
 			continue
 		}
@@ -251,19 +310,15 @@ func (s *Service) Fetch(ctx context.Context, workspaceID string, req FetchReques
 			break
 		}
 	}
-	res.Trace = trace
 	switch content.Verdict(res.Verdict) {
 	case content.VerdictBlocked, content.VerdictCaptcha:
-		return nil, &model.Error{Code: model.CodeUpstreamError,
+		return nil, trace, &model.Error{Code: model.CodeUpstreamError,
 			Message: fmt.Sprintf("the site blocked the fetch (%s, HTTP %d) on every tier tried", res.Verdict, res.StatusCode)}
 	}
 	if res.StatusCode >= 500 {
-		return nil, model.Errorf(model.CodeUpstreamError, "the site answered HTTP %d", res.StatusCode)
+		return nil, trace, model.Errorf(model.CodeUpstreamError, "the site answered HTTP %d", res.StatusCode)
 	}
-	if s.Pages != nil && workspaceID != "" {
-		s.keep(ctx, workspaceID, req, res)
-	}
-	return res, nil
+	return res, trace, nil
 }
 
 // escalate says whether a verdict sends an auto fetch to the browser.
@@ -275,27 +330,48 @@ func escalate(v string) bool {
 	return false
 }
 
-func (s *Service) fetchTier(ctx context.Context, tier string, req FetchRequest) (*FetchResult, error) {
-	var resp *fetch.Response
-	var err error
-	if tier == TierBrowser {
-		resp, err = s.Browser.Render(ctx, fetch.BrowserRequest{
-			URL: req.URL, WaitFor: time.Duration(req.WaitFor) * time.Millisecond,
-			AcceptSelectors: req.AcceptSelectors, Headers: req.Headers,
-		})
-	} else {
-		resp, err = s.HTTP.Get(ctx, fetch.Request{URL: req.URL, Headers: req.Headers})
-	}
+// fetchTier acquires and converts the page on one tier; gate is
+// fetchPage's.
+func (s *Service) fetchTier(ctx context.Context, tier string, req FetchRequest, gate chan struct{}) (*FetchResult, error) {
+	resp, err := s.acquire(ctx, tier, req)
 	if err != nil {
-		if errors.Is(err, fetch.ErrTooLarge) {
-			var tl *fetch.TooLargeError
-			if errors.As(err, &tl) {
-				return nil, model.Wrap(model.CodeUpstreamError, err, fmt.Sprintf("the document is larger than the %d MB limit", tl.Limit>>20))
-			}
+		// A crawl has always reported the HTTP client's own message for a
+		// body over the size cap on the HTTP tier.
+		if gate == nil || tier == TierBrowser {
+			err = documentTooLarge(err)
 		}
 		return nil, err
 	}
+	if gate != nil && tier != TierBrowser {
+		select {
+		case gate <- struct{}{}:
+		case <-ctx.Done():
+			return nil, model.Wrap(model.CodeTimeout, ctx.Err(), "the crawl ran out of time")
+		}
+		defer func() { <-gate }()
+	}
 	return convert(resp, req)
+}
+
+// acquire fetches req.URL on one tier.
+func (s *Service) acquire(ctx context.Context, tier string, req FetchRequest) (*fetch.Response, error) {
+	if tier == TierBrowser {
+		return s.Browser.Render(ctx, fetch.BrowserRequest{
+			URL: req.URL, WaitFor: time.Duration(req.WaitFor) * time.Millisecond,
+			AcceptSelectors: req.AcceptSelectors, Headers: req.Headers,
+		})
+	}
+	return s.HTTP.Get(ctx, fetch.Request{URL: req.URL, Headers: req.Headers})
+}
+
+// documentTooLarge words an error for a body over the size cap as Fetch
+// reports it; other errors are returned as they are.
+func documentTooLarge(err error) error {
+	var tl *fetch.TooLargeError
+	if errors.As(err, &tl) {
+		return model.Wrap(model.CodeUpstreamError, err, fmt.Sprintf("the document is larger than the %d MB limit", tl.Limit>>20))
+	}
+	return err
 }
 
 // convert turns a fetched body into the result, parsing it once.

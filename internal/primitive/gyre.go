@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"webacq/internal/billing"
-	"webacq/internal/content"
-	"webacq/internal/fetch"
 	"webacq/internal/model"
 )
 
@@ -70,13 +68,7 @@ type GyreRequest struct {
 // they are); browser says whether a browser tier exists. Other bad input is
 // a bad_request. Normalize may be called again on a normalised request.
 func (r *GyreRequest) Normalize(checkURL func(string) (*url.URL, error), browser bool) error {
-	if strings.TrimSpace(r.URL) == "" {
-		return model.Errorf(model.CodeBadRequest, "url is required")
-	}
-	if len(r.URL) > 8192 {
-		return model.Errorf(model.CodeBadRequest, "url is longer than 8192 characters")
-	}
-	u, err := checkURL(r.URL)
+	u, err := checkRequestURL(r.URL, checkURL)
 	if err != nil {
 		return err
 	}
@@ -100,28 +92,11 @@ func (r *GyreRequest) Normalize(checkURL func(string) (*url.URL, error), browser
 	if r.exclude, err = compilePaths("excludePaths", r.ExcludePaths); err != nil {
 		return err
 	}
-	if len(r.Formats) == 0 {
-		r.Formats = []string{FormatMarkdown}
-	}
-	for _, f := range r.Formats {
-		if !slices.Contains(allFormats, f) {
-			return model.Errorf(model.CodeBadRequest, "unknown format %q: use %s", f, strings.Join(allFormats, ", "))
-		}
-	}
-	if r.OnlyMainContent == nil {
-		t := true
-		r.OnlyMainContent = &t
-	}
-	switch r.Tier {
-	case "":
-		r.Tier = TierAuto
-	case TierAuto, TierHTTP:
-	case TierBrowser:
-		if !browser {
-			return model.Errorf(model.CodeUnavailable, "the browser tier is not available on this server (install chromium or set WEBACQ_CHROMIUM)")
-		}
-	default:
-		return model.Errorf(model.CodeBadRequest, "tier must be auto, http or browser")
+	page := r.page()
+	err = page.normalize(browser)
+	r.Formats, r.OnlyMainContent, r.Tier = page.Formats, page.OnlyMainContent, page.Tier
+	if err != nil {
+		return err
 	}
 	if r.MaxCredits != nil {
 		if per := r.pageCost(browser); int64(*r.MaxCredits) < per {
@@ -172,11 +147,10 @@ func regexpProblem(err error) string {
 
 // pageCost is the most one page of a normalised request may cost: auto
 // reserves the browser price when a browser exists.
-func (r *GyreRequest) pageCost(browser bool) int64 {
-	if r.Tier == TierBrowser || (r.Tier == TierAuto && browser) {
-		return billing.FetchBrowser
-	}
-	return billing.FetchHTTP
+func (r *GyreRequest) pageCost(browser bool) int64 { return r.page().maxCost(browser) }
+
+func (r *GyreRequest) page() pageOptions {
+	return pageOptions{Formats: r.Formats, OnlyMainContent: r.OnlyMainContent, Tier: r.Tier}
 }
 
 // MaxCost is what a normalised request may cost at most: maxPages pages at
@@ -639,9 +613,11 @@ func (g *gyre) work(ctx context.Context, j gyreJob) gyreOutcome {
 		o.err = model.Wrap(model.CodeTimeout, err, "the crawl ran out of time")
 		return o
 	}
-	res, err := g.fetch(ctx, FetchRequest{
+	// As Fetch fetches, without the page store and the trace; g.cpu bounds
+	// the conversions.
+	res, _, err := g.s.fetchPage(ctx, FetchRequest{
 		URL: j.url, Formats: g.formats, OnlyMainContent: g.req.OnlyMainContent, Tier: g.req.Tier,
-	})
+	}, g.cpu)
 	if err != nil {
 		o.err = err
 		return o
@@ -684,7 +660,7 @@ func (g *gyre) work(ctx context.Context, j gyreJob) gyreOutcome {
 		p.Markdown = *res.Markdown
 	}
 	p.HTML, p.RawHTML, p.Text = res.HTML, res.RawHTML, res.Text
-	if g.req.wants(FormatLinks) {
+	if slices.Contains(g.req.Formats, FormatLinks) {
 		p.Links = res.Links
 	} else {
 		res.Links = nil
@@ -696,8 +672,6 @@ func (g *gyre) work(ctx context.Context, j gyreJob) gyreOutcome {
 	}
 	return o
 }
-
-func (r *GyreRequest) wants(format string) bool { return slices.Contains(r.Formats, format) }
 
 // vet cleans a discovered URL and says whether the crawl may follow it:
 // http or https without user information, in scope, a page and not an
@@ -789,65 +763,4 @@ func (g *gyre) readSitemaps(ctx context.Context, start *url.URL) []string {
 		}
 	}
 	return out
-}
-
-// fetch is Service.Fetch for one page of a crawl, without the page store
-// and the trace: the same tiers, escalation, conversion and verdicts. It
-// differs in one way: on the HTTP tier the conversion waits for g.cpu, so
-// that at most GOMAXPROCS pages are parsed at once while up to opt.Workers
-// requests wait on the network. Parsing is CPU-bound; more parses at once
-// would only hold more parse trees in memory.
-func (g *gyre) fetch(ctx context.Context, req FetchRequest) (*FetchResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, DefaultFetchTimeout)
-	defer cancel()
-	tiers := []string{req.Tier}
-	if req.Tier == TierAuto {
-		tiers = []string{TierHTTP}
-		if g.s.Browser != nil {
-			tiers = append(tiers, TierBrowser)
-		}
-	}
-	var res *FetchResult
-	var err error
-	for i, tier := range tiers {
-		res, err = g.fetchTier(ctx, tier, req)
-		if err != nil {
-			// As in Fetch: only a page the HTTP tier could not pass goes on
-			// to the browser.
-			if model.ErrorCode(err) != model.CodeUpstreamError || i == len(tiers)-1 || errors.Is(err, fetch.ErrTooLarge) {
-				return nil, err
-			}
-			continue
-		}
-		if !escalate(res.Verdict) {
-			break
-		}
-	}
-	switch content.Verdict(res.Verdict) {
-	case content.VerdictBlocked, content.VerdictCaptcha:
-		return nil, &model.Error{Code: model.CodeUpstreamError,
-			Message: fmt.Sprintf("the site blocked the fetch (%s, HTTP %d) on every tier tried", res.Verdict, res.StatusCode)}
-	}
-	if res.StatusCode >= 500 {
-		return nil, model.Errorf(model.CodeUpstreamError, "the site answered HTTP %d", res.StatusCode)
-	}
-	return res, nil
-}
-
-func (g *gyre) fetchTier(ctx context.Context, tier string, req FetchRequest) (*FetchResult, error) {
-	if tier == TierBrowser {
-		// The browser renders a few tabs at a time already.
-		return g.s.fetchTier(ctx, tier, req)
-	}
-	resp, err := g.s.HTTP.Get(ctx, fetch.Request{URL: req.URL})
-	if err != nil {
-		return nil, err
-	}
-	select {
-	case g.cpu <- struct{}{}:
-	case <-ctx.Done():
-		return nil, model.Wrap(model.CodeTimeout, ctx.Err(), "the crawl ran out of time")
-	}
-	defer func() { <-g.cpu }()
-	return convert(resp, req)
 }
