@@ -335,12 +335,7 @@ func escalate(v string) bool {
 func (s *Service) fetchTier(ctx context.Context, tier string, req FetchRequest, gate chan struct{}) (*FetchResult, error) {
 	resp, err := s.acquire(ctx, tier, req)
 	if err != nil {
-		// A crawl has always reported the HTTP client's own message for a
-		// body over the size cap on the HTTP tier.
-		if gate == nil || tier == TierBrowser {
-			err = documentTooLarge(err)
-		}
-		return nil, err
+		return nil, documentTooLarge(err)
 	}
 	if gate != nil && tier != TierBrowser {
 		select {
