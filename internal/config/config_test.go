@@ -1,0 +1,59 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(kv ...string) func(string) string {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) string { return m[k] }
+}
+
+func TestDefaults(t *testing.T) {
+	c, err := Load(env())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DatabaseURL != "sqlite:./data/webacq.db" || c.Addr != "127.0.0.1:8080" || c.AllowPrivate || !c.AccessLog ||
+		c.BootstrapCredits != 10000 || c.PageRetention != 720*time.Hour || c.SearchProvider != "local" || c.LLMProvider != "" {
+		t.Fatalf("defaults: %+v", c)
+	}
+}
+
+func TestValues(t *testing.T) {
+	c, err := Load(env("WEBACQ_ALLOW_PRIVATE", "1", "WEBACQ_DATABASE_URL", "postgres://u@h/db",
+		"WEBACQ_MCP_ALLOWED_ORIGINS", "https://a.example/, https://b.example", "WEBACQ_CRAWL_DELAY", "250ms",
+		"WEBACQ_BASE_URL", "https://www.example.com/", "WEBACQ_CRAWL_PER_HOST", "2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.AllowPrivate || c.CrawlDelay != 250*time.Millisecond || c.CrawlPerHost != 2 || c.Scheme() != "https" ||
+		len(c.MCPAllowedOrigins) != 2 || c.MCPAllowedOrigins[0] != "https://a.example" || c.BaseURL != "https://www.example.com" {
+		t.Fatalf("values: %+v", c)
+	}
+}
+
+func TestInvalid(t *testing.T) {
+	for _, kv := range [][]string{
+		{"WEBACQ_DATABASE_URL", "mysql://x"},
+		{"WEBACQ_ADDR", "8080"},
+		{"WEBACQ_BASE_URL", "ftp://x"},
+		{"WEBACQ_ALLOW_PRIVATE", "maybe"},
+		{"WEBACQ_LOG_LEVEL", "loud"},
+		{"WEBACQ_LOG_FORMAT", "xml"},
+		{"WEBACQ_BOOTSTRAP_CREDITS", "-1"},
+		{"WEBACQ_PAGE_RETENTION", "forever"},
+		{"WEBACQ_CRAWL_WORKERS", "many"},
+		{"WEBACQ_LLM_TIMEOUT", "soon"},
+		{"WEBACQ_SHUTDOWN_TIMEOUT", "x"},
+	} {
+		if _, err := Load(env(kv...)); err == nil || !strings.Contains(err.Error(), "config:") {
+			t.Errorf("%s=%s: got %v, want a config error", kv[0], kv[1], err)
+		}
+	}
+}
