@@ -14,6 +14,8 @@ import (
 	"time"
 )
 
+// runWith runs the binary to completion with env added (later entries win)
+// and returns stdout, stderr and the exit code.
 func runWith(t *testing.T, env []string, args ...string) (string, string, int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

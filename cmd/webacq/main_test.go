@@ -2,8 +2,6 @@ package main_test
 
 import (
 	"bufio"
-	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -44,23 +42,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// run runs the binary to completion and returns stdout, stderr and the exit code.
+// run runs the binary on a database to completion and returns stdout,
+// stderr and the exit code.
 func run(t *testing.T, dbURL string, args ...string) (string, string, int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Env = append(os.Environ(), "WEBACQ_DATABASE_URL="+dbURL)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return stdout.String(), stderr.String(), code
+	return runWith(t, []string{"WEBACQ_DATABASE_URL=" + dbURL}, args...)
 }
 
 func mustRun(t *testing.T, dbURL string, args ...string) string {
