@@ -253,7 +253,7 @@ func (m *Main) serve(ctx context.Context) error {
 		fmt.Fprintln(m.Stderr, "created workspace \"default\"; its API key is shown once, keep it:")
 		fmt.Fprintln(m.Stderr, "api key: "+key)
 	}
-	biller := billing.New(m.store, m.log)
+	biller := m.biller()
 	defer biller.Close()
 	prims, err := m.primitives(m.store)
 	if err != nil {
@@ -368,9 +368,17 @@ func (m *Main) prunePages(ctx context.Context) {
 	}
 }
 
+func (m *Main) biller() *billing.Biller {
+	b := billing.New(m.store, m.log)
+	if m.cfg.ReservationTTL > 0 {
+		b.ReservationTTL = m.cfg.ReservationTTL
+	}
+	return b
+}
+
 // worker runs background work until ctx ends.
 func (m *Main) worker(ctx context.Context) error {
-	biller := billing.New(m.store, m.log)
+	biller := m.biller()
 	defer biller.Close()
 	m.log.Info("worker started", "database", m.store.Dialect())
 	biller.ExpireLoop(ctx, time.Minute)

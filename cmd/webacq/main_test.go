@@ -116,11 +116,11 @@ type server struct {
 	key    string // bootstrap key, if it printed one
 }
 
-func startServer(t *testing.T, dbURL string) *server {
+func startServer(t *testing.T, dbURL string, env ...string) *server {
 	t.Helper()
 	addr := freeAddr(t)
 	cmd := exec.Command(binary, "serve")
-	cmd.Env = append(os.Environ(), "WEBACQ_DATABASE_URL="+dbURL, "WEBACQ_ADDR="+addr)
+	cmd.Env = append(append(os.Environ(), "WEBACQ_DATABASE_URL="+dbURL, "WEBACQ_ADDR="+addr), env...)
 	s := &server{cmd: cmd, url: "http://" + addr, stderr: &syncBuffer{}}
 	pr, pw := io.Pipe()
 	cmd.Stderr = pw

@@ -40,10 +40,10 @@ func ExtractCost(tier string) int64 {
 	return ExtractHTTP
 }
 
-// ReservationTTL bounds how long a call may hold credits; the longest call
-// (a crawl) times out well before it. Holds of crashed nodes are refunded
-// after it.
-const ReservationTTL = 15 * time.Minute
+// DefaultReservationTTL bounds how long a call may hold credits; the longest
+// call (a crawl) times out well before it. Holds of crashed nodes are
+// refunded after it.
+const DefaultReservationTTL = 15 * time.Minute
 
 // touchEvery is how stale a key's last_used_at may get before a call
 // refreshes it; it spares a write per request.
@@ -75,13 +75,17 @@ type Biller struct {
 	log   *slog.Logger
 	rec   *recorder
 
+	// ReservationTTL is how long a hold lasts before any node may refund it
+	// (DefaultReservationTTL unless set before use).
+	ReservationTTL time.Duration
+
 	// touched remembers when this process last marked each key used.
 	touched sync.Map // key id → time.Time
 }
 
 // New starts a Biller; Close flushes what it has queued.
 func New(s *store.Store, log *slog.Logger) *Biller {
-	return &Biller{store: s, log: log, rec: newRecorder(s, log)}
+	return &Biller{store: s, log: log, rec: newRecorder(s, log), ReservationTTL: DefaultReservationTTL}
 }
 
 // Close writes queued records and stops the background writer.
@@ -99,7 +103,7 @@ func (b *Biller) Reserve(ctx context.Context, c *Call, credits int64) error {
 	if c.res != nil || c.finished {
 		return errors.New("billing: call already reserved or finished")
 	}
-	r, err := b.store.Reserve(ctx, c.Principal.WorkspaceID, credits, ReservationTTL)
+	r, err := b.store.Reserve(ctx, c.Principal.WorkspaceID, credits, b.ReservationTTL)
 	if err != nil {
 		return err
 	}

@@ -52,6 +52,10 @@ type Config struct {
 
 	BootstrapCredits int64         // WEBACQ_BOOTSTRAP_CREDITS: credits of workspace "default"
 	ShutdownTimeout  time.Duration // WEBACQ_SHUTDOWN_TIMEOUT
+	// ReservationTTL (WEBACQ_RESERVATION_TTL) is how long credits held by a
+	// call in flight stay held before any node refunds them (a crashed node).
+	// It must exceed the longest call (a 300 s crawl).
+	ReservationTTL time.Duration
 }
 
 // Defaults of DECISIONS.md.
@@ -124,7 +128,7 @@ func Load(getenv func(string) string) (*Config, error) {
 	durations := []struct {
 		name string
 		dst  *time.Duration
-	}{{"WEBACQ_LLM_TIMEOUT", &c.LLMTimeout}, {"WEBACQ_CRAWL_DELAY", &c.CrawlDelay}}
+	}{{"WEBACQ_LLM_TIMEOUT", &c.LLMTimeout}, {"WEBACQ_CRAWL_DELAY", &c.CrawlDelay}, {"WEBACQ_RESERVATION_TTL", &c.ReservationTTL}}
 	for _, f := range durations {
 		if v := get(f.name, ""); v != "" {
 			if *f.dst, err = time.ParseDuration(v); err != nil || *f.dst < 0 {
