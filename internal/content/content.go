@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 )
@@ -92,6 +93,11 @@ var ErrEmpty = errors.New("content: empty body")
 func HTML(body []byte, pageURL string, opt Options) (*Document, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, ErrEmpty
+	}
+	// A page that declares UTF-8 may still hold invalid bytes; nothing
+	// downstream should carry them.
+	if !utf8.Valid(body) {
+		body = bytes.ToValidUTF8(body, []byte("\uFFFD"))
 	}
 	root, err := html.Parse(bytes.NewReader(body))
 	if err != nil {

@@ -34,7 +34,7 @@ func NormalizeURL(raw string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return normalize(u, true), nil
+	return checked(normalize(u, true), u)
 }
 
 // cleanURL is NormalizeURL without the two steps that change which resource
@@ -45,7 +45,19 @@ func cleanURL(raw string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return normalize(u, false), nil
+	return checked(normalize(u, false), u)
+}
+
+// checked refuses a URL whose host normalised to nothing ("http://./") or
+// to something that no longer parses ("http://]:").
+func checked(s string, u *url.URL) (string, error) {
+	if u.Hostname() == "" {
+		return "", errNotAbsolute
+	}
+	if _, err := url.Parse(s); err != nil {
+		return "", errNotAbsolute
+	}
+	return s, nil
 }
 
 var (
@@ -95,7 +107,7 @@ func normalizeHost(scheme, hostport string) string {
 	if err != nil {
 		host, port = strings.Trim(hostport, "[]"), ""
 	}
-	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	host = strings.TrimRight(strings.ToLower(host), ".")
 	if !isASCII(host) {
 		if a, err := idna.Punycode.ToASCII(host); err == nil {
 			host = a
@@ -139,7 +151,7 @@ func setEscapedPath(u *url.URL, escaped string) {
 // normalizeEscapes upper-cases the hex digits of percent-escapes and decodes
 // the escapes of unreserved characters (RFC 3986 section 6.2.2).
 func normalizeEscapes(s string) string {
-	if !strings.Contains(s, "%") {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r == '%' || mustEscape(r) }) {
 		return s
 	}
 	var b strings.Builder
@@ -157,9 +169,23 @@ func normalizeEscapes(s string) string {
 			i += 2
 			continue
 		}
-		b.WriteByte(c)
+		if c < 0x80 && !mustEscape(rune(c)) {
+			b.WriteByte(c)
+			continue
+		}
+		if c >= 0x80 || mustEscape(rune(c)) {
+			b.WriteByte('%')
+			b.WriteByte("0123456789ABCDEF"[c>>4])
+			b.WriteByte("0123456789ABCDEF"[c&15])
+		}
 	}
 	return b.String()
+}
+
+// mustEscape reports whether a character may not stand raw in a URL:
+// controls, space, non-ASCII and a few delimiters (RFC 3986).
+func mustEscape(r rune) bool {
+	return r <= ' ' || r >= 0x7f || strings.ContainsRune("\"<>\\^`{|}", r)
 }
 
 func isHexDigit(c byte) bool {

@@ -1,0 +1,32 @@
+package content
+
+import (
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzHTML feeds arbitrary bytes through the whole pipeline: it must never
+// panic, and what it returns must be valid UTF-8.
+func FuzzHTML(f *testing.F) {
+	for _, seed := range []string{
+		"", "<", "<html><body><p>x</p></body></html>", "<table><tr><td><table><tr><td>",
+		"<pre><code class=\"language-go\">a\nb</code></pre>", "<a href=\"javascript:x\">y</a><base href=\"//\">",
+		"<svg><script>alert(1)</script></svg><noscript><p>enable JavaScript</p></noscript>",
+		"<div hidden><p>h</p></div><article><h1>T</h1><p>" + string([]byte{0xff, 0xfe}) + "</p></article>",
+		"<ul><li><ol><li><blockquote><h2>deep</h2></blockquote></li></ol></li></ul>",
+	} {
+		f.Add([]byte(seed), true)
+	}
+	f.Fuzz(func(t *testing.T, body []byte, main bool) {
+		doc, err := HTML(body, "https://example.com/a/b", Options{OnlyMainContent: main, IncludeHTML: true, IncludeLinks: true})
+		if err != nil {
+			return
+		}
+		for name, s := range map[string]string{"markdown": doc.Markdown, "text": doc.Text, "title": doc.Metadata.Title} {
+			if !utf8.ValidString(s) {
+				t.Fatalf("%s is not valid UTF-8: %q", name, s)
+			}
+		}
+		Classify(200, body, doc)
+	})
+}
