@@ -133,14 +133,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	call := &billing.Call{Principal: p, Endpoint: Endpoint, Via: model.ViaMCP, Method: "POST",
 		RequestID: st.requestID, Started: started}
 	sw := &statusWriter{ResponseWriter: w}
+	knownTool := false
 	defer func() {
 		if st.toolRan {
 			return
 		}
-		if sw.status >= 400 {
+		status := max(sw.status, 200)
+		switch {
+		case sw.status >= 400:
 			call.ErrorCode = model.CodeBadRequest
+		case knownTool:
+			// The SDK refused the arguments before the tool ran.
+			call.ErrorCode, status = model.CodeBadRequest, http.StatusBadRequest
 		}
-		if err := h.biller.Finish(r.Context(), call, 0, max(sw.status, 200)); err != nil {
+		if err := h.biller.Finish(r.Context(), call, 0, status); err != nil {
 			h.log.Error("record mcp usage", "err", err, "request_id", st.requestID)
 		}
 	}()
@@ -168,7 +174,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if peek.Method == "tools/call" {
 		call.Target = peek.Params.Name
 		if t, ok := toolsByName[peek.Params.Name]; ok {
-			call.Endpoint = t.endpoint
+			call.Endpoint, knownTool = t.endpoint, true
 		}
 	}
 	st.server = h.newServer(st)

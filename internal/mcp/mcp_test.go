@@ -322,6 +322,15 @@ func TestToolErrors(t *testing.T) {
 	if r.rpc.Error == nil || r.rpc.Error.Code != -32602 {
 		t.Fatalf("unknown tool: %s", r.body)
 	}
+	// Arguments of the wrong type never reach the primitive; the row says so.
+	r = e.rpc("tools/call", map[string]any{"name": "svc_fetch", "arguments": map[string]any{"url": 5}})
+	if !strings.Contains(string(r.body), "url") || (r.rpc.Error == nil && !strings.Contains(string(r.rpc.Result), `"isError":true`)) {
+		t.Fatalf("wrong argument type: %s", r.body)
+	}
+	as, _ := e.activityOf(e.ws.ID, model.LogFilter{Limit: 1})
+	if as[0].Endpoint != "/api/v1/fetch" || as[0].ErrorCode != "bad_request" || as[0].Status != 400 || as[0].Credits != 0 {
+		t.Fatalf("row of refused arguments: %+v", as[0])
+	}
 	// Credits exhausted is a tool error, not a transport error.
 	w2, k2 := e.workspace("poor", 0)
 	r = e.post(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"svc_map","arguments":{"url":"http://127.0.0.1:1/"}}}`,
