@@ -377,12 +377,6 @@ func (r *readable) drop(n *html.Node) bool {
 	return false
 }
 
-// score credits paragraph n to its ancestors, starting at parent.
-func (r *readable) score(n, parent *html.Node) {
-	st := textStats(n, r.dropped)
-	r.credit(st, parent)
-}
-
 func (r *readable) credit(st stats, parent *html.Node) {
 	if st.length < 25 {
 		return

@@ -42,8 +42,6 @@ type scanner struct {
 	words        int
 	noscript     strings.Builder
 	emptyRoot    bool
-	hasBody      bool
-	bodyScanned  bool
 }
 
 func scan(root *html.Node, pageURL *url.URL, wantLinks bool) scanResult {
