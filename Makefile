@@ -5,7 +5,7 @@
 GO ?= go
 BIN := bin/webacq
 
-.PHONY: run setup build test vet fmt-check bench bench-health bench-content clean
+.PHONY: run setup build test vet staticcheck fmt-check bench bench-health bench-content bench-gyre clean
 
 run: setup build
 	./$(BIN) serve
@@ -16,17 +16,20 @@ setup:
 build:
 	$(GO) build -o $(BIN) ./cmd/webacq
 
-test: setup fmt-check vet
+test: setup fmt-check vet staticcheck
 	$(GO) test -race -timeout 15m ./...
 
 vet:
 	$(GO) vet ./...
 
+staticcheck:
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.6.1 ./...
+
 fmt-check:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
-bench: bench-health bench-content
+bench: bench-health bench-content bench-gyre
 
 bench-health:
 	$(GO) run ./bench/health
@@ -34,6 +37,9 @@ bench-health:
 bench-content:
 	$(GO) test -run '^$$' -bench . -cpu 1 ./internal/content
 	$(GO) run ./bench/content
+
+bench-gyre:
+	$(GO) run ./bench/gyre
 
 clean:
 	rm -rf bin
