@@ -59,6 +59,9 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
+// Status is the status written so far (0: none yet).
+func (w *statusWriter) Status() int { return w.status }
+
 // Flush sends buffered data (server-sent events of the MCP endpoint).
 func (w *statusWriter) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {

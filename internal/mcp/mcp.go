@@ -132,15 +132,22 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := &reqState{principal: p, requestID: w.Header().Get("X-Request-Id"), started: started}
 	call := &billing.Call{Principal: p, Endpoint: Endpoint, Via: model.ViaMCP, Method: "POST",
 		RequestID: st.requestID, Started: started}
-	sw := &statusWriter{ResponseWriter: w}
+	// The REST server's writer (which this endpoint is mounted behind)
+	// remembers the status it answered; it is logged on the call's row.
+	status := func() int {
+		if s, ok := w.(interface{ Status() int }); ok && s.Status() != 0 {
+			return s.Status()
+		}
+		return http.StatusOK
+	}
 	knownTool := false
 	defer func() {
 		if st.toolRan {
 			return
 		}
-		status := max(sw.status, 200)
+		status := status()
 		switch {
-		case sw.status >= 400:
+		case status >= 400:
 			call.ErrorCode = model.CodeBadRequest
 		case knownTool:
 			// The SDK refused the arguments before the tool ran.
@@ -153,12 +160,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
-		rpcError(sw, http.StatusRequestEntityTooLarge, codeInvalidRequest, "request body is larger than 1 MiB")
+		rpcError(w, http.StatusRequestEntityTooLarge, codeInvalidRequest, "request body is larger than 1 MiB")
 		return
 	}
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	if len(trimmed) > 0 && trimmed[0] == '[' {
-		rpcError(sw, http.StatusBadRequest, codeInvalidRequest, "batches are not supported: send one JSON-RPC message per POST")
+		rpcError(w, http.StatusBadRequest, codeInvalidRequest, "batches are not supported: send one JSON-RPC message per POST")
 		return
 	}
 	var peek struct {
@@ -168,7 +175,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		} `json:"params"`
 	}
 	if err := json.Unmarshal(trimmed, &peek); err != nil {
-		rpcError(sw, http.StatusBadRequest, codeParseError, "parse error: the body must be one JSON-RPC message")
+		rpcError(w, http.StatusBadRequest, codeParseError, "parse error: the body must be one JSON-RPC message")
 		return
 	}
 	if peek.Method == "tools/call" {
@@ -189,9 +196,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	stream := peek.Method == "tools/call" && acceptsStream(r.Header.Values("Accept"))
 	r.Header.Set("Accept", "application/json, text/event-stream")
 	if stream {
-		h.sseHandler.ServeHTTP(sw, r)
+		h.sseHandler.ServeHTTP(w, r)
 	} else {
-		h.jsonHandler.ServeHTTP(sw, r)
+		h.jsonHandler.ServeHTTP(w, r)
 	}
 }
 
@@ -260,30 +267,3 @@ func rpcError(w http.ResponseWriter, status, code int, message string) {
 	w.WriteHeader(status)
 	w.Write(b)
 }
-
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *statusWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

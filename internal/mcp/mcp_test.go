@@ -376,6 +376,9 @@ func TestTransportRules(t *testing.T) {
 	if r.status != 400 || r.rpc.Error == nil || r.rpc.Error.Code != -32600 || r.rpc.ID != nil {
 		t.Fatalf("batch: %d %s", r.status, r.body)
 	}
+	if as, _ := e.activityOf(e.ws.ID, model.LogFilter{Limit: 1}); as[0].Endpoint != "/api/mcp" || as[0].Status != 400 || as[0].ErrorCode != "bad_request" {
+		t.Fatalf("row of the refused batch: %+v", as[0])
+	}
 	r = e.post(list, "Authorization", "Bearer "+e.key, "MCP-Protocol-Version", "1999-01-01")
 	if r.status != 400 {
 		t.Fatalf("unsupported protocol version header: %d", r.status)
