@@ -133,7 +133,14 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 	if m.cfg, err = config.Load(m.Getenv); err != nil {
 		return err
 	}
-	m.log = newLogger(m.cfg, m.Stderr)
+	if kctx.Command() == "serve" || kctx.Command() == "worker" {
+		// Long-running: buffer the log, flushed as logSink says.
+		sink := newLogSink(m.Stderr)
+		defer sink.Close()
+		m.log = slog.New(flushingHandler{newLogger(m.cfg, sink).Handler(), sink})
+	} else {
+		m.log = newLogger(m.cfg, m.Stderr)
+	}
 	switch kctx.Command() {
 	case "fetch <url>":
 		return m.fetch(ctx, c.Fetch)
