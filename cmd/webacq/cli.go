@@ -240,7 +240,11 @@ func (m *Main) Close() error {
 	return nil
 }
 
+// newLogger returns the process's logger, writing to w through
+// redactingWriter: whatever a record holds (a path, a query, an error's
+// words), a key-shaped string never reaches the log whole.
 func newLogger(cfg *config.Config, w io.Writer) *slog.Logger {
+	w = redactingWriter{w}
 	var level slog.Level
 	level.UnmarshalText([]byte(cfg.LogLevel))
 	opts := &slog.HandlerOptions{Level: level}

@@ -2,11 +2,14 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
 	"sync"
 	"time"
+
+	"webacq/internal/model"
 )
 
 // logSink buffers log lines so that a busy server does not pay a write
@@ -80,4 +83,19 @@ func (h flushingHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 
 func (h flushingHandler) WithGroup(name string) slog.Handler {
 	return flushingHandler{h.Handler.WithGroup(name), h.sink}
+}
+
+// redactingWriter redacts key-shaped strings (model.RedactKeys) in each
+// write. slog handlers write one whole record per Write, so a key is never
+// split across two writes.
+type redactingWriter struct{ w io.Writer }
+
+func (r redactingWriter) Write(p []byte) (int, error) {
+	if !bytes.Contains(p, []byte(model.KeyPrefix)) {
+		return r.w.Write(p)
+	}
+	if _, err := io.WriteString(r.w, model.RedactKeys(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -152,13 +152,15 @@ func (c *Call) rows(status int) (model.Usage, model.Activity) {
 		tier = model.TierNone
 	}
 	p := c.Principal
+	// A key sent in a path or a query must not be stored whole.
+	endpoint, target := model.RedactKeys(c.Endpoint), model.RedactKeys(c.Target)
 	u := model.Usage{
-		WorkspaceID: p.WorkspaceID, KeyPrefix: p.KeyPrefix, Endpoint: c.Endpoint, Tier: tier,
+		WorkspaceID: p.WorkspaceID, KeyPrefix: p.KeyPrefix, Endpoint: endpoint, Tier: tier,
 		Status: status, DurationMS: now.Sub(c.Started).Milliseconds(), RequestID: c.RequestID, CreatedAt: now,
 	}
 	a := model.Activity{
-		WorkspaceID: p.WorkspaceID, KeyPrefix: p.KeyPrefix, Endpoint: c.Endpoint, Via: c.Via, Method: c.Method,
-		Target: c.Target, Status: status, ErrorCode: c.ErrorCode, RequestID: c.RequestID, CreatedAt: now,
+		WorkspaceID: p.WorkspaceID, KeyPrefix: p.KeyPrefix, Endpoint: endpoint, Via: c.Via, Method: c.Method,
+		Target: target, Status: status, ErrorCode: c.ErrorCode, RequestID: c.RequestID, CreatedAt: now,
 	}
 	return u, a
 }

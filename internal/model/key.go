@@ -67,3 +67,45 @@ func WellFormedKey(s string) bool {
 	}
 	return true
 }
+
+// keyShapeMin is the number of base62 characters after `mc_` from which a
+// run is treated as a key (or enough of one to matter) and redacted: more
+// than the display prefix reveals.
+const keyShapeMin = 16
+
+// RedactKeys replaces every key-shaped run in s (`mc_` and at least 16 base62
+// characters) with its display prefix and "[redacted]", so that a key sent
+// where it does not belong (a URL path, a query, a search) never reaches a
+// log line or a stored row whole. Strings without `mc_` are returned as
+// they are, without copying.
+func RedactKeys(s string) string {
+	var b strings.Builder
+	rest, from := s, 0 // rest[from:] is still to be scanned
+	for {
+		i := strings.Index(rest[from:], KeyPrefix)
+		if i < 0 {
+			break
+		}
+		start := from + i + len(KeyPrefix)
+		end := start
+		for end < len(rest) && isBase62(rest[end]) {
+			end++
+		}
+		if end-start < keyShapeMin {
+			from = start // a key may start inside this run ("mc_mc_…")
+			continue
+		}
+		b.WriteString(rest[:start+keyPrefixLen-len(KeyPrefix)])
+		b.WriteString("[redacted]")
+		rest, from = rest[end:], 0
+	}
+	if b.Len() == 0 {
+		return s
+	}
+	b.WriteString(rest)
+	return b.String()
+}
+
+func isBase62(c byte) bool {
+	return '0' <= c && c <= '9' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z'
+}
