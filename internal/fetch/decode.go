@@ -134,15 +134,22 @@ func toUTF8(body []byte, mediaType, contentType string) ([]byte, string) {
 	return bytes.TrimPrefix(out, []byte("\xef\xbb\xbf")), name
 }
 
+// maxCodings is the most content codings decodeContent undoes. Real
+// servers apply one; two covers a proxy compressing an already compressed
+// body. Each layer costs a decoder of tens of kilobytes, so a header
+// listing thousands of codings would otherwise cost hundreds of megabytes
+// before a byte of the body is read.
+const maxCodings = 2
+
 // decodeContent undoes the Content-Encoding of a response body. The returned
-// func releases decoder resources.
+// func releases decoder resources. More than maxCodings codings are refused
+// before any decoder is built.
 func decodeContent(body io.Reader, contentEncoding string) (io.Reader, func(), error) {
 	nop := func() {}
-	var codings []string
-	for _, c := range strings.Split(contentEncoding, ",") {
-		if c = strings.ToLower(strings.TrimSpace(c)); c != "" && c != "identity" {
-			codings = append(codings, c)
-		}
+	codings, ok := contentCodings(contentEncoding)
+	if !ok {
+		return nil, nop, model.Errorf(model.CodeUpstreamError,
+			"the response declares more than %d content encodings", maxCodings)
 	}
 	if len(codings) == 0 {
 		return body, nop, nil
@@ -190,6 +197,25 @@ func decodeContent(body io.Reader, contentEncoding string) (io.Reader, func(), e
 		}
 	}
 	return r, closeAll, nil
+}
+
+// contentCodings lists the codings of a Content-Encoding header, lower-case
+// and without "identity", in the order they were applied. It reports false,
+// having stopped early, when there are more than maxCodings.
+func contentCodings(header string) ([]string, bool) {
+	var codings []string
+	for rest := header; rest != ""; {
+		var c string
+		c, rest, _ = strings.Cut(rest, ",")
+		if c = strings.ToLower(strings.TrimSpace(c)); c == "" || c == "identity" {
+			continue
+		}
+		if len(codings) == maxCodings {
+			return nil, false
+		}
+		codings = append(codings, c)
+	}
+	return codings, true
 }
 
 func isZlibHeader(b []byte) bool {
