@@ -6,11 +6,10 @@ package mcp
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
+	"mime"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -32,19 +31,19 @@ var ProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-
 // maxBody caps a request body, as on the REST API.
 const maxBody = 1 << 20
 
-// JSON-RPC error codes of the transport.
-const (
-	codeUnauthorized     = -32001
-	codeMethodNotAllowed = -32000
-	codeInvalidRequest   = -32600
-	codeParseError       = -32700
-)
-
 // Options configures the endpoint.
 type Options struct {
+	// BaseURL (WEBACQ_BASE_URL), CanonicalHost (WEBACQ_CANONICAL_HOST) and
+	// AllowedHosts (WEBACQ_ALLOWED_HOSTS) name the hosts a request's Host may
+	// carry; when Addr, the listen address, is a loopback address,
+	// localhost, 127.0.0.1 and [::1] are allowed too. With none of them
+	// every Host is accepted (AnyHost). This is the DNS-rebinding protection.
+	BaseURL, CanonicalHost string
+	AllowedHosts           []string
+	Addr                   string
 	// AllowedOrigins lists browser origins (scheme://host[:port]) allowed
-	// besides the service's own host; a request with any other Origin is
-	// refused with 403 (DNS-rebinding protection).
+	// besides those on an allowed host; a request with any other Origin is
+	// refused with 403.
 	AllowedOrigins []string
 	// MaxResultChars caps the text of one tool result; longer crawl results
 	// are cut page by page with a marker (0: 200,000).
@@ -60,6 +59,7 @@ type Handler struct {
 	prims  Primitives
 	log    *slog.Logger
 	opts   Options
+	hosts  hostPolicy
 
 	jsonHandler, sseHandler http.Handler
 }
@@ -72,14 +72,20 @@ func New(st *store.Store, b *billing.Biller, prims Primitives, log *slog.Logger,
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	h := &Handler{store: st, biller: b, prims: prims, log: log, opts: opts}
+	h := &Handler{store: st, biller: b, prims: prims, log: log, opts: opts, hosts: newHostPolicy(opts)}
 	getServer := func(r *http.Request) *sdk.Server { return stateOf(r.Context()).server }
+	// Our own Host and Origin checks replace the SDK's localhost protection.
 	h.jsonHandler = sdk.NewStreamableHTTPHandler(getServer, &sdk.StreamableHTTPOptions{
 		Stateless: true, JSONResponse: true, DisableLocalhostProtection: true})
 	h.sseHandler = sdk.NewStreamableHTTPHandler(getServer, &sdk.StreamableHTTPOptions{
 		Stateless: true, DisableLocalhostProtection: true})
 	return h
 }
+
+// AnyHost reports whether the endpoint accepts every Host: no base URL,
+// canonical host or allowed host is configured and the service does not
+// listen on a loopback address. serve warns about it at start.
+func (h *Handler) AnyHost() bool { return h.hosts.anyHost() }
 
 // reqState is what one POST carries through the SDK into the tools.
 type reqState struct {
@@ -98,34 +104,41 @@ func stateOf(ctx context.Context) *reqState {
 	return s
 }
 
-// ServeHTTP checks method, origin, key and framing, then hands the message
-// to the SDK with a server built for this key.
+// ServeHTTP checks method, host, origin, key and the message, answering
+// every refusal as a JSON-RPC error object, then hands the message to the
+// SDK with a server built for this key.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	started := time.Now()
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		rpcError(w, http.StatusMethodNotAllowed, codeMethodNotAllowed, "method not allowed: the MCP endpoint takes POST only (no standalone SSE stream)")
+		writeFault(w, fault(http.StatusMethodNotAllowed, codeMethodNotAllowed, nil,
+			"method not allowed: the MCP endpoint takes POST only (no standalone SSE stream)"))
 		return
 	}
-	if !h.originAllowed(r) {
-		rpcError(w, http.StatusForbidden, codeInvalidRequest, "origin not allowed")
+	if !h.hosts.hostAllowed(r) {
+		writeFault(w, fault(http.StatusForbidden, codeInvalidRequest, nil,
+			"host not allowed: %s is not a name of this service (WEBACQ_BASE_URL, WEBACQ_ALLOWED_HOSTS)", quoteShort(r.Host)))
 		return
 	}
-	key, ok := credential(r)
-	if !ok {
+	if !h.hosts.originAllowed(r) {
+		writeFault(w, fault(http.StatusForbidden, codeInvalidRequest, nil, "origin not allowed"))
+		return
+	}
+	key, err := credential(r)
+	if err != nil {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="webacq"`)
-		rpcError(w, http.StatusUnauthorized, codeUnauthorized, "unauthorized: send Authorization: Bearer mc_… or X-API-Key: mc_…")
+		writeFault(w, fault(http.StatusUnauthorized, codeUnauthorized, nil, "unauthorized: %s", model.ErrorMessage(err)))
 		return
 	}
 	p, err := h.store.Authenticate(r.Context(), key)
 	if err != nil {
 		if model.ErrorCode(err) == model.CodeUnauthorized {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="webacq", error="invalid_token"`)
-			rpcError(w, http.StatusUnauthorized, codeUnauthorized, "unauthorized: "+model.ErrorMessage(err))
+			writeFault(w, fault(http.StatusUnauthorized, codeUnauthorized, nil, "unauthorized: %s", model.ErrorMessage(err)))
 			return
 		}
 		h.log.Error("mcp authenticate", "err", err, "request_id", w.Header().Get("X-Request-Id"))
-		rpcError(w, http.StatusServiceUnavailable, -32603, "service unavailable")
+		writeFault(w, fault(http.StatusServiceUnavailable, codeInternal, nil, "service unavailable"))
 		return
 	}
 
@@ -140,66 +153,83 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return http.StatusOK
 	}
-	knownTool := false
+	// refused: the message was answered with a JSON-RPC error, whatever the
+	// HTTP status; knownTool: it called one of our tools.
+	refused, knownTool := false, false
 	defer func() {
 		if st.toolRan {
 			return
 		}
 		status := status()
-		switch {
-		case status >= 400:
+		if status >= 400 || refused || knownTool {
+			// A known tool that did not run was refused before it could.
 			call.ErrorCode = model.CodeBadRequest
-		case knownTool:
-			// The SDK refused the arguments before the tool ran.
-			call.ErrorCode, status = model.CodeBadRequest, http.StatusBadRequest
+			status = max(status, http.StatusBadRequest)
 		}
 		if err := h.biller.Finish(r.Context(), call, 0, status); err != nil {
 			h.log.Error("record mcp usage", "err", err, "request_id", st.requestID)
 		}
 	}()
+	refuse := func(f *rpcFault) {
+		refused = true
+		writeFault(w, f)
+	}
 
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+			refuse(fault(http.StatusUnsupportedMediaType, codeInvalidRequest, nil, "Content-Type must be application/json"))
+			return
+		}
+	}
+	if v := r.Header.Get("MCP-Protocol-Version"); v != "" && !slices.Contains(ProtocolVersions, v) {
+		refuse(fault(http.StatusBadRequest, codeInvalidRequest, nil, "unsupported MCP-Protocol-Version %s: this server speaks %s",
+			quoteShort(v), strings.Join(ProtocolVersions, ", ")))
+		return
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
-		rpcError(w, http.StatusRequestEntityTooLarge, codeInvalidRequest, "request body is larger than 1 MiB")
+		refuse(fault(http.StatusRequestEntityTooLarge, codeInvalidRequest, nil, "request body is larger than 1 MiB"))
 		return
 	}
-	trimmed := bytes.TrimLeft(body, " \t\r\n")
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		rpcError(w, http.StatusBadRequest, codeInvalidRequest, "batches are not supported: send one JSON-RPC message per POST")
+	msg, f := parseMessage(body)
+	if f != nil {
+		refuse(f)
 		return
 	}
-	var peek struct {
-		Method string `json:"method"`
-		Params struct {
-			Name string `json:"name"`
-		} `json:"params"`
-	}
-	if err := json.Unmarshal(trimmed, &peek); err != nil {
-		rpcError(w, http.StatusBadRequest, codeParseError, "parse error: the body must be one JSON-RPC message")
+	if msg.accepted {
+		// Notifications and responses change nothing on a stateless
+		// server: accepted, with no body.
+		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	if peek.Method == "tools/call" {
-		call.Target = peek.Params.Name
-		if t, ok := toolsByName[peek.Params.Name]; ok {
+	if msg.method == "tools/call" {
+		call.Target = msg.toolName
+		if t, ok := toolsByName[msg.toolName]; ok {
 			call.Endpoint, knownTool = t.endpoint, true
 		}
 	}
 	st.server = h.newServer(st)
+	wire := msg.wire()
 	r = r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.ContentLength = int64(len(body))
-	if r.Header.Get("Content-Type") == "" {
-		r.Header.Set("Content-Type", "application/json")
-	}
-	// JSON by default; an event stream for tools/call when the client asks.
+	r.Body = io.NopCloser(bytes.NewReader(wire))
+	r.ContentLength = int64(len(wire))
+	r.Header.Set("Content-Type", "application/json")
+	// JSON by default; an event stream for tools/call when the client asks,
+	// unless the id was substituted: it is put back in a JSON answer (the
+	// protocol lets the server choose either form).
+	stream := msg.method == "tools/call" && acceptsStream(r.Header.Values("Accept")) && !msg.substituted()
 	// The SDK insists on both types in Accept, so it is set for it.
-	stream := peek.Method == "tools/call" && acceptsStream(r.Header.Values("Accept"))
 	r.Header.Set("Accept", "application/json, text/event-stream")
+	rw := &rpcWriter{ResponseWriter: w, id: msg.id, log: func(m string) {
+		h.log.Error("mcp: the SDK answered an error without a JSON-RPC code", "err", m, "request_id", st.requestID)
+	}}
 	if stream {
-		h.sseHandler.ServeHTTP(w, r)
+		h.sseHandler.ServeHTTP(rw, r)
 	} else {
-		h.jsonHandler.ServeHTTP(w, r)
+		h.jsonHandler.ServeHTTP(rw, r)
 	}
+	rw.finish()
 }
 
 func (h *Handler) newServer(st *reqState) *sdk.Server {
@@ -214,34 +244,43 @@ func (h *Handler) newServer(st *reqState) *sdk.Server {
 	return s
 }
 
-// credential reads the key from the three forms the MCP endpoint accepts
-// (spec 5.5): Bearer, X-API-Key, or a raw mc_ value in Authorization.
-func credential(r *http.Request) (string, bool) {
-	var key string
-	if v := strings.TrimSpace(r.Header.Get("X-API-Key")); v != "" {
-		key = v
-	} else if v := strings.TrimSpace(r.Header.Get("Authorization")); v != "" {
-		if scheme, rest, ok := strings.Cut(v, " "); ok && strings.EqualFold(scheme, "Bearer") {
-			key = strings.TrimSpace(rest)
-		} else {
-			key = v
+// credential reads the key from the forms the MCP endpoint accepts (spec
+// 5.5): Bearer, X-API-Key, or a raw mc_ value in Authorization. Headers
+// that name different keys are refused rather than one of them chosen, so
+// a request is never run under a key its sender did not mean.
+func credential(r *http.Request) (string, error) {
+	var keys, others []string
+	for _, v := range r.Header.Values("X-API-Key") {
+		if v = strings.TrimSpace(v); v != "" {
+			keys = append(keys, v)
 		}
 	}
-	return key, model.WellFormedKey(key)
-}
-
-// originAllowed accepts requests without Origin (non-browser clients),
-// from the request's own host, and from configured origins.
-func (h *Handler) originAllowed(r *http.Request) bool {
-	origin := r.Header.Get("Origin")
-	if origin == "" {
-		return true
+	for _, v := range r.Header.Values("Authorization") {
+		v = strings.TrimSpace(v)
+		switch scheme, rest, ok := strings.Cut(v, " "); {
+		case ok && strings.EqualFold(scheme, "Bearer"):
+			keys = append(keys, strings.TrimSpace(rest))
+		case strings.HasPrefix(v, model.KeyPrefix):
+			keys = append(keys, v)
+		case v != "":
+			others = append(others, v)
+		}
 	}
-	if slices.Contains(h.opts.AllowedOrigins, origin) {
-		return true
+	switch {
+	case len(keys) == 0 && len(others) == 0:
+		return "", model.Errorf(model.CodeUnauthorized, "send Authorization: Bearer mc_… or X-API-Key: mc_…")
+	case len(keys) == 0:
+		return "", model.Errorf(model.CodeUnauthorized, "unsupported authorization scheme: send Authorization: Bearer mc_… or X-API-Key: mc_…")
 	}
-	u, err := url.Parse(origin)
-	return err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host)
+	for _, k := range keys[1:] {
+		if k != keys[0] {
+			return "", model.Errorf(model.CodeUnauthorized, "conflicting credentials: the request names more than one key")
+		}
+	}
+	if !model.WellFormedKey(keys[0]) {
+		return "", model.Errorf(model.CodeUnauthorized, "malformed API key: keys start with mc_")
+	}
+	return keys[0], nil
 }
 
 func acceptsStream(values []string) bool {
@@ -254,16 +293,4 @@ func acceptsStream(values []string) bool {
 		}
 	}
 	return false
-}
-
-// rpcError answers a JSON-RPC error with id null.
-func rpcError(w http.ResponseWriter, status, code int, message string) {
-	b, _ := json.Marshal(map[string]any{
-		"jsonrpc": "2.0",
-		"error":   map[string]any{"code": code, "message": message},
-		"id":      nil,
-	})
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(b)
 }

@@ -111,16 +111,24 @@ func progressFor(ctx context.Context, req *sdk.CallToolRequest) context.Context 
 	return context.WithValue(ctx, progressKey{}, report)
 }
 
-// add registers one tool whose handler runs a billed primitive.
+// add registers one tool whose handler runs a billed primitive. The
+// arguments are decoded by the REST body's rules (decodeArguments), not by
+// the SDK's schema validation, so a tool admits exactly what its REST
+// endpoint admits and every refusal is a `bad_request: …` tool error.
 func add[In, Out any](h *Handler, s *sdk.Server, st *reqState, t tool,
 	run func(context.Context, *billing.Call, In) (Out, error)) {
-	sdk.AddTool(s, &sdk.Tool{Name: t.name, Description: t.description},
-		func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, any, error) {
+	s.AddTool(&sdk.Tool{Name: t.name, Description: t.description, InputSchema: inputSchemas[t.name]},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			st.toolRan = true
 			ctx = progressFor(ctx, req)
 			call := &billing.Call{Principal: st.principal, Endpoint: t.endpoint, Via: model.ViaMCP, Method: "POST",
 				RequestID: st.requestID, Started: st.started}
-			out, err := run(ctx, call, in)
+			var in In
+			var out Out
+			err := decodeArguments(req.Params.Arguments, &in)
+			if err == nil {
+				out, err = run(ctx, call, in)
+			}
 			status := model.Status(model.ErrorCode(err))
 			if err != nil && call.ErrorCode == "" {
 				call.ErrorCode = model.ErrorCode(err)
@@ -131,9 +139,9 @@ func add[In, Out any](h *Handler, s *sdk.Server, st *reqState, t tool,
 				h.log.Error("record mcp usage", "err", ferr, "request_id", st.requestID)
 			}
 			if err != nil {
-				return errorResult(err), nil, nil
+				return errorResult(err), nil
 			}
-			return h.textResult(out), nil, nil
+			return h.textResult(out), nil
 		})
 }
 
