@@ -27,6 +27,10 @@ type Config struct {
 	// MCPAllowedOrigins (WEBACQ_MCP_ALLOWED_ORIGINS, comma-separated) are the
 	// browser origins besides the service's own host that may call /api/mcp.
 	MCPAllowedOrigins []string
+	// AllowedHosts (WEBACQ_ALLOWED_HOSTS, comma-separated host names) are
+	// the names besides those of BaseURL and CanonicalHost that a request's
+	// Host may carry on /api/mcp (DNS-rebinding protection).
+	AllowedHosts []string
 	// MCPMaxResultChars (WEBACQ_MCP_MAX_RESULT_CHARS) caps the page text of
 	// one crawl or search result on the MCP endpoint.
 	MCPMaxResultChars int
@@ -95,6 +99,13 @@ func Load(getenv func(string) string) (*Config, error) {
 	for _, o := range strings.Split(get("WEBACQ_MCP_ALLOWED_ORIGINS", ""), ",") {
 		if o = strings.TrimRight(strings.TrimSpace(o), "/"); o != "" {
 			c.MCPAllowedOrigins = append(c.MCPAllowedOrigins, o)
+		}
+	}
+	for _, h := range strings.Split(get("WEBACQ_ALLOWED_HOSTS", ""), ",") {
+		if h = strings.TrimSpace(h); strings.ContainsAny(h, "/ ") {
+			return nil, fmt.Errorf("config: WEBACQ_ALLOWED_HOSTS %q: want host names such as api.example.com, not URLs", h)
+		} else if h != "" {
+			c.AllowedHosts = append(c.AllowedHosts, h)
 		}
 	}
 	var err error
