@@ -274,8 +274,14 @@ func (m *Main) serve(ctx context.Context) error {
 		defer prims.Browser.Close()
 	}
 	api := httpapi.New(m.cfg, m.store, biller, prims, m.log)
-	api.SetMCP(mcp.New(m.store, biller, api, m.log, mcp.Options{AllowedOrigins: m.cfg.MCPAllowedOrigins,
-		MaxResultChars: m.cfg.MCPMaxResultChars}))
+	mcpHandler := mcp.New(m.store, biller, api, m.log, mcp.Options{BaseURL: m.cfg.BaseURL, CanonicalHost: m.cfg.CanonicalHost,
+		AllowedHosts: m.cfg.AllowedHosts, Addr: m.cfg.Addr, AllowedOrigins: m.cfg.MCPAllowedOrigins,
+		MaxResultChars: m.cfg.MCPMaxResultChars})
+	if mcpHandler.AnyHost() {
+		m.log.Warn("mcp: /api/mcp accepts any Host (no DNS-rebinding protection): the service listens on a non-loopback address " +
+			"and neither WEBACQ_BASE_URL nor WEBACQ_ALLOWED_HOSTS names its hosts")
+	}
+	api.SetMCP(mcpHandler)
 
 	ln, err := net.Listen("tcp", m.cfg.Addr)
 	if err != nil {
