@@ -62,6 +62,13 @@ type Config struct {
 	ReservationTTL time.Duration
 }
 
+	// MemoryBudget (WEBACQ_MEMORY_BUDGET, bytes or a size such as 1GiB,
+	// 512MiB) is what one node may use: conversions share half of it and
+	// the Go runtime's soft memory limit is set to it.
+	MemoryBudget   int64
+	ConvertWorkers int // WEBACQ_CONVERT_WORKERS: conversions at once (0: 4 per CPU)
+	ConvertQueue   int // WEBACQ_CONVERT_QUEUE: conversions waiting before callers get rate_limited (0: 64)
+
 // Defaults of DECISIONS.md.
 const (
 	DefaultDatabaseURL = "sqlite:./data/webacq.db"
@@ -139,6 +146,7 @@ func Load(getenv func(string) string) (*Config, error) {
 	durations := []struct {
 		name string
 		dst  *time.Duration
+		{"WEBACQ_CONVERT_WORKERS", &c.ConvertWorkers}, {"WEBACQ_CONVERT_QUEUE", &c.ConvertQueue},
 	}{{"WEBACQ_LLM_TIMEOUT", &c.LLMTimeout}, {"WEBACQ_CRAWL_DELAY", &c.CrawlDelay}, {"WEBACQ_RESERVATION_TTL", &c.ReservationTTL}}
 	for _, f := range durations {
 		if v := get(f.name, ""); v != "" {
@@ -157,6 +165,9 @@ func (c *Config) validate() error {
 	if !strings.HasPrefix(c.DatabaseURL, "sqlite:") && !strings.HasPrefix(c.DatabaseURL, "postgres://") &&
 		!strings.HasPrefix(c.DatabaseURL, "postgresql://") {
 		return fmt.Errorf("config: WEBACQ_DATABASE_URL must be sqlite:PATH or postgres://…")
+	}
+	if c.MemoryBudget, err = parseSize(get("WEBACQ_MEMORY_BUDGET", "1GiB")); err != nil || c.MemoryBudget < 64<<20 {
+		return nil, fmt.Errorf("config: WEBACQ_MEMORY_BUDGET must be a size of at least 64MiB, such as 1GiB or 512MiB")
 	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return fmt.Errorf("config: WEBACQ_ADDR %q: want host:port", c.Addr)
@@ -196,4 +207,25 @@ func parseBool(s string) (bool, error) {
 		return false, nil
 	}
 	return false, fmt.Errorf("%q is not a boolean", s)
+}
+
+// parseSize reads a byte count: a plain integer, or one with a binary unit
+// (KiB, MiB, GiB) or a decimal one (KB, MB, GB).
+func parseSize(v string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}}
+	mult := int64(1)
+	for _, u := range units {
+		if n, ok := strings.CutSuffix(v, u.suffix); ok {
+			v, mult = strings.TrimSpace(n), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("bad size %q", v)
+	}
+	return n * mult, nil
 }

@@ -345,6 +345,14 @@ func (s *Service) fetchTier(ctx context.Context, tier string, req FetchRequest, 
 		}
 		defer func() { <-gate }()
 	}
+	// The node's conversion budget: a crawl's pages wait their turn (the
+	// crawl bounds how many), a caller's own page is refused when the queue
+	// is full.
+	release, err := s.Convert.Acquire(ctx, EstimateConversion(resp.Kind, resp.Body), int64(len(resp.Body)), gate != nil)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	return convert(resp, req)
 }
 

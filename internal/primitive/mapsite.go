@@ -604,7 +604,13 @@ func (m *mapper) fetchPage(ctx context.Context, r pageResult, pace *pacer) pageR
 	if resp.StatusCode < 200 || resp.StatusCode > 299 || resp.Kind != fetch.KindHTML {
 		return r
 	}
+	release, err := m.s.Convert.Acquire(ctx, EstimateConversion(resp.Kind, resp.Body), int64(len(resp.Body)), true)
+	if err != nil {
+		r.err = err
+		return r
+	}
 	doc, err := content.HTML(resp.Body, resp.FinalURL, content.Options{IncludeLinks: true})
+	release()
 	if err != nil {
 		return r
 	}

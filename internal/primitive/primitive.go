@@ -29,6 +29,9 @@ type Service struct {
 	LLM llm.Client
 	// Crawl bounds every gyre's concurrency and pacing.
 	Crawl GyreOptions
+	// Convert bounds the memory and concurrency of conversions on this node
+	// (nil: unbounded).
+	Convert *Budget
 }
 
 // Search runs a search with the configured provider.

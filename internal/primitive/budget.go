@@ -1,0 +1,195 @@
+package primitive
+
+import (
+	"bytes"
+	"container/list"
+	"context"
+	"runtime"
+	"sync"
+	"time"
+
+	"webacq/internal/fetch"
+	"webacq/internal/model"
+)
+
+// Budget bounds the memory and the concurrency of conversions (parse → main
+// content → markdown) on one node. Converting a page costs far more memory
+// than its size: a 6 MB page of 200,000 links holds about 180 MB of live
+// tree and scores, so without a bound a handful of such pages at once takes
+// a node down. Each conversion reserves an estimate of its peak live heap
+// (see EstimateConversion) and waits, first in first out, until the
+// reservations in flight leave room for it. The queue is bounded too: a
+// request that would wait behind a full queue is refused with rate_limited
+// (429 and Retry-After) instead of holding its body in memory for nothing.
+//
+// A nil *Budget admits everything at once.
+type Budget struct {
+	capacity  int64 // bytes of estimated live heap shared by conversions
+	workers   int   // conversions at once
+	maxQueue  int   // waiters at once
+	maxQueued int64 // bytes of bodies held by waiters
+
+	mu      sync.Mutex
+	inUse   int64
+	running int
+	queued  int64
+	waiters list.List // of *budgetWaiter, oldest first
+}
+
+type budgetWaiter struct {
+	cost  int64
+	size  int64
+	ready chan struct{} // closed when the waiter is admitted
+}
+
+// BudgetOptions configure NewBudget. Zero fields take defaults.
+type BudgetOptions struct {
+	// Memory is the node's memory budget in bytes (default 1 GiB); half of
+	// it is shared by conversions, the rest is left to bodies in flight,
+	// responses and the garbage collector's headroom.
+	Memory int64
+	// Workers is how many conversions run at once (default 4 per CPU): they
+	// are CPU-bound, so more would only hold more memory.
+	Workers int
+	// Queue is how many conversions may wait (default 64).
+	Queue int
+}
+
+// DefaultMemoryBudget is the memory budget of a node unless the operator
+// sets another (WEBACQ_MEMORY_BUDGET).
+const DefaultMemoryBudget = 1 << 30
+
+// budgetRetryAfter is what a refused caller is told to wait: long enough
+// for a few conversions ahead of it to finish.
+const budgetRetryAfter = 2 * time.Second
+
+// NewBudget returns a Budget for o.
+func NewBudget(o BudgetOptions) *Budget {
+	if o.Memory <= 0 {
+		o.Memory = DefaultMemoryBudget
+	}
+	if o.Workers <= 0 {
+		o.Workers = 4 * runtime.GOMAXPROCS(0)
+	}
+	if o.Queue <= 0 {
+		o.Queue = 64
+	}
+	return &Budget{capacity: o.Memory / 2, workers: o.Workers, maxQueue: o.Queue, maxQueued: o.Memory / 4}
+}
+
+// EstimateConversion is the peak live heap, in bytes, that converting a
+// body of kind may take. For HTML: a fixed part, a part per byte and a part
+// per tag, factors measured on both main-content corpora and on generated
+// link farms (the worst case per byte): the estimate was at least the
+// measured peak for every page over 50 KB, and within a factor of two of it
+// for the link farms. Other kinds hold little more than the body and its
+// text (a PDF is read by a separate process).
+func EstimateConversion(kind fetch.Kind, body []byte) int64 {
+	if kind == fetch.KindHTML {
+		return 4<<20 + 8*int64(len(body)) + 500*int64(bytes.Count(body, []byte{'<'}))
+	}
+	return 4<<20 + 4*int64(len(body))
+}
+
+// Acquire waits until a conversion of the estimated cost (see
+// EstimateConversion) may run and returns the func that ends it; held is
+// the size of the body the caller keeps in memory while it waits. queueing says what to do when the queue is full: false
+// refuses with rate_limited (a caller's own request), true waits anyway (a
+// page of a crawl already admitted, whose concurrency the crawl bounds).
+// A conversion larger than the whole budget is refused with
+// upstream_error, and ctx ending while waiting with timeout.
+func (b *Budget) Acquire(ctx context.Context, cost, held int64, queueing bool) (release func(), err error) {
+	if b == nil {
+		return func() {}, nil
+	}
+	if cost > b.capacity {
+		return nil, model.Errorf(model.CodeUpstreamError,
+			"the page is too large to convert within this node's memory budget (about %d MB of markup needed, %d MB allowed)",
+			cost>>20, b.capacity>>20)
+	}
+	w := &budgetWaiter{cost: cost, size: held, ready: make(chan struct{})}
+	b.mu.Lock()
+	if b.waiters.Len() == 0 && b.fits(cost) {
+		b.admit(w)
+		b.mu.Unlock()
+		return b.releaser(cost), nil
+	}
+	if !queueing && (b.waiters.Len() >= b.maxQueue || b.queued+w.size > b.maxQueued) {
+		b.mu.Unlock()
+		return nil, &model.Error{Code: model.CodeRateLimited, RetryAfter: budgetRetryAfter,
+			Message: "this node is converting as many pages as its memory budget allows; retry shortly"}
+	}
+	el := b.waiters.PushBack(w)
+	b.queued += w.size
+	b.mu.Unlock()
+
+	select {
+	case <-w.ready:
+		return b.releaser(cost), nil
+	case <-ctx.Done():
+		b.mu.Lock()
+		select {
+		case <-w.ready:
+			// Admitted while ctx ended: give the slot back.
+			b.mu.Unlock()
+			b.releaser(cost)()
+		default:
+			b.waiters.Remove(el)
+			b.queued -= w.size
+			// The head may have been waiting behind this one.
+			b.wake()
+			b.mu.Unlock()
+		}
+		return nil, model.Wrap(model.CodeTimeout, ctx.Err(), "the request ran out of time waiting to convert the page")
+	}
+}
+
+// fits says whether a conversion of cost may start now; b.mu is held. One
+// conversion always may, however large, so that a page under the capacity
+// never waits for ever.
+func (b *Budget) fits(cost int64) bool {
+	return b.running == 0 || (b.running < b.workers && b.inUse+cost <= b.capacity)
+}
+
+// admit starts w; b.mu is held.
+func (b *Budget) admit(w *budgetWaiter) {
+	b.inUse += w.cost
+	b.running++
+	close(w.ready)
+}
+
+// wake admits waiters from the head of the queue while they fit; b.mu is
+// held. Strict order: a small page does not overtake a large one, which
+// would otherwise wait for ever behind a stream of small ones.
+func (b *Budget) wake() {
+	for el := b.waiters.Front(); el != nil; el = b.waiters.Front() {
+		w := el.Value.(*budgetWaiter)
+		if !b.fits(w.cost) {
+			return
+		}
+		b.waiters.Remove(el)
+		b.queued -= w.size
+		b.admit(w)
+	}
+}
+
+func (b *Budget) releaser(cost int64) func() {
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			b.mu.Lock()
+			b.inUse -= cost
+			b.running--
+			b.wake()
+			b.mu.Unlock()
+		})
+	}
+}
+
+// Stats reports the conversions running and waiting and the estimated bytes
+// in use, for tests and metrics.
+func (b *Budget) Stats() (running, waiting int, inUse int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.running, b.waiters.Len(), b.inUse
+}
