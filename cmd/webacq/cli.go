@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os/exec"
+	"runtime/debug"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -134,6 +135,7 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	if kctx.Command() == "serve" || kctx.Command() == "worker" {
+		setMemoryLimit(m.cfg.MemoryBudget, m.Getenv)
 		// Long-running: buffer the log, flushed as logSink says.
 		sink := newLogSink(m.Stderr)
 		defer sink.Close()
@@ -336,9 +338,12 @@ func (m *Main) debugServer(ctx context.Context) {
 
 // primitives builds the primitives; pages nil keeps nothing (command line).
 func (m *Main) primitives(pages *store.Store) (*primitive.Service, error) {
-	fc := fetch.Config{AllowPrivate: m.cfg.AllowPrivate, ChromiumPath: m.cfg.Chromium, UserAgent: m.cfg.UserAgent}
+	fc := fetch.Config{AllowPrivate: m.cfg.AllowPrivate, AllowRanges: m.cfg.AllowPrivateRanges,
+		ChromiumPath: m.cfg.Chromium, UserAgent: m.cfg.UserAgent}
 	p := &primitive.Service{HTTP: fetch.New(fc), Pages: pages, Log: m.log, UserAgent: "webacq",
-		Crawl: primitive.GyreOptions{Workers: m.cfg.CrawlWorkers, PerHost: m.cfg.CrawlPerHost, Delay: m.cfg.CrawlDelay}}
+		Crawl: primitive.GyreOptions{Workers: m.cfg.CrawlWorkers, PerHost: m.cfg.CrawlPerHost, Delay: m.cfg.CrawlDelay},
+		Convert: primitive.NewBudget(primitive.BudgetOptions{Memory: m.cfg.MemoryBudget, Workers: m.cfg.ConvertWorkers,
+			Queue: m.cfg.ConvertQueue})}
 	// Search providers and language models are often on the operator's own
 	// network (a SearXNG or llama.cpp on localhost): plain clients, not the
 	// SSRF-guarded one, which is for URLs that callers choose.
@@ -401,4 +406,14 @@ func (m *Main) worker(ctx context.Context) error {
 	biller.ExpireLoop(ctx, time.Minute)
 	m.log.Info("worker stopped")
 	return nil
+}
+
+// setMemoryLimit makes the node's memory budget the Go runtime's soft
+// memory limit, so that the collector works harder as the heap nears it
+// instead of letting garbage double the heap. An operator's own GOMEMLIMIT
+// wins.
+func setMemoryLimit(budget int64, getenv func(string) string) {
+	if getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(budget)
+	}
 }

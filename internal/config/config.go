@@ -5,10 +5,13 @@ package config
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"webacq/internal/fetch"
 )
 
 // Config is everything an operator can set.
@@ -18,7 +21,7 @@ type Config struct {
 	BaseURL       string // WEBACQ_BASE_URL: public URL of the service
 	CanonicalHost string // WEBACQ_CANONICAL_HOST: other hosts answer 307 to it
 	SecretKey     string // WEBACQ_SECRET_KEY: encrypts webhook secrets at rest
-	AllowPrivate  bool   // WEBACQ_ALLOW_PRIVATE=1: fetches may reach loopback and private nets
+	AllowPrivate  bool   // WEBACQ_ALLOW_PRIVATE=1: fetches may reach loopback (tests, local development)
 	Chromium      string // WEBACQ_CHROMIUM: browser binary
 	LogLevel      string // WEBACQ_LOG_LEVEL: debug|info|warn|error
 	LogFormat     string // WEBACQ_LOG_FORMAT: text|json
@@ -34,6 +37,11 @@ type Config struct {
 	// MCPMaxResultChars (WEBACQ_MCP_MAX_RESULT_CHARS) caps the page text of
 	// one crawl or search result on the MCP endpoint.
 	MCPMaxResultChars int
+	// AllowPrivateRanges (WEBACQ_ALLOW_PRIVATE_RANGES, comma-separated
+	// CIDRs) are the private ranges fetches may reach, each within RFC 1918,
+	// CGNAT, unique-local or loopback space. Cloud metadata addresses stay
+	// refused inside them.
+	AllowPrivateRanges []netip.Prefix
 
 	UserAgent string // WEBACQ_USER_AGENT: sent with every fetch
 
@@ -54,6 +62,13 @@ type Config struct {
 	CrawlDelay    time.Duration // WEBACQ_CRAWL_DELAY: pause between requests to one host
 	PageRetention time.Duration // WEBACQ_PAGE_RETENTION: how long acquired pages are kept
 
+	// MemoryBudget (WEBACQ_MEMORY_BUDGET, bytes or a size such as 1GiB,
+	// 512MiB) is what one node may use: conversions share half of it and
+	// the Go runtime's soft memory limit is set to it.
+	MemoryBudget   int64
+	ConvertWorkers int // WEBACQ_CONVERT_WORKERS: conversions at once (0: 4 per CPU)
+	ConvertQueue   int // WEBACQ_CONVERT_QUEUE: conversions waiting before callers get rate_limited (0: 64)
+
 	BootstrapCredits int64         // WEBACQ_BOOTSTRAP_CREDITS: credits of workspace "default"
 	ShutdownTimeout  time.Duration // WEBACQ_SHUTDOWN_TIMEOUT
 	// ReservationTTL (WEBACQ_RESERVATION_TTL) is how long credits held by a
@@ -61,13 +76,6 @@ type Config struct {
 	// It must exceed the longest call (a 300 s crawl).
 	ReservationTTL time.Duration
 }
-
-	// MemoryBudget (WEBACQ_MEMORY_BUDGET, bytes or a size such as 1GiB,
-	// 512MiB) is what one node may use: conversions share half of it and
-	// the Go runtime's soft memory limit is set to it.
-	MemoryBudget   int64
-	ConvertWorkers int // WEBACQ_CONVERT_WORKERS: conversions at once (0: 4 per CPU)
-	ConvertQueue   int // WEBACQ_CONVERT_QUEUE: conversions waiting before callers get rate_limited (0: 64)
 
 // Defaults of DECISIONS.md.
 const (
@@ -119,6 +127,9 @@ func Load(getenv func(string) string) (*Config, error) {
 	if c.AllowPrivate, err = parseBool(get("WEBACQ_ALLOW_PRIVATE", "0")); err != nil {
 		return nil, fmt.Errorf("config: WEBACQ_ALLOW_PRIVATE: %w", err)
 	}
+	if c.AllowPrivateRanges, err = parseRanges(get("WEBACQ_ALLOW_PRIVATE_RANGES", "")); err != nil {
+		return nil, fmt.Errorf("config: WEBACQ_ALLOW_PRIVATE_RANGES: %w", err)
+	}
 	if c.AccessLog, err = parseBool(get("WEBACQ_ACCESS_LOG", "1")); err != nil {
 		return nil, fmt.Errorf("config: WEBACQ_ACCESS_LOG: %w", err)
 	}
@@ -135,6 +146,7 @@ func Load(getenv func(string) string) (*Config, error) {
 		{"WEBACQ_LLM_CONTEXT_TOKENS", &c.LLMContextTokens}, {"WEBACQ_LLM_MAX_OUTPUT_TOKENS", &c.LLMMaxOutputTokens},
 		{"WEBACQ_CRAWL_WORKERS", &c.CrawlWorkers}, {"WEBACQ_CRAWL_PER_HOST", &c.CrawlPerHost},
 		{"WEBACQ_MCP_MAX_RESULT_CHARS", &c.MCPMaxResultChars},
+		{"WEBACQ_CONVERT_WORKERS", &c.ConvertWorkers}, {"WEBACQ_CONVERT_QUEUE", &c.ConvertQueue},
 	}
 	for _, f := range ints {
 		if v := get(f.name, ""); v != "" {
@@ -146,7 +158,6 @@ func Load(getenv func(string) string) (*Config, error) {
 	durations := []struct {
 		name string
 		dst  *time.Duration
-		{"WEBACQ_CONVERT_WORKERS", &c.ConvertWorkers}, {"WEBACQ_CONVERT_QUEUE", &c.ConvertQueue},
 	}{{"WEBACQ_LLM_TIMEOUT", &c.LLMTimeout}, {"WEBACQ_CRAWL_DELAY", &c.CrawlDelay}, {"WEBACQ_RESERVATION_TTL", &c.ReservationTTL}}
 	for _, f := range durations {
 		if v := get(f.name, ""); v != "" {
@@ -154,6 +165,9 @@ func Load(getenv func(string) string) (*Config, error) {
 				return nil, fmt.Errorf("config: %s must be a duration such as 30s", f.name)
 			}
 		}
+	}
+	if c.MemoryBudget, err = parseSize(get("WEBACQ_MEMORY_BUDGET", "1GiB")); err != nil || c.MemoryBudget < 64<<20 {
+		return nil, fmt.Errorf("config: WEBACQ_MEMORY_BUDGET must be a size of at least 64MiB, such as 1GiB or 512MiB")
 	}
 	if c.ShutdownTimeout, err = time.ParseDuration(get("WEBACQ_SHUTDOWN_TIMEOUT", "30s")); err != nil {
 		return nil, fmt.Errorf("config: WEBACQ_SHUTDOWN_TIMEOUT: %w", err)
@@ -165,9 +179,6 @@ func (c *Config) validate() error {
 	if !strings.HasPrefix(c.DatabaseURL, "sqlite:") && !strings.HasPrefix(c.DatabaseURL, "postgres://") &&
 		!strings.HasPrefix(c.DatabaseURL, "postgresql://") {
 		return fmt.Errorf("config: WEBACQ_DATABASE_URL must be sqlite:PATH or postgres://…")
-	}
-	if c.MemoryBudget, err = parseSize(get("WEBACQ_MEMORY_BUDGET", "1GiB")); err != nil || c.MemoryBudget < 64<<20 {
-		return nil, fmt.Errorf("config: WEBACQ_MEMORY_BUDGET must be a size of at least 64MiB, such as 1GiB or 512MiB")
 	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return fmt.Errorf("config: WEBACQ_ADDR %q: want host:port", c.Addr)
@@ -197,6 +208,32 @@ func (c *Config) Scheme() string {
 		return u.Scheme
 	}
 	return "http"
+}
+
+// parseRanges reads comma-separated CIDRs (a bare address is a range of
+// one) and refuses any that reaches beyond private space, so that a typo
+// cannot open the public internet's reserved corners or a metadata range.
+func parseRanges(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			a, aerr := netip.ParseAddr(f)
+			if aerr != nil || a.Zone() != "" {
+				return nil, fmt.Errorf("%q is not a CIDR range such as 10.0.0.0/8", f)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		if !fetch.IsPrivateRange(p) {
+			return nil, fmt.Errorf("%s is not a private range: each must lie within 10.0.0.0/8, 172.16.0.0/12, "+
+				"192.168.0.0/16, 100.64.0.0/10, 127.0.0.0/8, fc00::/7 or ::1", f)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }
 
 func parseBool(s string) (bool, error) {

@@ -57,3 +57,30 @@ func TestInvalid(t *testing.T) {
 		}
 	}
 }
+
+func TestAllowPrivateRanges(t *testing.T) {
+	c, err := Load(env("WEBACQ_ALLOW_PRIVATE_RANGES", " 10.1.0.0/16, fd12:3456::/32,192.168.1.7 ,100.64.5.9/10"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range c.AllowPrivateRanges {
+		got = append(got, p.String())
+	}
+	if want := "10.1.0.0/16 fd12:3456::/32 192.168.1.7/32 100.64.0.0/10"; strings.Join(got, " ") != want {
+		t.Fatalf("ranges = %v, want %s", got, want)
+	}
+	if c.AllowPrivate {
+		t.Fatal("ranges turned AllowPrivate on")
+	}
+	if c, err := Load(env()); err != nil || c.AllowPrivateRanges != nil {
+		t.Fatalf("default: ranges %v, err %v", c.AllowPrivateRanges, err)
+	}
+	for _, v := range []string{"8.8.8.0/24", "0.0.0.0/0", "::/0", "10.0.0.0/7", "169.254.0.0/16", "168.63.129.16",
+		"fe80::/10", "64:ff9b::/96", "2002::/16", "10.0.0.0/8, 1.1.1.1/32", "ten.0.0.0/8", "10.0.0.0/33", "fe80::1%eth0"} {
+		_, err := Load(env("WEBACQ_ALLOW_PRIVATE_RANGES", v))
+		if err == nil || !strings.Contains(err.Error(), "config: WEBACQ_ALLOW_PRIVATE_RANGES") {
+			t.Errorf("%q: got %v, want a config error naming the setting", v, err)
+		}
+	}
+}

@@ -40,10 +40,15 @@ const (
 
 // Config holds the settings of the fetch tiers. Zero fields take defaults.
 type Config struct {
-	// AllowPrivate lets requests reach loopback, RFC 1918, CGNAT and
-	// unique-local addresses (local development and tests only). Link-local
-	// addresses, including cloud metadata, stay refused.
+	// AllowPrivate lets requests reach loopback addresses (127.0.0.0/8 and
+	// ::1): local development and tests. Other private ranges open only
+	// through AllowRanges.
 	AllowPrivate bool
+	// AllowRanges are private ranges requests may reach, as the operator
+	// named them. Ranges outside loopback, RFC 1918, CGNAT and unique-local
+	// space are ignored (see IsPrivateRange). Cloud metadata and link-local
+	// addresses stay refused whatever AllowPrivate and AllowRanges say.
+	AllowRanges []netip.Prefix
 	// UserAgent is sent unless a request sets its own.
 	UserAgent string
 	// MaxBodyBytes caps the decoded body; larger responses fail with ErrTooLarge.

@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"net/netip"
 	"net/url"
@@ -14,29 +15,69 @@ import (
 	"webacq/internal/model"
 )
 
-// privatePrefixes are the ranges that AllowPrivate opens: loopback, RFC 1918,
-// CGNAT and unique-local. Link-local (and so the cloud metadata address
-// 169.254.169.254), multicast and unspecified addresses stay refused even then,
-// because no local development setup needs them.
 var (
-	privateV4 = []netip.Prefix{
+	// loopback is what AllowPrivate opens.
+	loopback = []netip.Prefix{
+		netip.MustParsePrefix("127.0.0.0/8"),
+		netip.MustParsePrefix("::1/128"),
+	}
+	// privateSpace bounds what AllowRanges may open: loopback, RFC 1918,
+	// CGNAT and unique-local. Link-local, multicast, unspecified, reserved
+	// and translated (NAT64, 6to4) addresses stay refused whatever the
+	// settings: no site worth fetching lives there, and translated forms
+	// could carry any private IPv4 address.
+	privateSpace = []netip.Prefix{
 		netip.MustParsePrefix("127.0.0.0/8"),
 		netip.MustParsePrefix("10.0.0.0/8"),
 		netip.MustParsePrefix("172.16.0.0/12"),
 		netip.MustParsePrefix("192.168.0.0/16"),
 		netip.MustParsePrefix("100.64.0.0/10"),
-	}
-	privateV6 = []netip.Prefix{
 		netip.MustParsePrefix("::1/128"),
 		netip.MustParsePrefix("fc00::/7"),
 	}
+	// metadata are the cloud instance-metadata and host-agent addresses,
+	// which hand out credentials to whoever asks from the instance. They
+	// are refused before any allowance is considered, because several sit
+	// in ranges an operator may open (CGNAT, unique-local) or in public
+	// space the default policy lets through.
+	metadata = []netip.Prefix{
+		netip.MustParsePrefix("169.254.0.0/16"),     // link-local: AWS, GCP, Azure, OCI, DigitalOcean, OpenStack, ECS (169.254.170.2), Scaleway (169.254.42.42)…
+		netip.MustParsePrefix("fe80::/10"),          // link-local: OpenStack's fe80::a9fe:a9fe
+		netip.MustParsePrefix("100.100.100.200/32"), // Alibaba Cloud, inside CGNAT
+		netip.MustParsePrefix("168.63.129.16/32"),   // Azure WireServer, a public address
+		netip.MustParsePrefix("192.0.0.192/32"),     // Oracle Cloud (classic)
+		netip.MustParsePrefix("fd00:ec2::254/128"),  // AWS instance metadata over IPv6, inside unique-local
+		netip.MustParsePrefix("fd00:ec2::23/128"),   // AWS EKS Pod Identity Agent over IPv6
+		netip.MustParsePrefix("fd20:ce::254/128"),   // Google Cloud metadata over IPv6
+		netip.MustParsePrefix("fd00:42::42/128"),    // Scaleway metadata over IPv6
+	}
 )
+
+// IsPrivateRange reports whether p lies wholly within the private space
+// that Config.AllowRanges may open: loopback, RFC 1918, CGNAT (100.64/10)
+// or unique-local (fc00::/7).
+func IsPrivateRange(p netip.Prefix) bool {
+	if !p.IsValid() {
+		return false
+	}
+	p = p.Masked()
+	for _, s := range privateSpace {
+		if p.Bits() >= s.Bits() && s.Contains(p.Addr()) {
+			return true
+		}
+	}
+	return false
+}
 
 // guard decides which addresses outbound connections may reach. It runs in
 // the dialer's Control hook, after DNS resolution, so it sees the address that
 // is actually connected to: DNS rebinding and redirects cannot slip past it.
 type guard struct {
 	g *ssrf.Guardian
+	// open are the ranges the configuration opens (loopback with
+	// AllowPrivate, and the private ranges of AllowRanges), checked after
+	// the metadata addresses and before the deny lists.
+	open []netip.Prefix
 	// allow lists exact addresses that pass regardless of the deny lists.
 	// Only tests set it (through Config.allowAddrs), so that one loopback
 	// test server can play a public site while another is refused.
@@ -44,15 +85,21 @@ type guard struct {
 }
 
 func newGuard(cfg Config) *guard {
-	opts := []ssrf.Option{
-		ssrf.WithAnyPort(), // sites run on many ports; the address is what matters
+	g := &guard{
+		g:     ssrf.New(ssrf.WithAnyPort()), // sites run on many ports; the address is what matters
+		allow: cfg.allowAddrs,
 	}
 	if cfg.AllowPrivate {
-		opts = append(opts,
-			ssrf.WithAllowedV4Prefixes(privateV4...),
-			ssrf.WithAllowedV6Prefixes(privateV6...))
+		g.open = append(g.open, loopback...)
 	}
-	return &guard{g: ssrf.New(opts...), allow: cfg.allowAddrs}
+	for _, p := range cfg.AllowRanges {
+		// A range outside the private space would open link-local or
+		// translated addresses; config refuses it, and so does the guard.
+		if IsPrivateRange(p) {
+			g.open = append(g.open, p.Masked())
+		}
+	}
+	return g
 }
 
 // checkAddrPort reports an error wrapping ssrf.ErrProhibitedIP when ap may
@@ -62,6 +109,17 @@ func (g *guard) checkAddrPort(ap netip.AddrPort) error {
 	ap = netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
 	for _, a := range g.allow {
 		if a == ap {
+			return nil
+		}
+	}
+	ip := ap.Addr().WithZone("")
+	for _, p := range metadata {
+		if p.Contains(ip) {
+			return fmt.Errorf("%w: %s is a cloud metadata or link-local address", ssrf.ErrProhibitedIP, ip)
+		}
+	}
+	for _, p := range g.open {
+		if p.Contains(ip) {
 			return nil
 		}
 	}
@@ -110,8 +168,8 @@ func CheckURL(raw string) (*url.URL, error) {
 }
 
 // CheckURL is like the package-level CheckURL but applies the client's
-// policy, so loopback and private literals pass when Config.AllowPrivate is
-// set.
+// policy, so loopback literals pass when Config.AllowPrivate is set and
+// private ones inside Config.AllowRanges.
 func (c *Client) CheckURL(raw string) (*url.URL, error) {
 	return checkURL(c.guard, raw)
 }
