@@ -66,26 +66,25 @@ func (s *Store) Keys(ctx context.Context, workspaceID string) ([]model.APIKey, e
 }
 
 // RevokeKey revokes the live key whose display prefix is prefix. The very next
-// request with it fails on every node: lookups always read the row.
+// request with it fails on every node: lookups read the row, or (SQLite) a
+// cache that the revocation empties.
 func (s *Store) RevokeKey(ctx context.Context, prefix string) error {
-	res, err := s.db.ExecContext(ctx,
-		`UPDATE api_keys SET revoked_at = $1 WHERE prefix = $2 AND revoked_at IS NULL`, s.Now(), prefix)
-	if err := oneRow(res, err, "live key with prefix "+prefix); err != nil {
-		return err
-	}
-	return s.authChanged()
+	return s.changeAuth(func() error {
+		res, err := s.db.ExecContext(ctx,
+			`UPDATE api_keys SET revoked_at = $1 WHERE prefix = $2 AND revoked_at IS NULL`, s.Now(), prefix)
+		return oneRow(res, err, "live key with prefix "+prefix)
+	})
 }
 
 // RevokeWorkspaceKey revokes a live key of one workspace by its prefix; a key
 // of another workspace is not_found.
 func (s *Store) RevokeWorkspaceKey(ctx context.Context, workspaceID, prefix string) error {
-	res, err := s.db.ExecContext(ctx,
-		`UPDATE api_keys SET revoked_at = $1 WHERE workspace_id = $2 AND prefix = $3 AND revoked_at IS NULL`,
-		s.Now(), workspaceID, prefix)
-	if err := oneRow(res, err, "live key with prefix "+prefix); err != nil {
-		return err
-	}
-	return s.authChanged()
+	return s.changeAuth(func() error {
+		res, err := s.db.ExecContext(ctx,
+			`UPDATE api_keys SET revoked_at = $1 WHERE workspace_id = $2 AND prefix = $3 AND revoked_at IS NULL`,
+			s.Now(), workspaceID, prefix)
+		return oneRow(res, err, "live key with prefix "+prefix)
+	})
 }
 
 const authenticateSQL = `SELECT k.id, k.prefix, k.last_used_at, k.revoked_at, w.id, w.name, w.monitoring

@@ -81,6 +81,13 @@ func open(databaseURL string) (*Store, error) {
 				return nil, fmt.Errorf("store: create database folder: %w", err)
 			}
 		}
+		// Every process on this database must agree on the names of the
+		// files beside it (the key cache's sidecar, the migration lock),
+		// whatever spelling of the path each was given.
+		path, err := canonicalPath(path)
+		if err != nil {
+			return nil, fmt.Errorf("store: open sqlite: %w", err)
+		}
 		q := "?_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=busy_timeout(10000)" +
 			"&_pragma=synchronous(NORMAL)&_time_format=sqlite"
 		db, err := sql.Open("sqlite", "file:"+path+q+"&_txlock=immediate")
@@ -100,7 +107,7 @@ func open(databaseURL string) (*Store, error) {
 		rdb.SetMaxIdleConns(n)
 		rdb.SetConnMaxLifetime(0)
 		s.db, s.rdb, s.dialect, s.path = db, rdb, SQLite, path
-		s.auth = newAuthCache(path + ".auth-epoch")
+		s.auth = newAuthCache(path)
 		if f, err := os.OpenFile(s.auth.path, os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
 			f.Close()
 		}
@@ -227,18 +234,6 @@ func lockFile(path string) (unlock func(), err error) {
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
 	}, nil
-}
-
-// authChanged is called after a commit that may invalidate cached
-// principals (SQLite only).
-func (s *Store) authChanged() error {
-	if s.auth == nil {
-		return nil
-	}
-	if err := invalidateAuth(s.auth.path); err != nil {
-		return fmt.Errorf("store: the change is saved, but running servers could not be told (%s): %w", s.auth.path, err)
-	}
-	return nil
 }
 
 // withTx runs fn in one write transaction.

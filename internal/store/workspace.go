@@ -105,11 +105,10 @@ func (s *Store) Workspaces(ctx context.Context) ([]model.Workspace, error) {
 
 // SetMonitoring turns the monitoring entitlement of a workspace on or off.
 func (s *Store) SetMonitoring(ctx context.Context, workspaceID string, on bool) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE workspaces SET monitoring = $1 WHERE id = $2`, on, workspaceID)
-	if err := oneRow(res, err, "workspace"); err != nil {
-		return err
-	}
-	return s.authChanged()
+	return s.changeAuth(func() error {
+		res, err := s.db.ExecContext(ctx, `UPDATE workspaces SET monitoring = $1 WHERE id = $2`, on, workspaceID)
+		return oneRow(res, err, "workspace")
+	})
 }
 
 func oneRow(res sql.Result, err error, what string) error {
