@@ -78,7 +78,7 @@ func (r *ExtractRequest) Normalize(checkURL func(string) (*url.URL, error), brow
 			return err
 		}
 	}
-	if r.Timeout < 0 || time.Duration(r.Timeout)*time.Millisecond > MaxExtractTimeout {
+	if r.Timeout < 0 || int64(r.Timeout) > MaxExtractTimeout.Milliseconds() { // on the integer: a Duration would overflow
 		return model.Errorf(model.CodeBadRequest, "timeout must be between 0 and %d ms", MaxExtractTimeout.Milliseconds())
 	}
 	return nil

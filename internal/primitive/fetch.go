@@ -44,6 +44,7 @@ const (
 	MaxFetchTimeout     = 120 * time.Second
 	MaxWaitFor          = 30 * time.Second
 	maxHeaders          = 32
+	maxAgeCap           = 100 * 365 * 24 * 3600 // seconds: a hundred years
 	maxSelectors        = 16
 )
 
@@ -127,10 +128,12 @@ func (r *FetchRequest) Normalize(checkURL func(string) (*url.URL, error), browse
 	if err != nil {
 		return err
 	}
-	if r.Timeout < 0 || time.Duration(r.Timeout)*time.Millisecond > MaxFetchTimeout {
+	// Ranges are checked on the integers: converted first, a huge value
+	// overflows time.Duration and passes as a negative or tiny one.
+	if r.Timeout < 0 || int64(r.Timeout) > MaxFetchTimeout.Milliseconds() {
 		return model.Errorf(model.CodeBadRequest, "timeout must be between 0 and %d ms", MaxFetchTimeout.Milliseconds())
 	}
-	if r.WaitFor < 0 || time.Duration(r.WaitFor)*time.Millisecond > MaxWaitFor {
+	if r.WaitFor < 0 || int64(r.WaitFor) > MaxWaitFor.Milliseconds() {
 		return model.Errorf(model.CodeBadRequest, "waitFor must be between 0 and %d ms", MaxWaitFor.Milliseconds())
 	}
 	if r.MaxAge < 0 {
@@ -243,7 +246,9 @@ func (r *FetchRequest) wants(format string) bool { return slices.Contains(r.Form
 // it. The request must have been normalised.
 func (s *Service) Fetch(ctx context.Context, workspaceID string, req FetchRequest) (*FetchResult, error) {
 	if req.MaxAge > 0 && s.Pages != nil && workspaceID != "" {
-		since := time.Now().Add(-time.Duration(req.MaxAge) * time.Second)
+		// maxAgeCap keeps the conversion to a Duration from overflowing;
+		// a copy older than it is long gone from the page store anyway.
+		since := time.Now().Add(-time.Duration(min(req.MaxAge, maxAgeCap)) * time.Second)
 		if p, err := s.Pages.FreshPage(ctx, workspaceID, req.URL, req.variant(), since); err != nil {
 			s.Log.Warn("page store lookup", "err", err, "workspace_id", workspaceID)
 		} else if p != nil {
@@ -356,15 +361,17 @@ func (s *Service) fetchTier(ctx context.Context, tier string, req FetchRequest, 
 	return convert(resp, req)
 }
 
-// acquire fetches req.URL on one tier.
+// acquire fetches req.URL on one tier. The request's timeout is passed on
+// so that it, not the tier's default, bounds the tier: ctx alone could only
+// shorten that default, never lengthen it.
 func (s *Service) acquire(ctx context.Context, tier string, req FetchRequest) (*fetch.Response, error) {
 	if tier == TierBrowser {
 		return s.Browser.Render(ctx, fetch.BrowserRequest{
 			URL: req.URL, WaitFor: time.Duration(req.WaitFor) * time.Millisecond,
-			AcceptSelectors: req.AcceptSelectors, Headers: req.Headers,
+			AcceptSelectors: req.AcceptSelectors, Headers: req.Headers, Timeout: req.timeout(),
 		})
 	}
-	return s.HTTP.Get(ctx, fetch.Request{URL: req.URL, Headers: req.Headers})
+	return s.HTTP.Get(ctx, fetch.Request{URL: req.URL, Headers: req.Headers, Timeout: req.timeout()})
 }
 
 // documentTooLarge words an error for a body over the size cap as Fetch
