@@ -247,7 +247,7 @@ func TestClassify(t *testing.T) {
 		{"datadome.html", 403, VerdictCaptcha},
 		{"access-denied.html", 403, VerdictBlocked},
 		{"access-denied.html", 200, VerdictBlocked},
-		{"ratelimit.html", 429, VerdictBlocked},
+		{"ratelimit.html", 429, VerdictThin}, // a rate limit, not a block: see TestClassifyRateLimitAndOutage
 		{"react-shell.html", 200, VerdictJSRequired},
 		{"next-shell.html", 200, VerdictJSRequired},
 		{"soft404.html", 200, VerdictSoft404},

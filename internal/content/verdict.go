@@ -13,7 +13,7 @@ type Verdict string
 // Verdicts, from worst to best.
 const (
 	VerdictCaptcha    Verdict = "captcha"     // a bot challenge stands in front of the page
-	VerdictBlocked    Verdict = "blocked"     // the server refused us (access denied, rate limited)
+	VerdictBlocked    Verdict = "blocked"     // the server refused us (access denied)
 	VerdictJSRequired Verdict = "js_required" // an empty shell that renders with JavaScript
 	VerdictSoft404    Verdict = "soft_404"    // a 2xx page that says "not found"
 	VerdictThin       Verdict = "thin"        // fewer than thinWords words of content
@@ -42,16 +42,24 @@ var captchaMarkers = []string{
 	"captcha-delivery.com", "geo.captcha-delivery", // DataDome
 	"px-captcha", "perimeterx", "_pxappid", // PerimeterX / HUMAN
 	"awswaf.com/captcha", "verify you are human", "are you a robot", "i'm not a robot",
+	"/errors/validatecaptcha", // Amazon's robot check, served with 503
 }
 
 // Notices of refused access, matched against the lower-cased body.
 var blockedMarkers = []string{
 	"access denied", "access to this page has been denied", "you don't have permission to access",
 	"you do not have permission to access", "you have been blocked", "sorry, you have been blocked",
-	"error 1020", "error 1015", "request blocked", "request unsuccessful. incapsula", "_incapsula_resource",
-	"akamai reference", "reference #18.", "too many requests", "rate limit exceeded",
+	"error 1020", "request blocked", "request unsuccessful. incapsula", "_incapsula_resource",
+	"akamai reference", "reference #18.",
 	"unusual traffic from your computer", "automated queries", "bot detected", "forbidden",
 	"the owner of this website has banned", "blocked by",
+}
+
+// Notices of rate limiting. With a 429 or 503 they are the site asking for
+// a slower pace, which a browser would be told as well; only a 2xx page
+// that is nothing but such a notice is a block.
+var rateLimitMarkers = []string{
+	"too many requests", "rate limit exceeded", "error 1015",
 }
 
 // Phrases that JavaScript-only pages print in <noscript>.
@@ -73,11 +81,14 @@ var notFoundMarkers = []string{
 // first match wins:
 //
 //   - captcha: a bot-challenge marker (Cloudflare challenge, Turnstile,
-//     hCaptcha, reCAPTCHA, DataDome, PerimeterX, AWS WAF) on a page with
-//     little visible text (< 200 words) or with status 401/403/429/503.
-//   - blocked: status 401/403/429/503 with an access-denied or rate-limit
-//     notice or with little text, or any page whose only content is such
-//     a notice (< 200 words).
+//     hCaptcha, reCAPTCHA, DataDome, PerimeterX, AWS WAF, Amazon) on a page
+//     with little visible text (< 200 words) or with status 401/403/429/503.
+//   - blocked: status 401/403, status 503 with an access-denied notice, or
+//     any other page but a 429 or 503 whose only content is an access-denied
+//     or rate-limit notice (< 200 words). A 429 without a challenge is never
+//     blocked, nor a 503 without a challenge or an access-denied notice:
+//     they are the site's rate limit and outage, for the caller to hear as
+//     such, and a browser would meet them too.
 //   - js_required: little main text (< 50 words) while the page has
 //     scripts and an empty mount point (<div id="root|app|__next">),
 //     a <noscript> asking for JavaScript, or almost no body text at all.
@@ -104,11 +115,16 @@ func Classify(statusCode int, body []byte, doc *Document) Verdict {
 		if containsAny(lower, captchaMarkers) {
 			return VerdictCaptcha
 		}
-		blockedText := containsAny(lower, blockedMarkers)
-		if refusing && (blockedText || mainWords < thinWords || statusCode != 503) {
+		denied := containsAny(lower, blockedMarkers)
+		switch {
+		case statusCode == 429:
+		case statusCode == 401 || statusCode == 403:
 			return VerdictBlocked
-		}
-		if short && blockedText && noticeOnly(doc, lower) {
+		case statusCode == 503:
+			if denied {
+				return VerdictBlocked
+			}
+		case short && (denied || containsAny(lower, rateLimitMarkers)) && noticeOnly(doc, lower):
 			return VerdictBlocked
 		}
 	}
@@ -140,7 +156,8 @@ func noticeOnly(doc *Document, lower []byte) bool {
 		return true
 	}
 	t := strings.ToLower(doc.signals.titleTag + " \n " + doc.signals.h1 + " \n " + firstLine(doc.Text))
-	return containsAnyString(t, blockedMarkers) || containsAnyString(t, []string{"blocked", "denied", "error"})
+	return containsAnyString(t, blockedMarkers) || containsAnyString(t, rateLimitMarkers) ||
+		containsAnyString(t, []string{"blocked", "denied", "error"})
 }
 
 func lowerPrefix(b []byte, n int) []byte {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 	"sort"
@@ -112,6 +113,8 @@ type FetchResult struct {
 
 	// contentHash identifies the content for the page store and monitors.
 	contentHash string
+	// retryAfter is the wait the site asked for with a 429 (Retry-After).
+	retryAfter time.Duration
 }
 
 // Normalize checks r and fills its defaults. checkURL applies the SSRF
@@ -272,9 +275,10 @@ func (s *Service) Fetch(ctx context.Context, workspaceID string, req FetchReques
 
 // fetchPage is Fetch without the page store: it acquires req.URL within
 // req's timeout on the tiers req.Tier names (auto: HTTP, then the browser
-// when there is one and the verdict calls for it), converts it and turns a
-// page blocked on every tier, or an HTTP 5xx answer, into an error. It
-// returns the result and, apart, the trace of the tiers tried.
+// when there is one and the page calls for it, see escalate), converts it
+// and turns a page blocked on every tier into upstream_error, an HTTP 429
+// into rate_limited and an HTTP 5xx into upstream_error. It returns the
+// result and, apart, the trace of the tiers tried.
 //
 // gate, when not nil, bounds the conversions of HTTP-tier pages: each takes
 // a slot of gate, waiting for one, and holds it while it converts (the
@@ -295,23 +299,22 @@ func (s *Service) fetchPage(ctx context.Context, req FetchRequest, gate chan str
 			tiers = append(tiers, TierBrowser)
 		}
 	}
-	for i, tier := range tiers {
+	for _, tier := range tiers {
 		t0 := time.Now()
 		res, err = s.fetchTier(ctx, tier, req, gate)
 		step := TraceStep{Tier: tier, Ms: time.Since(t0).Milliseconds()}
 		if err != nil {
 			step.Error = model.ErrorCode(err)
 			trace = append(trace, step)
-			// Only a page the HTTP tier could not pass goes to the browser;
-			// a refused or malformed URL fails the same way there.
-			if code := model.ErrorCode(err); code != model.CodeUpstreamError || i == len(tiers)-1 || errors.Is(err, fetch.ErrTooLarge) {
-				return nil, trace, err
-			}
-			continue
+			// An error is never escalated: a failed name lookup, a refused
+			// or reset connection, a TLS failure, a refused address or an
+			// oversized body fails the same way in a browser, and the
+			// error's own words say what happened.
+			return nil, trace, err
 		}
 		step.StatusCode, step.Verdict = res.StatusCode, res.Verdict
 		trace = append(trace, step)
-		if !escalate(res.Verdict) {
+		if !escalate(res) {
 			break
 		}
 	}
@@ -320,17 +323,25 @@ func (s *Service) fetchPage(ctx context.Context, req FetchRequest, gate chan str
 		return nil, trace, &model.Error{Code: model.CodeUpstreamError,
 			Message: fmt.Sprintf("the site blocked the fetch (%s, HTTP %d) on every tier tried", res.Verdict, res.StatusCode)}
 	}
+	if res.StatusCode == http.StatusTooManyRequests {
+		return nil, trace, &model.Error{Code: model.CodeRateLimited, RetryAfter: res.retryAfter,
+			Message: "the site is rate limiting requests (HTTP 429); try again later"}
+	}
 	if res.StatusCode >= 500 {
 		return nil, trace, model.Errorf(model.CodeUpstreamError, "the site answered HTTP %d", res.StatusCode)
 	}
 	return res, trace, nil
 }
 
-// escalate says whether a verdict sends an auto fetch to the browser.
-func escalate(v string) bool {
-	switch content.Verdict(v) {
-	case content.VerdictBlocked, content.VerdictCaptcha, content.VerdictJSRequired:
+// escalate says whether an auto fetch takes res to the browser: a bot
+// challenge, a block, or an empty JavaScript shell that is not itself a
+// rate limit or server error (those answer a browser the same way).
+func escalate(res *FetchResult) bool {
+	switch content.Verdict(res.Verdict) {
+	case content.VerdictBlocked, content.VerdictCaptcha:
 		return true
+	case content.VerdictJSRequired:
+		return res.StatusCode != http.StatusTooManyRequests && res.StatusCode < 500
 	}
 	return false
 }
@@ -393,6 +404,10 @@ func convert(resp *fetch.Response, req FetchRequest) (*FetchResult, error) {
 		doc, err = content.HTML(resp.Body, resp.FinalURL, content.Options{
 			OnlyMainContent: *req.OnlyMainContent, IncludeHTML: req.wants(FormatHTML), IncludeLinks: req.wants(FormatLinks),
 		})
+		if errors.Is(err, content.ErrEmpty) && resp.StatusCode >= 400 {
+			// A bare 429 or 503 says what happened through its status.
+			doc, err = content.PlainText(nil), nil
+		}
 	case fetch.KindPDF:
 		doc, err = content.PDF(resp.Body)
 		if err != nil {
@@ -427,6 +442,7 @@ func convert(resp *fetch.Response, req FetchRequest) (*FetchResult, error) {
 		Tier: resp.Tier, ContentType: resp.MediaType, FetchedAt: resp.FetchedAt.UTC(),
 		Verdict:     string(content.Classify(resp.StatusCode, resp.Body, doc)),
 		contentHash: hex.EncodeToString(sum[:]),
+		retryAfter:  siteRetryAfter(resp.StatusCode, resp.Header.Get("Retry-After"), time.Now()),
 	}
 	if req.wants(FormatMarkdown) {
 		res.Markdown = &doc.Markdown
