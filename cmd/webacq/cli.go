@@ -298,7 +298,7 @@ func (m *Main) serve(ctx context.Context) error {
 	}
 	bg, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go biller.ExpireLoop(bg, time.Minute)
+	go biller.ExpireLoop(bg)
 	go m.prunePages(bg)
 
 	if m.cfg.DebugAddr != "" {
@@ -403,7 +403,7 @@ func (m *Main) worker(ctx context.Context) error {
 	biller := m.biller()
 	defer biller.Close()
 	m.log.Info("worker started", "database", m.store.Dialect())
-	biller.ExpireLoop(ctx, time.Minute)
+	biller.ExpireLoop(ctx)
 	m.log.Info("worker stopped")
 	return nil
 }

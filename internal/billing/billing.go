@@ -40,10 +40,25 @@ func ExtractCost(tier string) int64 {
 	return ExtractHTTP
 }
 
-// DefaultReservationTTL bounds how long a call may hold credits; the longest
-// call (a crawl) times out well before it. Holds of crashed nodes are
-// refunded after it.
+// DefaultReservationTTL is how long a hold outlives the last sign of life
+// of its node: a node renews the holds of its calls in flight every third
+// of it (so a call may run longer), and once a hold has not been renewed
+// for that long, its node is taken for dead and any node refunds it.
 const DefaultReservationTTL = 15 * time.Minute
+
+// maxExpireEvery bounds how long an expired hold waits for its refund.
+const maxExpireEvery = 30 * time.Second
+
+// ExpireEvery is how often ExpireLoop looks for expired holds under ttl: a
+// quarter of it, at most 30 s, so a dead node's credits come back at most
+// 30 s after its holds expire.
+func ExpireEvery(ttl time.Duration) time.Duration {
+	return max(min(ttl/4, maxExpireEvery), time.Millisecond)
+}
+
+// renewEvery is how often a node renews its holds under ttl: a hold whose
+// renewal is delayed still has two thirds of ttl before it expires.
+func renewEvery(ttl time.Duration) time.Duration { return max(ttl/3, time.Millisecond) }
 
 // touchEvery is how stale a key's last_used_at may get before a call
 // refreshes it; it spares a write per request.
@@ -75,21 +90,92 @@ type Biller struct {
 	log   *slog.Logger
 	rec   *recorder
 
-	// ReservationTTL is how long a hold lasts before any node may refund it
-	// (DefaultReservationTTL unless set before use).
+	// ReservationTTL is how long a hold lasts unrenewed before any node may
+	// refund it (DefaultReservationTTL unless set before use).
 	ReservationTTL time.Duration
 
 	// touched remembers when this process last marked each key used.
 	touched sync.Map // key id → time.Time
+
+	// held are the reservations of this process's calls in flight, which
+	// the renewer keeps from expiring.
+	heldMu    sync.Mutex
+	held      map[string]struct{}
+	startOnce sync.Once // starts the renewer at the first reservation
+	stopOnce  sync.Once
+	stop      chan struct{}
+	renewer   sync.WaitGroup
 }
 
 // New starts a Biller; Close flushes what it has queued.
 func New(s *store.Store, log *slog.Logger) *Biller {
-	return &Biller{store: s, log: log, rec: newRecorder(s, log), ReservationTTL: DefaultReservationTTL}
+	return &Biller{store: s, log: log, rec: newRecorder(s, log), ReservationTTL: DefaultReservationTTL,
+		held: map[string]struct{}{}, stop: make(chan struct{})}
 }
 
-// Close writes queued records and stops the background writer.
-func (b *Biller) Close() { b.rec.close() }
+// Close writes queued records and stops the background work. Holds of calls
+// still running are no longer renewed: they expire like those of a node
+// that died.
+func (b *Biller) Close() {
+	b.stopOnce.Do(func() { close(b.stop) })
+	// A reservation made after this must not start a renewer nobody stops.
+	b.startOnce.Do(func() {})
+	b.renewer.Wait()
+	b.rec.close()
+}
+
+// hold marks a reservation as its call's, renewed until release.
+func (b *Biller) hold(id string) {
+	b.startOnce.Do(func() {
+		b.renewer.Add(1)
+		go b.renewLoop(b.ReservationTTL)
+	})
+	b.heldMu.Lock()
+	b.held[id] = struct{}{}
+	b.heldMu.Unlock()
+}
+
+func (b *Biller) release(id string) {
+	b.heldMu.Lock()
+	delete(b.held, id)
+	b.heldMu.Unlock()
+}
+
+// renewLoop renews every hold of this process every third of ttl, in one
+// statement, until Close: a call may run past ttl and still keep what it
+// holds, while the holds of a node that died expire ttl after its last
+// renewal.
+func (b *Biller) renewLoop(ttl time.Duration) {
+	defer b.renewer.Done()
+	every := renewEvery(ttl)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	var ids []string
+	for {
+		select {
+		case <-b.stop:
+			return
+		case <-t.C:
+		}
+		ids = ids[:0]
+		b.heldMu.Lock()
+		for id := range b.held {
+			ids = append(ids, id)
+		}
+		b.heldMu.Unlock()
+		if len(ids) == 0 {
+			continue
+		}
+		// A renewal that cannot finish before the next one is due is
+		// given up; the next one tries again.
+		ctx, cancel := context.WithTimeout(context.Background(), every)
+		err := b.store.RenewReservations(ctx, ids, ttl)
+		cancel()
+		if err != nil {
+			b.log.Error("renew reservations", "err", err, "count", len(ids))
+		}
+	}
+}
 
 // Flush waits until the rows of every call finished before it are written,
 // so a read of the logs sees them.
@@ -106,6 +192,9 @@ func (b *Biller) Reserve(ctx context.Context, c *Call, credits int64) error {
 	r, err := b.store.Reserve(ctx, c.Principal.WorkspaceID, credits, b.ReservationTTL)
 	if err != nil {
 		return err
+	}
+	if r.ID != "" {
+		b.hold(r.ID)
 	}
 	c.res = r
 	return nil
@@ -140,6 +229,9 @@ func (b *Biller) Finish(ctx context.Context, c *Call, used int64, status int) er
 	u, a := c.rows(status)
 	keyID := b.staleKey(c.Principal, u.CreatedAt)
 	if c.res != nil && c.res.ID != "" {
+		// Whatever Settle does, the hold is no longer renewed: settled, or
+		// left to expire and be refunded when settling failed.
+		b.release(c.res.ID)
 		return b.store.Settle(ctx, c.res, used, &u, &a, keyID)
 	}
 	return b.rec.write(ctx, store.Record{Usage: u, Activity: a, KeyID: keyID})
@@ -178,10 +270,10 @@ func (b *Biller) staleKey(p *model.Principal, now time.Time) string {
 	return p.KeyID
 }
 
-// ExpireLoop refunds reservations of crashed holders every interval until
-// ctx ends.
-func (b *Biller) ExpireLoop(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
+// ExpireLoop refunds the holds of dead nodes until ctx ends, looking every
+// ExpireEvery(ReservationTTL).
+func (b *Biller) ExpireLoop(ctx context.Context) {
+	t := time.NewTicker(ExpireEvery(b.ReservationTTL))
 	defer t.Stop()
 	for {
 		if n, err := b.store.ExpireReservations(ctx); err != nil && ctx.Err() == nil {
@@ -206,6 +298,17 @@ func (b *Biller) Run(ctx context.Context, c *Call, maxCost int64, work func(ctx 
 		c.ErrorCode = model.ErrorCode(err)
 		return err
 	}
+	defer func() {
+		// A panicking work is an internal failure, refunded in full; and
+		// its hold must not be renewed for the rest of the process's life.
+		if v := recover(); v != nil {
+			c.ErrorCode = model.CodeInternal
+			if ferr := b.Finish(ctx, c, 0, model.Status(c.ErrorCode)); ferr != nil {
+				b.log.Error("settle call", "request_id", c.RequestID, "workspace_id", c.Principal.WorkspaceID, "err", ferr)
+			}
+			panic(v)
+		}
+	}()
 	used, err := work(ctx)
 	status := model.Status("")
 	if err != nil {

@@ -72,10 +72,16 @@ type Config struct {
 	BootstrapCredits int64         // WEBACQ_BOOTSTRAP_CREDITS: credits of workspace "default"
 	ShutdownTimeout  time.Duration // WEBACQ_SHUTDOWN_TIMEOUT
 	// ReservationTTL (WEBACQ_RESERVATION_TTL) is how long credits held by a
-	// call in flight stay held before any node refunds them (a crashed node).
-	// It must exceed the longest call (a 300 s crawl).
+	// call in flight stay held unrenewed before any node refunds them (a
+	// crashed node). A live node renews its calls' holds every third of it,
+	// so calls may outlast it; 0 keeps the default (15 minutes).
 	ReservationTTL time.Duration
 }
+
+// MinReservationTTL is the shortest WEBACQ_RESERVATION_TTL: holds are
+// renewed every third of it, and a shorter one would turn renewals into a
+// stream of writes that a busy database could not keep up with.
+const MinReservationTTL = time.Second
 
 // Defaults of DECISIONS.md.
 const (
@@ -188,6 +194,9 @@ func (c *Config) validate() error {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fmt.Errorf("config: WEBACQ_BASE_URL %q: want an absolute http(s) URL", c.BaseURL)
 		}
+	}
+	if c.ReservationTTL != 0 && c.ReservationTTL < MinReservationTTL {
+		return fmt.Errorf("config: WEBACQ_RESERVATION_TTL %s: must be at least %s", c.ReservationTTL, MinReservationTTL)
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

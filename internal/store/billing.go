@@ -104,36 +104,89 @@ func (s *Store) Settle(ctx context.Context, r *Reservation, used int64, u *model
 	})
 }
 
+// RenewReservations moves the expiry of the given holds to ttl from now:
+// their calls are still running, so no node may refund them. Holds already
+// settled or expired are left alone (a late Settle draws again).
+func (s *Store) RenewReservations(ctx context.Context, ids []string, ttl time.Duration) error {
+	until := s.Now().Add(ttl)
+	for len(ids) > 0 {
+		n := min(len(ids), renewChunk)
+		var q strings.Builder
+		q.WriteString(`UPDATE reservations SET expires_at = $1 WHERE id IN (`)
+		args := make([]any, 0, n+1)
+		args = append(args, until)
+		for i, id := range ids[:n] {
+			if i > 0 {
+				q.WriteByte(',')
+			}
+			q.WriteString("$" + strconv.Itoa(i+2))
+			args = append(args, id)
+		}
+		q.WriteByte(')')
+		if _, err := s.db.ExecContext(ctx, q.String(), args...); err != nil {
+			return fmt.Errorf("store: renew reservations: %w", err)
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
+
 // ExpireReservations refunds reservations whose holder never settled them
 // (a crashed node) and returns how many it refunded. Each is deleted and
 // refunded in one transaction, so a late Settle and this never both refund.
 func (s *Store) ExpireReservations(ctx context.Context) (int, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT id FROM reservations WHERE expires_at < $1 LIMIT 1000`, s.Now())
+	refunded := 0
+	for {
+		n, more, err := s.expireBatch(ctx)
+		refunded += n
+		if err != nil || !more {
+			return refunded, err
+		}
+	}
+}
+
+// Sizes of the statements on many reservations; variables so that tests can
+// cross their bounds with few rows.
+var (
+	// renewChunk keeps a renewal well under both engines' parameter limits.
+	renewChunk = 500
+	// expireRound is how many expired holds one round lists.
+	expireRound = 1000
+)
+
+// expireBatch refunds up to expireRound expired reservations; more reports
+// that there may be others.
+func (s *Store) expireBatch(ctx context.Context) (refunded int, more bool, err error) {
+	batch := expireRound
+	now := s.Now()
+	rows, err := s.rdb.QueryContext(ctx, `SELECT id FROM reservations WHERE expires_at < $1 LIMIT $2`, now, batch)
 	if err != nil {
-		return 0, fmt.Errorf("store: expired reservations: %w", err)
+		return 0, false, fmt.Errorf("store: expired reservations: %w", err)
 	}
 	var ids []string
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
 			rows.Close()
-			return 0, fmt.Errorf("store: expired reservations: %w", err)
+			return 0, false, fmt.Errorf("store: expired reservations: %w", err)
 		}
 		ids = append(ids, id)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return 0, fmt.Errorf("store: expired reservations: %w", err)
+		return 0, false, fmt.Errorf("store: expired reservations: %w", err)
 	}
-	refunded := 0
 	for _, id := range ids {
 		err := s.withTx(ctx, func(tx *sql.Tx) error {
 			var ws string
 			var credits int64
-			err := tx.QueryRowContext(ctx, `DELETE FROM reservations WHERE id = $1 RETURNING workspace_id, credits`, id).
+			// Expiry is checked again: the holder may have renewed the hold
+			// since it was listed.
+			err := tx.QueryRowContext(ctx,
+				`DELETE FROM reservations WHERE id = $1 AND expires_at < $2 RETURNING workspace_id, credits`, id, now).
 				Scan(&ws, &credits)
 			if errors.Is(err, sql.ErrNoRows) {
-				return nil // settled meanwhile
+				return nil // settled or renewed meanwhile
 			}
 			if err != nil {
 				return err
@@ -143,10 +196,10 @@ func (s *Store) ExpireReservations(ctx context.Context) (int, error) {
 			return err
 		})
 		if err != nil {
-			return refunded, fmt.Errorf("store: expire reservation: %w", err)
+			return refunded, false, fmt.Errorf("store: expire reservation: %w", err)
 		}
 	}
-	return refunded, nil
+	return refunded, len(ids) == batch, nil
 }
 
 // AddCredits adds n credits (n may be negative down to a zero balance).

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"testing"
 )
 
 // CountMatching counts rows of table in which any text column equals v.
@@ -11,4 +12,12 @@ func (s *Store) CountMatching(ctx context.Context, table, v string) (int, error)
 	q := fmt.Sprintf(`SELECT COUNT(*) FROM %s WHERE id = $1 OR hash = $1 OR prefix = $1 OR name = $1`, table)
 	err := s.rdb.QueryRowContext(ctx, q, v).Scan(&n)
 	return n, err
+}
+
+// SmallBatches makes renewals and expiry rounds take a few rows at a time
+// for the rest of the test.
+func SmallBatches(t testing.TB, renew, expire int) {
+	oldRenew, oldExpire := renewChunk, expireRound
+	renewChunk, expireRound = renew, expire
+	t.Cleanup(func() { renewChunk, expireRound = oldRenew, oldExpire })
 }
