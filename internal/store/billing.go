@@ -24,8 +24,9 @@ type Reservation struct {
 // Reserve draws credits from a workspace before work starts: the balance is
 // checked and decremented in one statement, so it never goes below zero
 // under any concurrency. The hold is recorded in the same transaction and
-// expires after ttl, after which ExpireReservations refunds it if its holder
-// died before settling.
+// expires after ttl unless its holder renews it (RenewReservations); an
+// expired hold, whose holder died before settling, is refunded by
+// ExpireReservations.
 func (s *Store) Reserve(ctx context.Context, workspaceID string, credits int64, ttl time.Duration) (*Reservation, error) {
 	r := &Reservation{WorkspaceID: workspaceID, Credits: credits}
 	if credits <= 0 {
