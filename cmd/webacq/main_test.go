@@ -118,8 +118,14 @@ type server struct {
 
 func startServer(t *testing.T, dbURL string, env ...string) *server {
 	t.Helper()
+	return startServerWith(t, binary, dbURL, env...)
+}
+
+// startServerWith starts `serve` of the binary bin (see plainBinary).
+func startServerWith(t *testing.T, bin, dbURL string, env ...string) *server {
+	t.Helper()
 	addr := freeAddr(t)
-	cmd := exec.Command(binary, "serve")
+	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(append(os.Environ(), "WEBACQ_DATABASE_URL="+dbURL, "WEBACQ_ADDR="+addr), env...)
 	s := &server{cmd: cmd, url: "http://" + addr, stderr: &syncBuffer{}}
 	pr, pw := io.Pipe()

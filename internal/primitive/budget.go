@@ -19,8 +19,9 @@ import (
 // a node down. Each conversion reserves an estimate of its peak live heap
 // (see EstimateConversion) and waits, first in first out, until the
 // reservations in flight leave room for it. The queue is bounded too: a
-// request that would wait behind a full queue is refused with rate_limited
-// (429 and Retry-After) instead of holding its body in memory for nothing.
+// request that would wait behind a full queue, or that waited MaxWait, is
+// refused with rate_limited (429 and Retry-After) instead of holding its
+// body in memory for nothing.
 //
 // A nil *Budget admits everything at once.
 type Budget struct {
@@ -28,6 +29,7 @@ type Budget struct {
 	workers   int   // conversions at once
 	maxQueue  int   // waiters at once
 	maxQueued int64 // bytes of bodies held by waiters
+	maxWait   time.Duration
 
 	mu      sync.Mutex
 	inUse   int64
@@ -53,6 +55,10 @@ type BudgetOptions struct {
 	Workers int
 	// Queue is how many conversions may wait (default 64).
 	Queue int
+	// MaxWait is how long a caller's own page waits for its turn before it
+	// is refused with rate_limited (default 20 s): a clear answer to retry
+	// beats a timeout at the end of the request's whole time.
+	MaxWait time.Duration
 }
 
 // DefaultMemoryBudget is the memory budget of a node unless the operator
@@ -61,7 +67,7 @@ const DefaultMemoryBudget = 1 << 30
 
 // budgetRetryAfter is what a refused caller is told to wait: long enough
 // for a few conversions ahead of it to finish.
-const budgetRetryAfter = 2 * time.Second
+const budgetRetryAfter = 5 * time.Second
 
 // NewBudget returns a Budget for o.
 func NewBudget(o BudgetOptions) *Budget {
@@ -74,7 +80,10 @@ func NewBudget(o BudgetOptions) *Budget {
 	if o.Queue <= 0 {
 		o.Queue = 64
 	}
-	return &Budget{capacity: o.Memory / 2, workers: o.Workers, maxQueue: o.Queue, maxQueued: o.Memory / 4}
+	if o.MaxWait <= 0 {
+		o.MaxWait = 20 * time.Second
+	}
+	return &Budget{capacity: o.Memory / 2, workers: o.Workers, maxQueue: o.Queue, maxQueued: o.Memory / 4, maxWait: o.MaxWait}
 }
 
 // EstimateConversion is the peak live heap, in bytes, that converting a
@@ -86,18 +95,19 @@ func NewBudget(o BudgetOptions) *Budget {
 // text (a PDF is read by a separate process).
 func EstimateConversion(kind fetch.Kind, body []byte) int64 {
 	if kind == fetch.KindHTML {
-		return 4<<20 + 8*int64(len(body)) + 500*int64(bytes.Count(body, []byte{'<'}))
+		return 4<<20 + 8*int64(len(body)) + 400*int64(bytes.Count(body, []byte{'<'}))
 	}
 	return 4<<20 + 4*int64(len(body))
 }
 
 // Acquire waits until a conversion of the estimated cost (see
 // EstimateConversion) may run and returns the func that ends it; held is
-// the size of the body the caller keeps in memory while it waits. queueing says what to do when the queue is full: false
-// refuses with rate_limited (a caller's own request), true waits anyway (a
-// page of a crawl already admitted, whose concurrency the crawl bounds).
-// A conversion larger than the whole budget is refused with
-// upstream_error, and ctx ending while waiting with timeout.
+// the size of the body the caller keeps in memory while it waits. queueing
+// false (a caller's own page) refuses with rate_limited when the queue is
+// full or after MaxWait; true (a page of a crawl already admitted, whose
+// concurrency the crawl bounds) waits as long as ctx lets it. A conversion
+// larger than the whole budget is refused with upstream_error, and ctx
+// ending while waiting with timeout.
 func (b *Budget) Acquire(ctx context.Context, cost, held int64, queueing bool) (release func(), err error) {
 	if b == nil {
 		return func() {}, nil
@@ -116,33 +126,45 @@ func (b *Budget) Acquire(ctx context.Context, cost, held int64, queueing bool) (
 	}
 	if !queueing && (b.waiters.Len() >= b.maxQueue || b.queued+w.size > b.maxQueued) {
 		b.mu.Unlock()
-		return nil, &model.Error{Code: model.CodeRateLimited, RetryAfter: budgetRetryAfter,
-			Message: "this node is converting as many pages as its memory budget allows; retry shortly"}
+		return nil, errBudgetFull
 	}
 	el := b.waiters.PushBack(w)
 	b.queued += w.size
 	b.mu.Unlock()
 
+	var expired <-chan time.Time
+	if !queueing {
+		t := time.NewTimer(b.maxWait)
+		defer t.Stop()
+		expired = t.C
+	}
 	select {
 	case <-w.ready:
 		return b.releaser(cost), nil
 	case <-ctx.Done():
-		b.mu.Lock()
-		select {
-		case <-w.ready:
-			// Admitted while ctx ended: give the slot back.
-			b.mu.Unlock()
-			b.releaser(cost)()
-		default:
-			b.waiters.Remove(el)
-			b.queued -= w.size
-			// The head may have been waiting behind this one.
-			b.wake()
-			b.mu.Unlock()
-		}
-		return nil, model.Wrap(model.CodeTimeout, ctx.Err(), "the request ran out of time waiting to convert the page")
+		err = model.Wrap(model.CodeTimeout, ctx.Err(), "the request ran out of time waiting to convert the page")
+	case <-expired:
+		err = errBudgetFull
 	}
+	b.mu.Lock()
+	select {
+	case <-w.ready:
+		// Admitted as it gave up: give the slot back.
+		b.mu.Unlock()
+		b.releaser(cost)()
+	default:
+		b.waiters.Remove(el)
+		b.queued -= w.size
+		// The head may have been waiting behind this one.
+		b.wake()
+		b.mu.Unlock()
+	}
+	return nil, err
 }
+
+// errBudgetFull refuses a page that cannot be converted soon.
+var errBudgetFull = &model.Error{Code: model.CodeRateLimited, RetryAfter: budgetRetryAfter,
+	Message: "this node is converting as many pages as its memory budget allows; retry shortly"}
 
 // fits says whether a conversion of cost may start now; b.mu is held. One
 // conversion always may, however large, so that a page under the capacity
@@ -192,4 +214,41 @@ func (b *Budget) Stats() (running, waiting int, inUse int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.running, b.waiters.Len(), b.inUse
+}
+
+// budgetHold keeps a page's reservation past its conversion, until the
+// caller that made the hold is done with the result (Fetch keeps the page
+// first). A nil *budgetHold holds nothing.
+type budgetHold struct {
+	mu      sync.Mutex
+	release func()
+}
+
+type holdKey struct{}
+
+func withHold(ctx context.Context, h *budgetHold) context.Context {
+	return context.WithValue(ctx, holdKey{}, h)
+}
+
+func holdOf(ctx context.Context) *budgetHold {
+	h, _ := ctx.Value(holdKey{}).(*budgetHold)
+	return h
+}
+
+// set keeps release, ending any reservation held before.
+func (h *budgetHold) set(release func()) {
+	h.mu.Lock()
+	old := h.release
+	h.release = release
+	h.mu.Unlock()
+	if old != nil {
+		old()
+	}
+}
+
+// done ends the reservation held, if any.
+func (h *budgetHold) done() {
+	if h != nil {
+		h.set(nil)
+	}
 }

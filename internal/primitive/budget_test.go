@@ -242,3 +242,23 @@ func TestEstimateConversion(t *testing.T) {
 		t.Errorf("text of %d MB: estimate %d MB", len(text)>>20, got>>20)
 	}
 }
+
+func TestBudgetMaxWait(t *testing.T) {
+	b := NewBudget(BudgetOptions{Memory: 100 << 20, Workers: 1, MaxWait: 30 * time.Millisecond})
+	hold, _ := b.Acquire(context.Background(), 4<<20, 0, false)
+	defer hold()
+	_, err := b.Acquire(context.Background(), 4<<20, 0, false)
+	var me *model.Error
+	if !errors.As(err, &me) || me.Code != model.CodeRateLimited || me.RetryAfter <= 0 {
+		t.Fatalf("after MaxWait: %v, want rate_limited with Retry-After", err)
+	}
+	if _, w, _ := b.Stats(); w != 0 {
+		t.Fatalf("%d waiters left", w)
+	}
+	// A crawl's page is not bound by MaxWait, only by its context.
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := b.Acquire(ctx, 4<<20, 0, true); codeOf(err) != model.CodeTimeout {
+		t.Fatalf("crawl page: %v, want timeout at its deadline", err)
+	}
+}
