@@ -5,7 +5,7 @@
 GO ?= go
 BIN := bin/webacq
 
-.PHONY: run setup build test vet staticcheck fmt-check bench bench-health bench-content bench-gyre clean
+.PHONY: run setup build test vet staticcheck fmt-check fuzz bench bench-health bench-content bench-gyre clean
 
 run: setup build
 	./$(BIN) serve
@@ -28,6 +28,27 @@ staticcheck:
 fmt-check:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+# fuzz runs every fuzz target for FUZZTIME each (default 30s, e.g.
+# `make fuzz FUZZTIME=5m`). A failing input is kept by go test under the
+# package's testdata/fuzz/<Target>/ and from then on runs with every
+# `make test` as a regression case: commit it with the fix.
+FUZZTIME ?= 30s
+FUZZ_TARGETS := \
+	./internal/content:FuzzHTML \
+	./internal/pdftext:FuzzPDF \
+	./internal/fetch:FuzzDecodeContent \
+	./internal/fetch:FuzzCheckURL \
+	./internal/mcp:FuzzMCPMessage \
+	./internal/model:FuzzRedactKeys \
+	./internal/primitive:FuzzNormalizeURL
+
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz: $$name in $$pkg for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done
 
 bench: bench-health bench-content bench-gyre
 
