@@ -104,7 +104,8 @@ func (s *Server) outer(next http.Handler) http.Handler {
 			http.Redirect(sw, r, target, http.StatusTemporaryRedirect)
 			return
 		}
-		if r.ContentLength > MaxBodyBytes {
+		// The MCP endpoint caps its body itself and answers in JSON-RPC.
+		if r.ContentLength > MaxBodyBytes && r.URL.Path != "/api/mcp" {
 			fail(sw, r, s.log, errTooLarge)
 			return
 		}

@@ -6,10 +6,12 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"mime"
 	"net/http"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -109,6 +111,7 @@ func stateOf(ctx context.Context) *reqState {
 // SDK with a server built for this key.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	started := time.Now()
+	defer h.recoverPanic(w)
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		writeFault(w, fault(http.StatusMethodNotAllowed, codeMethodNotAllowed, nil,
@@ -230,6 +233,23 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.jsonHandler.ServeHTTP(rw, r)
 	}
 	rw.finish()
+}
+
+// recoverPanic answers a panic of the request's goroutine as a JSON-RPC
+// internal error (the REST server's recovery would answer in its own
+// envelope). Tool handlers recover their own panics (runSafely).
+func (h *Handler) recoverPanic(w http.ResponseWriter) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	if v == http.ErrAbortHandler {
+		panic(v)
+	}
+	h.log.Error("mcp panic", "request_id", w.Header().Get("X-Request-Id"), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+	if s, ok := w.(interface{ Status() int }); !ok || s.Status() == 0 {
+		writeFault(w, fault(http.StatusInternalServerError, codeInternal, nil, "internal error"))
+	}
 }
 
 func (h *Handler) newServer(st *reqState) *sdk.Server {

@@ -37,6 +37,12 @@ type env struct {
 
 func newEnv(t *testing.T, dialect string) *env {
 	t.Helper()
+	return newEnvWith(t, dialect, mcp.Options{AllowedOrigins: []string{"https://console.example.com"}})
+}
+
+// newEnvWith serves the REST API and the MCP endpoint built with opts.
+func newEnvWith(t *testing.T, dialect string, opts mcp.Options) *env {
+	t.Helper()
 	s := storetest.Open(t, dialect)
 	cfg, _ := config.Load(func(k string) string {
 		if k == "WEBACQ_ACCESS_LOG" {
@@ -49,7 +55,7 @@ func newEnv(t *testing.T, dialect string) *env {
 	b := billing.New(s, log)
 	prims := &primitive.Service{HTTP: fetch.New(fetch.Config{AllowPrivate: true}), Pages: s, Log: log}
 	api := httpapi.New(cfg, s, b, prims, log)
-	api.SetMCP(mcp.New(s, b, api, log, mcp.Options{AllowedOrigins: []string{"https://console.example.com"}}))
+	api.SetMCP(mcp.New(s, b, api, log, opts))
 	srv := httptest.NewServer(api)
 	t.Cleanup(func() { srv.Close(); b.Close() })
 	e := &env{t: t, url: srv.URL, store: s, b: b}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime/debug"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -127,7 +128,7 @@ func add[In, Out any](h *Handler, s *sdk.Server, st *reqState, t tool,
 			var out Out
 			err := decodeArguments(req.Params.Arguments, &in)
 			if err == nil {
-				out, err = run(ctx, call, in)
+				out, err = runSafely(h, st, func() (Out, error) { return run(ctx, call, in) })
 			}
 			status := model.Status(model.ErrorCode(err))
 			if err != nil && call.ErrorCode == "" {
@@ -143,6 +144,20 @@ func add[In, Out any](h *Handler, s *sdk.Server, st *reqState, t tool,
 			}
 			return h.textResult(out), nil
 		})
+}
+
+// runSafely runs a tool's primitive, turning a panic into an internal
+// error: the SDK runs tool handlers on goroutines of its own, where a
+// panic would not reach the HTTP server's recovery and would end the
+// process.
+func runSafely[Out any](h *Handler, st *reqState, run func() (Out, error)) (out Out, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			h.log.Error("mcp tool panic", "request_id", st.requestID, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			err = fmt.Errorf("panic: %v", v)
+		}
+	}()
+	return run()
 }
 
 // errorResult is a failed primitive as an MCP tool result: `<code>: <message>`
