@@ -381,7 +381,7 @@ func (w *rpcWriter) fixResponse(body []byte) []byte {
 		return body
 	}
 	changed := false
-	if string(resp.ID) == substituteID && w.id != nil {
+	if string(resp.ID) == substituteID && w.id != nil && string(w.id) != substituteID {
 		resp.ID, changed = w.id, true
 	}
 	if resp.Error != nil {
