@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -121,6 +122,11 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		in := infoOf(r)
 		key, err := bearerKey(r.Header.Get("Authorization"))
+		// Two Authorization headers naming different keys are refused, as on
+		// MCP: the request is never run under a key its sender did not mean.
+		if v := r.Header.Values("Authorization"); err == nil && slices.ContainsFunc(v[1:], func(s string) bool { return s != v[0] }) {
+			err = model.Errorf(model.CodeUnauthorized, "conflicting credentials: the request names more than one key")
+		}
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="webacq"`)
 			fail(w, r, s.log, err)
