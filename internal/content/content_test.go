@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"webacq/internal/content/contenttest"
 
 	"golang.org/x/net/html"
 )
@@ -180,42 +179,6 @@ func TestHTMLBroken(t *testing.T) {
 	}
 	if _, err := HTML([]byte("  \n"), "", Options{}); !errors.Is(err, ErrEmpty) {
 		t.Errorf("empty body: got %v, want ErrEmpty", err)
-	}
-}
-
-func TestPDF(t *testing.T) {
-	body := contenttest.PDF("A Tiny Report", [][]string{
-		{"First paragraph, line one.", "First paragraph, line two."},
-		{"Second paragraph."},
-	})
-	doc, err := PDF(body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "First paragraph, line one.\nFirst paragraph, line two.\n\nSecond paragraph."
-	if doc.Markdown != want {
-		t.Errorf("markdown: got %q, want %q", doc.Markdown, want)
-	}
-	if doc.Metadata.Title != "A Tiny Report" || doc.Metadata.Author != "Test Author" {
-		t.Errorf("metadata: got %+v", doc.Metadata)
-	}
-
-	for name, bad := range map[string][]byte{
-		"truncated": body[:len(body)/2],
-		"garbage":   []byte("%PDF-1.4\nthis is not a pdf at all\n%%EOF\n"),
-		"html":      []byte("<html>nope</html>"),
-	} {
-		t.Run(name, func(t *testing.T) {
-			if _, err := PDF(bad); !errors.Is(err, ErrBadPDF) {
-				t.Errorf("got %v, want ErrBadPDF", err)
-			}
-		})
-	}
-	// Corrupt bytes in the middle of the content stream must not panic.
-	for i := 0; i < len(body); i += 7 {
-		mut := append([]byte(nil), body...)
-		mut[i] ^= 0x5a
-		_, _ = PDF(mut)
 	}
 }
 

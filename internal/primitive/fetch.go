@@ -369,7 +369,7 @@ func (s *Service) fetchTier(ctx context.Context, tier string, req FetchRequest, 
 		return nil, err
 	}
 	defer release()
-	return convert(resp, req)
+	return convert(ctx, resp, req)
 }
 
 // acquire fetches req.URL on one tier. The request's timeout is passed on
@@ -395,8 +395,9 @@ func documentTooLarge(err error) error {
 	return err
 }
 
-// convert turns a fetched body into the result, parsing it once.
-func convert(resp *fetch.Response, req FetchRequest) (*FetchResult, error) {
+// convert turns a fetched body into the result, parsing it once; ctx
+// bounds the reading of a PDF.
+func convert(ctx context.Context, resp *fetch.Response, req FetchRequest) (*FetchResult, error) {
 	var doc *content.Document
 	var err error
 	switch resp.Kind {
@@ -409,9 +410,9 @@ func convert(resp *fetch.Response, req FetchRequest) (*FetchResult, error) {
 			doc, err = content.PlainText(nil), nil
 		}
 	case fetch.KindPDF:
-		doc, err = content.PDF(resp.Body)
+		doc, err = content.PDF(ctx, resp.Body)
 		if err != nil {
-			return nil, model.Wrap(model.CodeUpstreamError, err, "the PDF could not be read (broken or encrypted document)")
+			return nil, pdfError(err)
 		}
 	case fetch.KindText:
 		doc = content.PlainText(resp.Body)
