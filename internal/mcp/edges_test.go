@@ -170,9 +170,19 @@ func TestTransportErrorsAreJSONRPC(t *testing.T) {
 			t.Errorf("%s: the message names Go types: %q", c.name, r.rpc.Error.Message)
 		}
 	}
-	// None of them ran a tool or drew credits.
+	// None of them ran a tool or drew credits; each authenticated one is
+	// logged as refused.
 	if b := e.balance(e.ws.ID); b != 100 {
 		t.Fatalf("balance %d after refused messages", b)
+	}
+	as, _ := e.activityOf(e.ws.ID, model.LogFilter{})
+	if len(as) != len(cases)-1 {
+		t.Errorf("%d activity rows for %d authenticated messages", len(as), len(cases)-1)
+	}
+	for _, a := range as {
+		if a.ErrorCode != "bad_request" || a.Status < 400 || a.Credits != 0 {
+			t.Errorf("row of a refused message: %+v", a)
+		}
 	}
 }
 

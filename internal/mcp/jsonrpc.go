@@ -314,6 +314,9 @@ type rpcWriter struct {
 	hold        bool // the body is held until finish
 	status      int
 	buf         bytes.Buffer
+	// answeredError: the held answer was a JSON-RPC error (the call's row
+	// records it as refused).
+	answeredError bool
 }
 
 func (w *rpcWriter) WriteHeader(status int) {
@@ -358,6 +361,7 @@ func (w *rpcWriter) finish() {
 		return
 	}
 	if !strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
+		w.answeredError = true
 		w.Header().Del("X-Content-Type-Options")
 		writeFault(w.ResponseWriter, plainTextFault(w.status, w.id, w.buf.String()))
 		return
@@ -385,6 +389,7 @@ func (w *rpcWriter) fixResponse(body []byte) []byte {
 		resp.ID, changed = w.id, true
 	}
 	if resp.Error != nil {
+		w.answeredError = true
 		var e struct {
 			Code    int    `json:"code"`
 			Message string `json:"message"`

@@ -6,6 +6,7 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -191,8 +192,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
-	if err != nil {
+	if tooLarge := new(http.MaxBytesError); errors.As(err, &tooLarge) {
 		refuse(fault(http.StatusRequestEntityTooLarge, codeInvalidRequest, nil, "request body is larger than 1 MiB"))
+		return
+	} else if err != nil {
+		refuse(fault(http.StatusBadRequest, codeParseError, nil, "parse error: the body could not be read"))
 		return
 	}
 	msg, f := parseMessage(body)
@@ -233,6 +237,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.jsonHandler.ServeHTTP(rw, r)
 	}
 	rw.finish()
+	refused = rw.answeredError
 }
 
 // recoverPanic answers a panic of the request's goroutine as a JSON-RPC
