@@ -262,7 +262,11 @@ func (s *Service) Fetch(ctx context.Context, workspaceID string, req FetchReques
 			}
 		}
 	}
-	res, trace, err := s.fetchPage(ctx, req, nil)
+	// The page's budget is held until it is kept, not only while it is
+	// converted: the result and its stored copy weigh as much again.
+	hold := &budgetHold{}
+	defer hold.done()
+	res, trace, err := s.fetchPage(withHold(ctx, hold), req, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -364,11 +368,17 @@ func (s *Service) fetchTier(ctx context.Context, tier string, req FetchRequest, 
 	// The node's conversion budget: a crawl's pages wait their turn (the
 	// crawl bounds how many), a caller's own page is refused when the queue
 	// is full.
+	hold := holdOf(ctx)
+	hold.done() // an earlier tier's page is garbage now
 	release, err := s.Convert.Acquire(ctx, EstimateConversion(resp.Kind, resp.Body), int64(len(resp.Body)), gate != nil)
 	if err != nil {
 		return nil, err
 	}
-	defer release()
+	if hold != nil {
+		hold.set(release)
+	} else {
+		defer release()
+	}
 	return convert(ctx, resp, req)
 }
 
