@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -91,7 +90,7 @@ func TestHostilePDFsAnswerWithinTheTimeout(t *testing.T) {
 		})
 	}
 
-	if hwm := nodePeakRSS(t, s.cmd.Process.Pid); hwm > 300<<20 {
+	if hwm := peakRSS(t, s.cmd.Process.Pid); hwm > 300<<20 {
 		t.Errorf("node peak RSS %d MB, want under 300 MB", hwm>>20)
 	} else {
 		t.Logf("node peak RSS %d MB", hwm>>20)
@@ -99,19 +98,4 @@ func TestHostilePDFsAnswerWithinTheTimeout(t *testing.T) {
 	if after := balance(); after != before {
 		t.Errorf("balance %d after the failed fetches, want %d (refunded)", after, before)
 	}
-}
-
-// nodePeakRSS is the peak resident set (VmHWM) of process pid, in bytes.
-func nodePeakRSS(t *testing.T, pid int) int64 {
-	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`(?m)^VmHWM:\s+(\d+) kB`).FindSubmatch(b)
-	if m == nil {
-		t.Fatalf("no VmHWM in /proc/%d/status", pid)
-	}
-	kb, _ := strconv.ParseInt(string(m[1]), 10, 64)
-	return kb << 10
 }
