@@ -3,7 +3,6 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -11,10 +10,11 @@ import (
 	"strings"
 
 	"webacq/internal/model"
+	"webacq/internal/primitive"
 )
 
 // MaxBodyBytes caps request bodies (DECISIONS.md: 413 beyond 1 MiB).
-const MaxBodyBytes = 1 << 20
+const MaxBodyBytes = primitive.MaxRequestBytes
 
 type envelope struct {
 	OK    bool   `json:"ok"`
@@ -78,57 +78,8 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 			return model.Errorf(model.CodeBadRequest, "Content-Type must be application/json")
 		}
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return decodeError(err)
-	}
-	if dec.More() {
-		return model.Errorf(model.CodeBadRequest, "request body must hold a single JSON object")
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return model.Errorf(model.CodeBadRequest, "request body must hold a single JSON object")
-	}
-	return nil
+	return primitive.DecodeRequest(http.MaxBytesReader(w, r.Body, MaxBodyBytes), v, "request body")
 }
 
 // errTooLarge is answered with 413.
-var errTooLarge = model.Errorf(model.CodeBadRequest, "request body is larger than 1 MiB")
-
-func decodeError(err error) error {
-	var maxErr *http.MaxBytesError
-	var syntax *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &maxErr):
-		return errTooLarge
-	case errors.Is(err, io.EOF):
-		return model.Errorf(model.CodeBadRequest, "request body is empty: send a JSON object")
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return model.Errorf(model.CodeBadRequest, "request body is truncated JSON")
-	case errors.As(err, &syntax):
-		return model.Errorf(model.CodeBadRequest, "malformed JSON at byte %d", syntax.Offset)
-	case errors.As(err, &typ):
-		if typ.Field != "" {
-			return model.Errorf(model.CodeBadRequest, "field %q must be %s, not %s", typ.Field, jsonType(typ.Type.Kind().String()), typ.Value)
-		}
-		return model.Errorf(model.CodeBadRequest, "request body must be a JSON object, not %s", typ.Value)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return model.Errorf(model.CodeBadRequest, "unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
-	}
-	return model.Errorf(model.CodeBadRequest, "invalid JSON body")
-}
-
-func jsonType(kind string) string {
-	switch kind {
-	case "string":
-		return "a string"
-	case "bool":
-		return "a boolean"
-	case "slice", "array":
-		return "an array"
-	case "map", "struct", "ptr":
-		return "an object"
-	}
-	return "a number"
-}
+var errTooLarge = primitive.ErrRequestTooLarge

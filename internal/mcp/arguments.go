@@ -3,14 +3,11 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"webacq/internal/model"
 	"webacq/internal/primitive"
 )
 
@@ -55,41 +52,5 @@ func decodeArguments(raw json.RawMessage, v any) error {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	var syntax *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case err == nil:
-		if dec.More() {
-			return model.Errorf(model.CodeBadRequest, "arguments must be a single JSON object")
-		}
-		return nil
-	case errors.As(err, &syntax):
-		return model.Errorf(model.CodeBadRequest, "malformed JSON in arguments at byte %d", syntax.Offset)
-	case errors.As(err, &typ):
-		if typ.Field != "" {
-			return model.Errorf(model.CodeBadRequest, "field %q must be %s, not %s", typ.Field, jsonType(typ.Type.Kind().String()), typ.Value)
-		}
-		return model.Errorf(model.CodeBadRequest, "arguments must be a JSON object, not %s", typ.Value)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return model.Errorf(model.CodeBadRequest, "unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
-	}
-	return model.Errorf(model.CodeBadRequest, "invalid arguments")
-}
-
-// jsonType names a Go kind as a JSON type, as the REST API does.
-func jsonType(kind string) string {
-	switch kind {
-	case "string":
-		return "a string"
-	case "bool":
-		return "a boolean"
-	case "slice", "array":
-		return "an array"
-	case "map", "struct", "ptr":
-		return "an object"
-	}
-	return "a number"
+	return primitive.DecodeRequest(bytes.NewReader(raw), v, "arguments")
 }
