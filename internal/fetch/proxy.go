@@ -38,7 +38,8 @@ type proxy struct {
 }
 
 const (
-	proxyRefusedTTL = time.Minute
+	maxProxyHeaderWait = 2 * time.Minute
+	proxyRefusedTTL    = time.Minute
 	proxyRefusedMax = 1024
 )
 
@@ -55,7 +56,10 @@ func startProxy(c *Client) (*proxy, error) {
 			DisableCompression:    true, // pass encodings through to the browser
 			MaxIdleConnsPerHost:   8,
 			IdleConnTimeout:       60 * time.Second,
-			ResponseHeaderTimeout: c.cfg.Timeout,
+			// A render's own deadline (the request's timeout, up to two
+			// minutes) ends its connections; this only stops a header
+			// wait that outlives every render.
+			ResponseHeaderTimeout: maxProxyHeaderWait,
 		},
 		ln:      ln,
 		refused: make(map[string]time.Time),
