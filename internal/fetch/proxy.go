@@ -40,7 +40,7 @@ type proxy struct {
 const (
 	maxProxyHeaderWait = 2 * time.Minute
 	proxyRefusedTTL    = time.Minute
-	proxyRefusedMax = 1024
+	proxyRefusedMax    = 1024
 )
 
 func startProxy(c *Client) (*proxy, error) {
@@ -51,11 +51,11 @@ func startProxy(c *Client) (*proxy, error) {
 	p := &proxy{
 		dialer: c.dialer,
 		transport: &http.Transport{
-			Proxy:                 nil,
-			DialContext:           c.dialer.DialContext,
-			DisableCompression:    true, // pass encodings through to the browser
-			MaxIdleConnsPerHost:   8,
-			IdleConnTimeout:       60 * time.Second,
+			Proxy:               nil,
+			DialContext:         c.dialer.DialContext,
+			DisableCompression:  true, // pass encodings through to the browser
+			MaxIdleConnsPerHost: 8,
+			IdleConnTimeout:     60 * time.Second,
 			// A render's own deadline (the request's timeout, up to two
 			// minutes) ends its connections; this only stops a header
 			// wait that outlives every render.
