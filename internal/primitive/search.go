@@ -597,9 +597,7 @@ func getJSON(ctx context.Context, client *http.Client, req *http.Request, name s
 		return model.Errorf(model.CodeUpstreamError, "%s", msg)
 	case resp.StatusCode == http.StatusTooManyRequests:
 		e := model.Errorf(model.CodeUpstreamError, "%s is rate limiting this server (HTTP 429); try again later", name)
-		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
-			e.RetryAfter = time.Duration(s) * time.Second
-		}
+		e.RetryAfter = siteRetryAfter(resp.StatusCode, resp.Header.Get("Retry-After"), time.Now())
 		return e
 	case resp.StatusCode != http.StatusOK:
 		return model.Errorf(model.CodeUpstreamError, "%s answered HTTP %d", name, resp.StatusCode)

@@ -446,6 +446,10 @@ func testProviderFailures(t *testing.T, up *upstream, p SearchProvider, secret s
 			w.Header().Set("Retry-After", "7")
 			w.WriteHeader(429)
 		}, SearchRequest{}, model.CodeUpstreamError, "rate limiting"},
+		{"429 huge", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", "99999999999999999")
+			w.WriteHeader(429)
+		}, SearchRequest{}, model.CodeUpstreamError, "rate limiting"},
 		{"401", jsonAnswer(401, `{"type":"ErrorResponse","error":{"code":"SUBSCRIPTION_TOKEN_INVALID","detail":"The provided subscription token is invalid.","status":401}}`),
 			SearchRequest{}, model.CodeUpstreamError, "refused"},
 		{"403", jsonAnswer(403, ``), SearchRequest{}, model.CodeUpstreamError, "refused"},
@@ -470,6 +474,12 @@ func testProviderFailures(t *testing.T, up *upstream, p SearchProvider, secret s
 		if c.name == "429" {
 			if e, ok := err.(*model.Error); !ok || e.RetryAfter != 7*time.Second {
 				t.Errorf("429: RetryAfter not carried: %#v", err)
+			}
+		}
+		if c.name == "429 huge" {
+			// A provider's absurd wait is kept within an hour, never overflowed.
+			if e, ok := err.(*model.Error); !ok || e.RetryAfter != time.Hour {
+				t.Errorf("429 huge: RetryAfter %#v, want 1h", err)
 			}
 		}
 		if c.name == "slow" && time.Since(t0) > 2*time.Second {
