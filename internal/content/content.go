@@ -78,6 +78,7 @@ type signals struct {
 	isHTML       bool
 	scripts      int    // <script> elements
 	bodyWords    int    // visible words of <body> (no script/style/noscript/template)
+	elements     int    // element nodes of the page
 	noscriptText string // text inside <noscript>, lower-cased, capped
 	emptyRoot    bool   // an empty app mount point such as <div id="root"></div>
 	titleTag     string // raw <title>
@@ -116,7 +117,7 @@ func fromTree(root *html.Node, pageURL string, opt Options) *Document {
 	var node *html.Node
 	var langs map[string]string
 	if opt.OnlyMainContent {
-		node, langs = mainContent(root, s.base, s.sig.bodyWords, s.meta.Title)
+		node, langs = mainContent(root, s.base, s.sig, s.meta.Title)
 	}
 	if node == nil {
 		node = findBody(root)

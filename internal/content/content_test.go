@@ -249,3 +249,22 @@ func TestDropBrRepeats(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// A large page of markup with little text, which the readability pass
+// gives up on, is not handed to trafilatura (minutes of CPU on such pages);
+// a small one still is.
+func TestNoFallbackOnHugeMarkup(t *testing.T) {
+	for _, tt := range []struct {
+		n        int
+		fallback bool
+	}{{1000, true}, {maxFallbackElements + 1, false}} {
+		body := []byte("<html><body><article>" + strings.Repeat("<br>", tt.n) + "</article></body></html>")
+		before := fallbacks.Load()
+		if _, err := HTML(body, "http://127.0.0.1/", Options{OnlyMainContent: true}); err != nil {
+			t.Fatal(err)
+		}
+		if got := fallbacks.Load() > before; got != tt.fallback {
+			t.Errorf("%d <br>: handed to trafilatura %t, want %t", tt.n, got, tt.fallback)
+		}
+	}
+}

@@ -40,6 +40,7 @@ type scanner struct {
 	jsonLD       []string
 	scripts      int
 	words        int
+	elements     int
 	noscript     strings.Builder
 	emptyRoot    bool
 }
@@ -63,6 +64,7 @@ func scan(root *html.Node, pageURL *url.URL, wantLinks bool) scanResult {
 		isHTML:       true,
 		scripts:      s.scripts,
 		bodyWords:    s.words,
+		elements:     s.elements,
 		noscriptText: strings.ToLower(s.noscript.String()),
 		emptyRoot:    s.emptyRoot,
 		titleTag:     s.titleTag,
@@ -80,6 +82,7 @@ func (s *scanner) walk(n *html.Node, inBody bool) {
 		}
 		return
 	case html.ElementNode:
+		s.elements++
 	default:
 		s.walkChildren(n, inBody)
 		return
