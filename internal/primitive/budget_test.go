@@ -217,12 +217,16 @@ func TestNilBudgetAdmitsEverything(t *testing.T) {
 	r()
 }
 
-func waitFor(t *testing.T, cond func() bool) {
+func waitFor(t *testing.T, cond func() bool, within ...time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	limit := 5 * time.Second
+	if len(within) > 0 {
+		limit = within[0]
+	}
+	deadline := time.Now().Add(limit)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatal("condition not met in 5 s")
+			t.Fatalf("condition not met in %v", limit)
 		}
 		time.Sleep(time.Millisecond)
 	}

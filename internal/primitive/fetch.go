@@ -374,12 +374,30 @@ func (s *Service) fetchTier(ctx context.Context, tier string, req FetchRequest, 
 	if err != nil {
 		return nil, err
 	}
-	if hold != nil {
-		hold.set(release)
-	} else {
-		defer release()
+	// The HTML pipeline does not watch ctx; a conversion that outlives the
+	// request is left to finish on its own, keeping its budget until then,
+	// and the caller gets its timeout now.
+	type converted struct {
+		res *FetchResult
+		err error
 	}
-	return convert(ctx, resp, req)
+	done := make(chan converted, 1)
+	go func() {
+		res, err := convert(ctx, resp, req)
+		done <- converted{res, err}
+	}()
+	select {
+	case c := <-done:
+		if hold != nil {
+			hold.set(release)
+		} else {
+			release()
+		}
+		return c.res, c.err
+	case <-ctx.Done():
+		go func() { <-done; release() }()
+		return nil, model.Wrap(model.CodeTimeout, ctx.Err(), "the page took longer to convert than the request's timeout")
+	}
 }
 
 // acquire fetches req.URL on one tier. The request's timeout is passed on
