@@ -34,6 +34,12 @@ const (
 	// pages show, and failed pages cannot keep a crawl busy for ever.
 	gyreFrontierFactor = 10
 	gyreMinFrontier    = 100
+	// GyreMaxResultBytes is the default GyreOptions.MaxResultBytes: the
+	// page content (markdown, html, rawHtml, text and links) one crawl
+	// returns. 1,000 pages of a site that serves 25 MB each would otherwise
+	// hold 25 GB. The crawl stops taking pages once it is reached and says
+	// so in errors[].
+	GyreMaxResultBytes = 100 << 20
 )
 
 // Default GyreOptions.
@@ -226,6 +232,9 @@ type GyreError struct {
 const (
 	GyreCodeRobots     = "robots"
 	GyreCodeHTTPStatus = "http_status"
+	// GyreCodeResultSize marks a crawl cut short at GyreMaxResultBytes;
+	// its url is the start URL.
+	GyreCodeResultSize = "result_size"
 )
 
 // GyreResult is the data of a crawl.
@@ -260,6 +269,9 @@ type GyreOptions struct {
 	// Delay spaces the requests to one host; a longer robots.txt
 	// Crawl-delay wins (capped at 10 s).
 	Delay time.Duration
+	// MaxResultBytes bounds the page content one crawl returns (default
+	// GyreMaxResultBytes).
+	MaxResultBytes int64
 }
 
 func (o GyreOptions) withDefaults() GyreOptions {
@@ -268,6 +280,9 @@ func (o GyreOptions) withDefaults() GyreOptions {
 	}
 	if o.PerHost <= 0 {
 		o.PerHost = DefaultGyrePerHost
+	}
+	if o.MaxResultBytes <= 0 {
+		o.MaxResultBytes = GyreMaxResultBytes
 	}
 	return o
 }
@@ -389,7 +404,8 @@ type gyre struct {
 	pending  int // robots.txt lookups in flight
 	inflight int
 	spent    int64
-	sitemaps bool // the sitemap search is still running
+	size     int64 // bytes of page content returned so far
+	sitemaps bool  // the sitemap search is still running
 
 	start    gyreOutcome // the start page's outcome, once it is known
 	startSet bool
@@ -499,7 +515,7 @@ func (g *gyre) finished(ctx context.Context) bool {
 	switch {
 	case ctx.Err() != nil:
 		return true
-	case len(g.res.Pages) >= *g.req.MaxPages:
+	case len(g.res.Pages) >= *g.req.MaxPages, g.size >= g.opt.MaxResultBytes:
 		return true
 	case g.inflight > 0:
 		return false
@@ -559,7 +575,7 @@ func (g *gyre) enqueue(ctx context.Context, j gyreJob) {
 // schedule starts as many jobs as the limits allow.
 func (g *gyre) schedule(ctx context.Context) {
 	for ctx.Err() == nil && g.inflight < g.opt.Workers &&
-		len(g.res.Pages)+g.inflight < *g.req.MaxPages &&
+		len(g.res.Pages)+g.inflight < *g.req.MaxPages && g.size < g.opt.MaxResultBytes &&
 		(g.budget == 0 || g.spent+int64(g.inflight+1)*g.pageCost <= g.budget) {
 		j, ok := g.pick()
 		if !ok {
@@ -740,8 +756,15 @@ func (g *gyre) handle(ctx context.Context, o gyreOutcome) {
 	for _, k := range o.keys {
 		g.emitted[k] = true
 	}
+	if g.size >= g.opt.MaxResultBytes {
+		return // a page in flight when the crawl filled up
+	}
 	g.spent += billing.FetchCost(o.page.Tier)
 	g.res.Pages = append(g.res.Pages, *o.page)
+	if g.size += o.page.contentSize(); g.size >= g.opt.MaxResultBytes {
+		g.res.Errors = append(g.res.Errors, GyreError{URL: g.req.URL, Code: GyreCodeResultSize,
+			Error: fmt.Sprintf("the crawl stopped after %d MB of page content; ask for fewer pages or formats", g.opt.MaxResultBytes>>20)})
+	}
 	for _, c := range o.links {
 		g.admit(ctx, c, o.page.URL, o.job.depth+1)
 	}
@@ -763,4 +786,18 @@ func (g *gyre) readSitemaps(ctx context.Context, start *url.URL) []string {
 		}
 	}
 	return out
+}
+
+// contentSize is the bytes of content a page carries.
+func (p *GyrePage) contentSize() int64 {
+	n := len(p.Markdown)
+	for _, s := range []*string{p.HTML, p.RawHTML, p.Text} {
+		if s != nil {
+			n += len(*s)
+		}
+	}
+	for _, l := range p.Links {
+		n += len(l)
+	}
+	return int64(n)
 }
