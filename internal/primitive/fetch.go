@@ -386,19 +386,34 @@ func (s *Service) fetchTier(ctx context.Context, tier string, req FetchRequest, 
 		res, err := convert(ctx, resp, req)
 		done <- converted{res, err}
 	}()
-	select {
-	case c := <-done:
+	finish := func(c converted) (*FetchResult, error) {
 		if hold != nil {
 			hold.set(release)
 		} else {
 			release()
 		}
 		return c.res, c.err
+	}
+	select {
+	case c := <-done:
+		return finish(c)
 	case <-ctx.Done():
+	}
+	// A reader that watches ctx (PDFs) stops at once and says why itself.
+	grace := time.NewTimer(convertGrace)
+	defer grace.Stop()
+	select {
+	case c := <-done:
+		return finish(c)
+	case <-grace.C:
 		go func() { <-done; release() }()
 		return nil, model.Wrap(model.CodeTimeout, ctx.Err(), "the page took longer to convert than the request's timeout")
 	}
 }
+
+// convertGrace is how long a conversion whose request ended may take to
+// stop on its own before it is left to finish in the background.
+const convertGrace = 250 * time.Millisecond
 
 // acquire fetches req.URL on one tier. The request's timeout is passed on
 // so that it, not the tier's default, bounds the tier: ctx alone could only
