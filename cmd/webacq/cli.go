@@ -408,14 +408,14 @@ func (m *Main) worker(ctx context.Context) error {
 	return nil
 }
 
-// setMemoryLimit makes three quarters of the node's memory budget the Go
-// runtime's soft memory limit, so that the collector works harder as the
-// heap nears it instead of letting garbage double the heap; the last
-// quarter is for memory outside the Go heap (SQLite's page cache and
-// statements, pipes to the browser and to pdftotext). An operator's own
-// GOMEMLIMIT wins.
+// setMemoryLimit makes 60 % of the node's memory budget the Go runtime's
+// soft memory limit, so that the collector works harder as the heap nears
+// it instead of letting garbage double the heap; the rest is for memory
+// outside the Go heap (SQLite's page cache and full-text indexing, pipes to
+// the browser and to pdftotext) and the collector's overshoot. An
+// operator's own GOMEMLIMIT wins.
 func setMemoryLimit(budget int64, getenv func(string) string) {
 	if getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(budget / 4 * 3)
+		debug.SetMemoryLimit(budget / 5 * 3)
 	}
 }

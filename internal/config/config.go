@@ -63,8 +63,8 @@ type Config struct {
 	PageRetention time.Duration // WEBACQ_PAGE_RETENTION: how long acquired pages are kept
 
 	// MemoryBudget (WEBACQ_MEMORY_BUDGET, bytes or a size such as 1GiB,
-	// 512MiB) is what one node may use: conversions share half of it and
-	// the Go runtime's soft memory limit is set to it.
+	// 512MiB) is what one node may use: conversions share 40 % of it and
+	// the Go runtime's soft memory limit is 60 % of it.
 	MemoryBudget   int64
 	ConvertWorkers int // WEBACQ_CONVERT_WORKERS: conversions at once (0: 4 per CPU)
 	ConvertQueue   int // WEBACQ_CONVERT_QUEUE: conversions waiting before callers get rate_limited (0: 64)

@@ -16,7 +16,11 @@ func (s *Server) fetch(w http.ResponseWriter, r *http.Request) {
 		fail(w, r, s.log, err)
 		return
 	}
-	res, err := s.Fetch(r.Context(), infoOf(r).call, req)
+	// The page's share of the node's memory budget is held until the
+	// answer, as large as the page, has been written.
+	ctx, done := primitive.WithBudgetHold(r.Context())
+	defer done()
+	res, err := s.Fetch(ctx, infoOf(r).call, req)
 	if err != nil {
 		fail(w, r, s.log, err)
 		return

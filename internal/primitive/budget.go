@@ -46,9 +46,9 @@ type budgetWaiter struct {
 
 // BudgetOptions configure NewBudget. Zero fields take defaults.
 type BudgetOptions struct {
-	// Memory is the node's memory budget in bytes (default 1 GiB); half of
+	// Memory is the node's memory budget in bytes (default 1 GiB); 40 % of
 	// it is shared by conversions, the rest is left to bodies in flight,
-	// responses and the garbage collector's headroom.
+	// responses, memory outside the Go heap and the collector's headroom.
 	Memory int64
 	// Workers is how many conversions run at once (default 4 per CPU): they
 	// are CPU-bound, so more would only hold more memory.
@@ -83,7 +83,7 @@ func NewBudget(o BudgetOptions) *Budget {
 	if o.MaxWait <= 0 {
 		o.MaxWait = 20 * time.Second
 	}
-	return &Budget{capacity: o.Memory / 2, workers: o.Workers, maxQueue: o.Queue, maxQueued: o.Memory / 4, maxWait: o.MaxWait}
+	return &Budget{capacity: o.Memory * 2 / 5, workers: o.Workers, maxQueue: o.Queue, maxQueued: o.Memory / 4, maxWait: o.MaxWait}
 }
 
 // EstimateConversion is the peak live heap, in bytes, that converting a
@@ -225,6 +225,15 @@ type budgetHold struct {
 }
 
 type holdKey struct{}
+
+// WithBudgetHold returns a context under which one Fetch keeps its page's
+// conversion budget until done is called, not only until Fetch returns:
+// a caller that goes on to encode and send the result (the REST handler)
+// holds the memory that takes as well. One Fetch at a time per hold.
+func WithBudgetHold(ctx context.Context) (_ context.Context, done func()) {
+	h := &budgetHold{}
+	return withHold(ctx, h), h.done
+}
 
 func withHold(ctx context.Context, h *budgetHold) context.Context {
 	return context.WithValue(ctx, holdKey{}, h)

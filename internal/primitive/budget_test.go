@@ -22,7 +22,7 @@ func codeOf(err error) string {
 }
 
 func TestBudgetWaitsForMemory(t *testing.T) {
-	b := NewBudget(BudgetOptions{Memory: 200 << 20, Workers: 8, Queue: 8}) // 100 MB for conversions
+	b := NewBudget(BudgetOptions{Memory: 200 << 20, Workers: 8, Queue: 8}) // 80 MB for conversions
 	ctx := context.Background()
 	r1, err := b.Acquire(ctx, 60<<20, 0, false)
 	if err != nil {
@@ -39,7 +39,7 @@ func TestBudgetWaitsForMemory(t *testing.T) {
 	waitFor(t, func() bool { _, w, _ := b.Stats(); return w == 1 })
 	select {
 	case <-admitted:
-		t.Fatal("a second 60 MB conversion started beside the first within 100 MB")
+		t.Fatal("a second 60 MB conversion started beside the first within 80 MB")
 	case <-time.After(50 * time.Millisecond):
 	}
 	if running, _, _ := b.Stats(); running != 1 {
@@ -200,8 +200,8 @@ func TestBudgetUnderLoad(t *testing.T) {
 	if refused.Load() == 100 {
 		t.Fatal("every caller that may be refused was")
 	}
-	if peak.Load() > 100<<20 {
-		t.Fatalf("peak %d MB in use, capacity 100 MB", peak.Load()>>20)
+	if peak.Load() > 80<<20 {
+		t.Fatalf("peak %d MB in use, capacity 80 MB", peak.Load()>>20)
 	}
 	if r, w, u := b.Stats(); r != 0 || w != 0 || u != 0 {
 		t.Fatalf("after load: running %d waiting %d in use %d", r, w, u)

@@ -264,9 +264,14 @@ func (s *Service) Fetch(ctx context.Context, workspaceID string, req FetchReques
 	}
 	// The page's budget is held until it is kept, not only while it is
 	// converted: the result and its stored copy weigh as much again.
-	hold := &budgetHold{}
-	defer hold.done()
-	res, trace, err := s.fetchPage(withHold(ctx, hold), req, nil)
+	// A caller that made its own hold (WithBudgetHold) keeps it until it has
+	// sent the result.
+	if holdOf(ctx) == nil {
+		var done func()
+		ctx, done = WithBudgetHold(ctx)
+		defer done()
+	}
+	res, trace, err := s.fetchPage(ctx, req, nil)
 	if err != nil {
 		return nil, err
 	}
