@@ -16,8 +16,11 @@ setup:
 build:
 	$(GO) build -o $(BIN) ./cmd/webacq
 
+# -count=1: the cmd/webacq tests build and run the real binary with `go
+# build`, which go test's result cache cannot see; a cached pass could hide
+# a change to the binary.
 test: setup fmt-check vet staticcheck
-	$(GO) test -race -timeout 15m ./...
+	$(GO) test -race -count=1 -timeout 15m ./...
 
 vet:
 	$(GO) vet ./...
