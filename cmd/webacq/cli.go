@@ -17,6 +17,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"webacq/internal/billed"
 	"webacq/internal/billing"
 	"webacq/internal/config"
 	"webacq/internal/fetch"
@@ -275,8 +276,9 @@ func (m *Main) serve(ctx context.Context) error {
 	if prims.Browser != nil {
 		defer prims.Browser.Close()
 	}
-	api := httpapi.New(m.cfg, m.store, biller, prims, m.log)
-	mcpHandler := mcp.New(m.store, biller, api, m.log, mcp.Options{BaseURL: m.cfg.BaseURL, CanonicalHost: m.cfg.CanonicalHost,
+	svc := billed.New(biller, prims)
+	api := httpapi.New(m.cfg, m.store, biller, svc, m.log)
+	mcpHandler := mcp.New(m.store, biller, svc, m.log, mcp.Options{BaseURL: m.cfg.BaseURL, CanonicalHost: m.cfg.CanonicalHost,
 		AllowedHosts: m.cfg.AllowedHosts, Addr: m.cfg.Addr, AllowedOrigins: m.cfg.MCPAllowedOrigins,
 		MaxResultChars: m.cfg.MCPMaxResultChars})
 	if mcpHandler.AnyHost() {

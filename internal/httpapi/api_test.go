@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"webacq/internal/billed"
 	"webacq/internal/billing"
 	"webacq/internal/config"
 	"webacq/internal/fetch"
@@ -78,7 +79,7 @@ func newBenchEnv(t testing.TB, dialect string, mutate ...func(*config.Config)) *
 		prims.Browser = fetch.NewBrowser(fetch.Config{AllowPrivate: cfg.AllowPrivate, ChromiumPath: cfg.Chromium, BrowserTabs: 2})
 		t.Cleanup(func() { prims.Browser.Close() })
 	}
-	srv := httptest.NewServer(httpapi.New(cfg, s, b, prims, log))
+	srv := httptest.NewServer(httpapi.New(cfg, s, b, billed.New(b, prims), log))
 	t.Cleanup(func() { srv.Close(); b.Close() })
 	w, err := s.CreateWorkspace(ctx, "acme", 0, false)
 	if err != nil {

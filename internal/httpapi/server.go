@@ -6,10 +6,10 @@ import (
 	"log/slog"
 	"net/http"
 
+	"webacq/internal/billed"
 	"webacq/internal/billing"
 	"webacq/internal/config"
 	"webacq/internal/model"
-	"webacq/internal/primitive"
 	"webacq/internal/store"
 )
 
@@ -18,7 +18,7 @@ type Server struct {
 	cfg    *config.Config
 	store  *store.Store
 	biller *billing.Biller
-	prims  *primitive.Service
+	billed *billed.Service
 	log    *slog.Logger
 
 	v1      *http.ServeMux
@@ -30,9 +30,10 @@ type Server struct {
 // access log, canonical-host redirect and body cap as the REST API.
 func (s *Server) SetMCP(h http.Handler) { s.mcp = h }
 
-// New builds the API on a store, a biller and the primitives.
-func New(cfg *config.Config, st *store.Store, b *billing.Biller, prims *primitive.Service, log *slog.Logger) *Server {
-	s := &Server{cfg: cfg, store: st, biller: b, prims: prims, log: log, v1: http.NewServeMux()}
+// New builds the API on a store, a biller (which finishes every call and
+// answers the account endpoints) and the billed primitives built on it.
+func New(cfg *config.Config, st *store.Store, b *billing.Biller, svc *billed.Service, log *slog.Logger) *Server {
+	s := &Server{cfg: cfg, store: st, biller: b, billed: svc, log: log, v1: http.NewServeMux()}
 	s.routes()
 	return s
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"webacq/internal/billed"
 	"webacq/internal/billing"
 	"webacq/internal/config"
 	"webacq/internal/fetch"
@@ -54,8 +55,9 @@ func newEnvWith(t *testing.T, dialect string, opts mcp.Options) *env {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	b := billing.New(s, log)
 	prims := &primitive.Service{HTTP: fetch.New(fetch.Config{AllowPrivate: true}), Pages: s, Log: log}
-	api := httpapi.New(cfg, s, b, prims, log)
-	api.SetMCP(mcp.New(s, b, api, log, opts))
+	svc := billed.New(b, prims)
+	api := httpapi.New(cfg, s, b, svc, log)
+	api.SetMCP(mcp.New(s, b, svc, log, opts))
 	srv := httptest.NewServer(api)
 	t.Cleanup(func() { srv.Close(); b.Close() })
 	e := &env{t: t, url: srv.URL, store: s, b: b}
@@ -533,8 +535,9 @@ func TestLargeCrawlIsTruncatedForAgents(t *testing.T) {
 	cfg, _ := config.Load(func(string) string { return "" })
 	cfg.AllowPrivate, cfg.AccessLog = true, false
 	prims := &primitive.Service{HTTP: fetch.New(fetch.Config{AllowPrivate: true}), Pages: s, Log: log}
-	api := httpapi.New(cfg, s, b, prims, log)
-	api.SetMCP(mcp.New(s, b, api, log, mcp.Options{MaxResultChars: 3000}))
+	svc := billed.New(b, prims)
+	api := httpapi.New(cfg, s, b, svc, log)
+	api.SetMCP(mcp.New(s, b, svc, log, mcp.Options{MaxResultChars: 3000}))
 	srv := httptest.NewServer(api)
 	defer srv.Close()
 	e := &env{t: t, url: srv.URL, store: s, b: b}

@@ -13,9 +13,9 @@ import (
 	"webacq/internal/primitive"
 )
 
-// Primitives are the billed primitives, the same functions the REST
-// handlers call: each reserves, runs and settles, writing the usage and
-// activity rows with the call it is given.
+// Primitives are the billed primitives (a *billed.Service), the same the
+// REST handlers call: each reserves, runs and settles, writing the usage
+// and activity rows with the call it is given.
 type Primitives interface {
 	Fetch(ctx context.Context, call *billing.Call, req primitive.FetchRequest) (*primitive.FetchResult, error)
 	Map(ctx context.Context, call *billing.Call, req primitive.MapRequest) (*primitive.MapResult, error)
