@@ -18,7 +18,8 @@ import (
 	"syscall"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 	_ "modernc.org/sqlite" // database/sql driver "sqlite"
@@ -45,6 +46,7 @@ type Store struct {
 	path    string // of the SQLite file
 	stmts   stmts
 	auth    *authCache // SQLite only
+	pool    *pgxpool.Pool // PostgreSQL only: shared by db and InTx
 
 	// Now is the clock; tests may replace it.
 	Now func() time.Time
@@ -112,14 +114,20 @@ func open(databaseURL string) (*Store, error) {
 			f.Close()
 		}
 	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
-		db, err := sql.Open("pgx", databaseURL)
+		// One pool serves database/sql (most of the store) and pgx
+		// transactions (InTx, which the job queue's driver joins).
+		pc, err := pgxpool.ParseConfig(databaseURL)
+		if err != nil {
+			return nil, fmt.Errorf("store: open postgres: %s", strings.ReplaceAll(err.Error(), databaseURL, redactURL(databaseURL)))
+		}
+		pc.MaxConns = 32
+		pc.MaxConnIdleTime = 5 * time.Minute
+		pool, err := pgxpool.NewWithConfig(context.Background(), pc)
 		if err != nil {
 			return nil, fmt.Errorf("store: open postgres: %w", err)
 		}
-		db.SetMaxOpenConns(32)
-		db.SetMaxIdleConns(32)
-		db.SetConnMaxIdleTime(5 * time.Minute)
-		s.db, s.rdb, s.dialect = db, db, Postgres
+		db := stdlib.OpenDBFromPool(pool)
+		s.db, s.rdb, s.dialect, s.pool = db, db, Postgres, pool
 	default:
 		return nil, fmt.Errorf("store: database URL %q: want sqlite:PATH or postgres://…", redactURL(databaseURL))
 	}
@@ -178,6 +186,9 @@ func (s *Store) Close() error {
 	err := s.db.Close()
 	if s.rdb != s.db {
 		err = errors.Join(err, s.rdb.Close())
+	}
+	if s.pool != nil {
+		s.pool.Close()
 	}
 	return err
 }
@@ -259,5 +270,5 @@ func isUniqueViolation(err error) bool {
 		return false
 	}
 	msg := err.Error()
-	return strings.Contains(msg, "UNIQUE constraint failed") || strings.Contains(msg, "SQLSTATE 23505")
+	return strings.Contains(msg, "UNIQUE constraint failed") || strings.Contains(msg, "SQLSTATE 23505") || isUniqueViolationPG(err)
 }

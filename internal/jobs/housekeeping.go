@@ -1,0 +1,76 @@
+package jobs
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"webacq/internal/store"
+)
+
+// ExpireHoldsArgs refunds credit holds whose node died before settling.
+type ExpireHoldsArgs struct{}
+
+// Kind names the job.
+func (ExpireHoldsArgs) Kind() string { return "expire_holds" }
+
+// PruneArgs drops stored pages and run snapshots past their retention.
+type PruneArgs struct{}
+
+// Kind names the job.
+func (PruneArgs) Kind() string { return "prune" }
+
+// Housekeeping is the periodic upkeep of the database.
+type Housekeeping struct {
+	Store *store.Store
+	Log   *slog.Logger
+	// ExpireEvery is how often expired holds are looked for.
+	ExpireEvery time.Duration
+	// PageRetention and SnapshotRetention bound what is kept.
+	PageRetention, SnapshotRetention time.Duration
+}
+
+// Register adds the housekeeping workers and returns the periodic jobs that
+// queue them; whichever node leads queues them, any node works them.
+func (h *Housekeeping) Register(w *river.Workers) []*river.PeriodicJob {
+	river.AddWorker(w, river.WorkFunc(h.expire))
+	river.AddWorker(w, river.WorkFunc(h.prune))
+	unique := &river.InsertOpts{Queue: QueueMaintenance, UniqueOpts: river.UniqueOpts{ByArgs: true,
+		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+			rivertype.JobStateRetryable, rivertype.JobStateScheduled}}}
+	return []*river.PeriodicJob{
+		river.NewPeriodicJob(river.PeriodicInterval(h.ExpireEvery),
+			func() (river.JobArgs, *river.InsertOpts) { return ExpireHoldsArgs{}, unique },
+			&river.PeriodicJobOpts{ID: "expire_holds", RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
+			func() (river.JobArgs, *river.InsertOpts) { return PruneArgs{}, unique },
+			&river.PeriodicJobOpts{ID: "prune", RunOnStart: true}),
+	}
+}
+
+func (h *Housekeeping) expire(ctx context.Context, _ *river.Job[ExpireHoldsArgs]) error {
+	n, err := h.Store.ExpireReservations(ctx)
+	if n > 0 {
+		h.Log.Warn("refunded abandoned reservations", "count", n)
+	}
+	return err
+}
+
+func (h *Housekeeping) prune(ctx context.Context, _ *river.Job[PruneArgs]) error {
+	now := h.Store.Now()
+	pages, err := h.Store.PrunePages(ctx, now.Add(-h.PageRetention))
+	if err != nil {
+		return err
+	}
+	snaps, err := h.Store.PruneRunSnapshots(ctx, now.Add(-h.SnapshotRetention))
+	if err != nil {
+		return err
+	}
+	if pages+snaps > 0 {
+		h.Log.Info("pruned", "pages", pages, "run_snapshots", snaps)
+	}
+	return nil
+}

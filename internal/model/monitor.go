@@ -1,0 +1,112 @@
+package model
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Monitor statuses (spec 3.1).
+const (
+	MonitorActive = "active"
+	MonitorPaused = "paused"
+	MonitorError  = "error"
+)
+
+// Run outcomes (spec 3.2).
+const (
+	OutcomeUnchanged        = "unchanged"
+	OutcomeAnchored         = "anchored"
+	OutcomeChanged          = "changed"
+	OutcomeRelocationFailed = "relocation_failed"
+	OutcomePayloadTooLarge  = "payload_too_large"
+	OutcomeBlocked          = "blocked"
+	OutcomeError            = "error"
+)
+
+// Discovery channels (spec 4.3).
+const (
+	ChannelIRPage        = "ir_page"
+	ChannelBusinessWire  = "businesswire"
+	ChannelGlobeNewswire = "globenewswire"
+	ChannelEdgar8K       = "edgar_8k"
+	ChannelDirectPDF     = "direct_pdf"
+)
+
+// Channels lists every channel value in the spec's order.
+var Channels = []string{ChannelIRPage, ChannelBusinessWire, ChannelGlobeNewswire, ChannelEdgar8K, ChannelDirectPDF}
+
+// Company names the issuer a monitor follows (edgar_8k and the wires).
+type Company struct {
+	CIK    string `json:"cik,omitempty"`
+	Ticker string `json:"ticker,omitempty"`
+	Name   string `json:"name,omitempty"`
+}
+
+// Monitor is a watched URL as stored.
+type Monitor struct {
+	ID                 string          `json:"monitor_id"`
+	WorkspaceID        string          `json:"-"`
+	URL                string          `json:"url"`
+	Host               string          `json:"-"`
+	Label              string          `json:"label"`
+	Channels           []string        `json:"channels"`
+	CheckIntervalHours int             `json:"check_interval_hours"`
+	DiscoveryKeywords  []string        `json:"discovery_keywords"`
+	ExtractIntent      string          `json:"extract_intent,omitempty"`
+	AcceptSelectors    []string        `json:"accept_selectors"`
+	Company            *Company        `json:"company,omitempty"`
+	Alerts             json.RawMessage `json:"alerts,omitempty"`
+	Status             string          `json:"status"`
+	ConsecutiveErrors  int             `json:"consecutive_errors"`
+	Anchor             json.RawMessage `json:"-"`
+	Snapshot           string          `json:"-"`
+	ETag               string          `json:"-"`
+	LastModified       string          `json:"-"`
+	BodyHash           string          `json:"-"`
+	Reanchor           bool            `json:"-"`
+	LastChecked        *time.Time      `json:"last_checked"`
+	LastChanged        *time.Time      `json:"last_changed"`
+	LastOutcome        string          `json:"last_outcome"`
+	TopScore           float64         `json:"top_score"`
+	NextCheckAt        time.Time       `json:"next_check_at"`
+	JobID              int64           `json:"-"`
+	CreatedAt          time.Time       `json:"created_at"`
+	UpdatedAt          time.Time       `json:"updated_at"`
+}
+
+// AnchorSet reports whether a fingerprint anchor exists.
+func (m *Monitor) AnchorSet() bool { return len(m.Anchor) > 0 }
+
+// Signal is one item of a run's change_signal (spec 6).
+type Signal struct {
+	Field string  `json:"field"`
+	From  *string `json:"from"`
+	To    *string `json:"to"`
+	Ratio float64 `json:"ratio"`
+}
+
+// Run is one check of a monitor (DECISIONS.md "Run record").
+type Run struct {
+	ID              string          `json:"run_id"`
+	MonitorID       string          `json:"monitor_id"`
+	WorkspaceID     string          `json:"-"`
+	DueAt           time.Time       `json:"due_at"`
+	StartedAt       time.Time       `json:"started_at"`
+	FinishedAt      time.Time       `json:"finished_at"`
+	Outcome         string          `json:"outcome"`
+	Suppressed      bool            `json:"suppressed"`
+	TopScore        float64         `json:"top_score"`
+	Channel         string          `json:"channel"`
+	StatusCode      int             `json:"status_code"`
+	Tier            string          `json:"tier"`
+	ContentHash     string          `json:"content_hash"`
+	SizeBytes       int64           `json:"size_bytes"`
+	ChangeSignal    []Signal        `json:"change_signal"`
+	PDFLinks        []string        `json:"pdf_links"`
+	ExtractedFields json.RawMessage `json:"extracted_fields,omitempty"`
+	Error           string          `json:"error,omitempty"`
+	Credits         int64           `json:"credits"`
+	ContentPreview  string          `json:"content_preview,omitempty"`
+	Snapshot        *string         `json:"snapshot,omitempty"`
+	Diff            *string         `json:"diff,omitempty"`
+}

@@ -1,0 +1,69 @@
+-- +goose Up
+-- A watched URL: its registration, its state between runs (the anchor, the
+-- last snapshot, the validators of a conditional GET) and its schedule.
+CREATE TABLE monitors (
+    id                   TEXT PRIMARY KEY,
+    workspace_id         TEXT NOT NULL REFERENCES workspaces(id) ON DELETE CASCADE,
+    url                  TEXT NOT NULL,
+    host                 TEXT NOT NULL,
+    label                TEXT NOT NULL DEFAULT '',
+    channels             TEXT NOT NULL,
+    check_interval_hours INTEGER NOT NULL,
+    discovery_keywords   TEXT NOT NULL,
+    extract_intent       TEXT NOT NULL DEFAULT '',
+    accept_selectors     TEXT NOT NULL,
+    company              TEXT,
+    alerts               TEXT,
+    status               TEXT NOT NULL,
+    consecutive_errors   INTEGER NOT NULL DEFAULT 0,
+    anchor               TEXT,
+    snapshot             TEXT,
+    etag                 TEXT NOT NULL DEFAULT '',
+    last_modified        TEXT NOT NULL DEFAULT '',
+    body_hash            TEXT NOT NULL DEFAULT '',
+    reanchor             BOOLEAN NOT NULL DEFAULT FALSE,
+    last_checked         TIMESTAMPTZ,
+    last_changed         TIMESTAMPTZ,
+    last_outcome         TEXT NOT NULL DEFAULT '',
+    top_score            DOUBLE PRECISION NOT NULL DEFAULT 0,
+    next_check_at        TIMESTAMPTZ NOT NULL,
+    job_id               BIGINT,
+    created_at           TIMESTAMPTZ NOT NULL,
+    updated_at           TIMESTAMPTZ NOT NULL,
+    UNIQUE (workspace_id, url)
+);
+CREATE INDEX monitors_workspace_created ON monitors (workspace_id, created_at);
+
+-- One row per check of a monitor and due time: a retried job finds its run
+-- already written and neither runs nor bills twice.
+CREATE TABLE monitor_runs (
+    id               TEXT PRIMARY KEY,
+    monitor_id       TEXT NOT NULL REFERENCES monitors(id) ON DELETE CASCADE,
+    workspace_id     TEXT NOT NULL,
+    due_at           TIMESTAMPTZ NOT NULL,
+    started_at       TIMESTAMPTZ NOT NULL,
+    finished_at      TIMESTAMPTZ NOT NULL,
+    outcome          TEXT NOT NULL,
+    suppressed       BOOLEAN NOT NULL DEFAULT FALSE,
+    top_score        DOUBLE PRECISION NOT NULL DEFAULT 0,
+    channel          TEXT NOT NULL,
+    status_code      INTEGER NOT NULL DEFAULT 0,
+    tier             TEXT NOT NULL,
+    content_hash     TEXT NOT NULL DEFAULT '',
+    size_bytes       BIGINT NOT NULL DEFAULT 0,
+    change_signal    TEXT NOT NULL DEFAULT '[]',
+    pdf_links        TEXT NOT NULL DEFAULT '[]',
+    extracted_fields TEXT,
+    error            TEXT NOT NULL DEFAULT '',
+    credits          BIGINT NOT NULL DEFAULT 0,
+    content_preview  TEXT NOT NULL DEFAULT '',
+    snapshot         TEXT,
+    diff             TEXT,
+    UNIQUE (monitor_id, due_at)
+);
+CREATE INDEX monitor_runs_monitor_started ON monitor_runs (monitor_id, started_at);
+CREATE INDEX monitor_runs_started ON monitor_runs (started_at);
+
+-- +goose Down
+DROP TABLE monitor_runs;
+DROP TABLE monitors;

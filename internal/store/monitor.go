@@ -1,0 +1,358 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"webacq/internal/model"
+)
+
+const monitorColumns = `id, workspace_id, url, host, label, channels, check_interval_hours, discovery_keywords,
+	extract_intent, accept_selectors, company, alerts, status, consecutive_errors, anchor, snapshot, etag,
+	last_modified, body_hash, reanchor, last_checked, last_changed, last_outcome, top_score, next_check_at,
+	job_id, created_at, updated_at`
+
+// InsertMonitor writes a new monitor in tx. A URL already registered by the
+// workspace answers conflict (a unique constraint decides, so concurrent
+// registrations of one URL leave exactly one).
+func (s *Store) InsertMonitor(ctx context.Context, tx Tx, m *model.Monitor) error {
+	company, alerts := nullJSON(m.Company), nullRaw(m.Alerts)
+	_, err := tx.Exec(ctx, `INSERT INTO monitors (`+monitorColumns+`) VALUES
+		($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, NULL, NULL, '', '', '', $15, NULL, NULL, '', 0, $16,
+		 NULL, $17, $17)`,
+		m.ID, m.WorkspaceID, m.URL, m.Host, m.Label, mustJSON(m.Channels), m.CheckIntervalHours,
+		mustJSON(m.DiscoveryKeywords), m.ExtractIntent, mustJSON(m.AcceptSelectors), company, alerts, m.Status,
+		m.ConsecutiveErrors, m.Reanchor, m.NextCheckAt, m.CreatedAt)
+	if isUniqueViolation(err) {
+		return model.Errorf(model.CodeConflict, "url already registered by this workspace: %s", m.URL)
+	}
+	if err != nil {
+		return fmt.Errorf("store: insert monitor: %w", err)
+	}
+	return nil
+}
+
+// MonitorTx reads a monitor in tx; on PostgreSQL the row stays locked until
+// tx ends, so a run and a pause or a delete of the same monitor take turns
+// (SQLite's write transactions already do). Unknown ids answer not_found.
+func (s *Store) MonitorTx(ctx context.Context, tx Tx, id string) (*model.Monitor, error) {
+	q := `SELECT ` + monitorColumns + ` FROM monitors WHERE id = $1`
+	if s.dialect == Postgres {
+		q += ` FOR UPDATE`
+	}
+	return scanMonitor(tx.QueryRow(ctx, q, id))
+}
+
+// Monitor reads a workspace's monitor; another workspace's is not_found.
+func (s *Store) Monitor(ctx context.Context, workspaceID, id string) (*model.Monitor, error) {
+	return scanMonitor(s.rdb.QueryRowContext(ctx,
+		`SELECT `+monitorColumns+` FROM monitors WHERE id = $1 AND workspace_id = $2`, id, workspaceID))
+}
+
+// Monitors lists a workspace's monitors, newest first, created before
+// before (zero: no bound), at most limit.
+func (s *Store) Monitors(ctx context.Context, workspaceID string, before time.Time, limit int) ([]*model.Monitor, error) {
+	q, args := `SELECT `+monitorColumns+` FROM monitors WHERE workspace_id = $1`, []any{workspaceID}
+	if !before.IsZero() {
+		q += ` AND created_at < $2`
+		args = append(args, before)
+	}
+	q += fmt.Sprintf(` ORDER BY created_at DESC, id DESC LIMIT %d`, limit)
+	rows, err := s.rdb.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: monitors: %w", err)
+	}
+	defer rows.Close()
+	var out []*model.Monitor
+	for rows.Next() {
+		m, err := scanMonitor(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: monitors: %w", err)
+	}
+	return out, nil
+}
+
+// UpdateMonitor writes every mutable field of m in tx.
+func (s *Store) UpdateMonitor(ctx context.Context, tx Tx, m *model.Monitor) error {
+	var job any
+	if m.JobID != 0 {
+		job = m.JobID
+	}
+	n, err := tx.Exec(ctx, `UPDATE monitors SET label = $2, channels = $3, check_interval_hours = $4,
+		discovery_keywords = $5, accept_selectors = $6, company = $7, alerts = $8, status = $9,
+		consecutive_errors = $10, anchor = $11, snapshot = $12, etag = $13, last_modified = $14, body_hash = $15,
+		reanchor = $16, last_checked = $17, last_changed = $18, last_outcome = $19, top_score = $20,
+		next_check_at = $21, job_id = $22, updated_at = $23 WHERE id = $1`,
+		m.ID, m.Label, mustJSON(m.Channels), m.CheckIntervalHours, mustJSON(m.DiscoveryKeywords),
+		mustJSON(m.AcceptSelectors), nullJSON(m.Company), nullRaw(m.Alerts), m.Status, m.ConsecutiveErrors,
+		nullRaw(m.Anchor), nullString(m.Snapshot), m.ETag, m.LastModified, m.BodyHash, m.Reanchor,
+		nullTime(m.LastChecked), nullTime(m.LastChanged), m.LastOutcome, m.TopScore, m.NextCheckAt, job, s.Now())
+	if err != nil {
+		return fmt.Errorf("store: update monitor: %w", err)
+	}
+	if n == 0 {
+		return model.Errorf(model.CodeNotFound, "monitor not found")
+	}
+	return nil
+}
+
+// DeleteMonitor removes a monitor and its runs in tx.
+func (s *Store) DeleteMonitor(ctx context.Context, tx Tx, id string) error {
+	if _, err := tx.Exec(ctx, `DELETE FROM monitor_runs WHERE monitor_id = $1`, id); err != nil {
+		return fmt.Errorf("store: delete monitor runs: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM monitors WHERE id = $1`, id); err != nil {
+		return fmt.Errorf("store: delete monitor: %w", err)
+	}
+	return nil
+}
+
+// RunDone reports whether the run of a monitor's due time is already
+// written: a job retried after its worker died finds it and stops.
+func (s *Store) RunDone(ctx context.Context, tx Tx, monitorID string, due time.Time) (bool, error) {
+	var id string
+	err := tx.QueryRow(ctx, `SELECT id FROM monitor_runs WHERE monitor_id = $1 AND due_at = $2`, monitorID, due).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("store: run done: %w", err)
+	}
+	return true, nil
+}
+
+// InsertRun writes a run in tx. A second run of the same monitor and due
+// time answers conflict.
+func (s *Store) InsertRun(ctx context.Context, tx Tx, r *model.Run) error {
+	signals, links := r.ChangeSignal, r.PDFLinks
+	if signals == nil {
+		signals = []model.Signal{}
+	}
+	if links == nil {
+		links = []string{}
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO monitor_runs (id, monitor_id, workspace_id, due_at, started_at, finished_at,
+		outcome, suppressed, top_score, channel, status_code, tier, content_hash, size_bytes, change_signal, pdf_links,
+		extracted_fields, error, credits, content_preview, snapshot, diff)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
+		r.ID, r.MonitorID, r.WorkspaceID, r.DueAt, r.StartedAt, r.FinishedAt, r.Outcome, r.Suppressed, r.TopScore,
+		r.Channel, r.StatusCode, r.Tier, r.ContentHash, r.SizeBytes, mustJSON(signals), mustJSON(links),
+		nullRaw(r.ExtractedFields), r.Error, r.Credits, r.ContentPreview, nullStringPtr(r.Snapshot), nullStringPtr(r.Diff))
+	if isUniqueViolation(err) {
+		return model.Errorf(model.CodeConflict, "run of this due time already recorded")
+	}
+	if err != nil {
+		return fmt.Errorf("store: insert run: %w", err)
+	}
+	return nil
+}
+
+const runColumns = `id, monitor_id, workspace_id, due_at, started_at, finished_at, outcome, suppressed, top_score,
+	channel, status_code, tier, content_hash, size_bytes, change_signal, pdf_links, extracted_fields, error, credits,
+	content_preview`
+
+// Runs lists a monitor's runs, newest first, started before before (zero:
+// no bound), at most limit; without snapshot and diff.
+func (s *Store) Runs(ctx context.Context, monitorID string, before time.Time, limit int) ([]*model.Run, error) {
+	q, args := `SELECT `+runColumns+`, NULL, NULL FROM monitor_runs WHERE monitor_id = $1`, []any{monitorID}
+	if !before.IsZero() {
+		q += ` AND started_at < $2`
+		args = append(args, before)
+	}
+	q += fmt.Sprintf(` ORDER BY started_at DESC, id DESC LIMIT %d`, limit)
+	rows, err := s.rdb.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: runs: %w", err)
+	}
+	defer rows.Close()
+	var out []*model.Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: runs: %w", err)
+	}
+	return out, nil
+}
+
+// Run reads one run of a monitor with its snapshot and diff.
+func (s *Store) Run(ctx context.Context, monitorID, runID string) (*model.Run, error) {
+	return scanRun(s.rdb.QueryRowContext(ctx,
+		`SELECT `+runColumns+`, snapshot, diff FROM monitor_runs WHERE id = $1 AND monitor_id = $2`, runID, monitorID))
+}
+
+// PruneRunSnapshots drops the snapshots and diffs of runs started before
+// cutoff (the run records themselves stay) and returns how many it cleared.
+func (s *Store) PruneRunSnapshots(ctx context.Context, cutoff time.Time) (int64, error) {
+	res, err := s.db.ExecContext(ctx, `UPDATE monitor_runs SET snapshot = NULL, diff = NULL
+		WHERE started_at < $1 AND (snapshot IS NOT NULL OR diff IS NOT NULL)`, cutoff)
+	if err != nil {
+		return 0, fmt.Errorf("store: prune run snapshots: %w", err)
+	}
+	return res.RowsAffected()
+}
+
+// DrawCredits takes n credits from a workspace in tx when its balance
+// allows, and reports whether it did.
+func (s *Store) DrawCredits(ctx context.Context, tx Tx, workspaceID string, n int64) (bool, error) {
+	if n <= 0 {
+		return true, nil
+	}
+	k, err := tx.Exec(ctx, `UPDATE workspaces SET credits = credits - $1 WHERE id = $2 AND credits >= $1`, n, workspaceID)
+	if err != nil {
+		return false, fmt.Errorf("store: draw credits: %w", err)
+	}
+	return k == 1, nil
+}
+
+// Balance reads a workspace's credits.
+func (s *Store) Balance(ctx context.Context, workspaceID string) (int64, error) {
+	var n int64
+	err := s.rdb.QueryRowContext(ctx, `SELECT credits FROM workspaces WHERE id = $1`, workspaceID).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, model.Errorf(model.CodeNotFound, "workspace not found")
+	}
+	if err != nil {
+		return 0, fmt.Errorf("store: balance: %w", err)
+	}
+	return n, nil
+}
+
+// LogTx writes one usage and one activity row in tx (monitor runs, which
+// are billed inside the transaction that records them).
+func (s *Store) LogTx(ctx context.Context, tx Tx, u *model.Usage, a *model.Activity) error {
+	if _, err := tx.Exec(ctx, `INSERT INTO usage_log (workspace_id, key_prefix, endpoint, credits, tier, status,
+		duration_ms, request_id, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		u.WorkspaceID, u.KeyPrefix, u.Endpoint, u.Credits, u.Tier, u.Status, u.DurationMS, u.RequestID, u.CreatedAt); err != nil {
+		return fmt.Errorf("store: usage row: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO activity_log (workspace_id, key_prefix, endpoint, via, method, target,
+		status, error_code, credits, request_id, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		a.WorkspaceID, a.KeyPrefix, a.Endpoint, a.Via, a.Method, a.Target, a.Status, a.ErrorCode, a.Credits,
+		a.RequestID, a.CreatedAt); err != nil {
+		return fmt.Errorf("store: activity row: %w", err)
+	}
+	return nil
+}
+
+func scanMonitor(row Row) (*model.Monitor, error) {
+	var m model.Monitor
+	var channels, keywords, selectors string
+	var company, alerts, anchor, snapshot sql.NullString
+	var checked, changed sql.NullTime
+	var job sql.NullInt64
+	err := row.Scan(&m.ID, &m.WorkspaceID, &m.URL, &m.Host, &m.Label, &channels, &m.CheckIntervalHours, &keywords,
+		&m.ExtractIntent, &selectors, &company, &alerts, &m.Status, &m.ConsecutiveErrors, &anchor, &snapshot, &m.ETag,
+		&m.LastModified, &m.BodyHash, &m.Reanchor, &checked, &changed, &m.LastOutcome, &m.TopScore, &m.NextCheckAt,
+		&job, &m.CreatedAt, &m.UpdatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, model.Errorf(model.CodeNotFound, "monitor not found")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: read monitor: %w", err)
+	}
+	err = errors.Join(json.Unmarshal([]byte(channels), &m.Channels), json.Unmarshal([]byte(keywords), &m.DiscoveryKeywords),
+		json.Unmarshal([]byte(selectors), &m.AcceptSelectors))
+	if company.Valid {
+		err = errors.Join(err, json.Unmarshal([]byte(company.String), &m.Company))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: read monitor %s: %w", m.ID, err)
+	}
+	if alerts.Valid {
+		m.Alerts = json.RawMessage(alerts.String)
+	}
+	if anchor.Valid {
+		m.Anchor = json.RawMessage(anchor.String)
+	}
+	m.Snapshot = snapshot.String
+	m.LastChecked, m.LastChanged = timePtr(checked), timePtr(changed)
+	m.JobID = job.Int64
+	m.NextCheckAt, m.CreatedAt, m.UpdatedAt = m.NextCheckAt.UTC(), m.CreatedAt.UTC(), m.UpdatedAt.UTC()
+	return &m, nil
+}
+
+func scanRun(row Row) (*model.Run, error) {
+	var r model.Run
+	var signals, links string
+	var extracted, snapshot, diff sql.NullString
+	err := row.Scan(&r.ID, &r.MonitorID, &r.WorkspaceID, &r.DueAt, &r.StartedAt, &r.FinishedAt, &r.Outcome,
+		&r.Suppressed, &r.TopScore, &r.Channel, &r.StatusCode, &r.Tier, &r.ContentHash, &r.SizeBytes, &signals, &links,
+		&extracted, &r.Error, &r.Credits, &r.ContentPreview, &snapshot, &diff)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, model.Errorf(model.CodeNotFound, "run not found")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: read run: %w", err)
+	}
+	if err := errors.Join(json.Unmarshal([]byte(signals), &r.ChangeSignal), json.Unmarshal([]byte(links), &r.PDFLinks)); err != nil {
+		return nil, fmt.Errorf("store: read run %s: %w", r.ID, err)
+	}
+	if extracted.Valid {
+		r.ExtractedFields = json.RawMessage(extracted.String)
+	}
+	if snapshot.Valid {
+		r.Snapshot = &snapshot.String
+	}
+	if diff.Valid {
+		r.Diff = &diff.String
+	}
+	r.DueAt, r.StartedAt, r.FinishedAt = r.DueAt.UTC(), r.StartedAt.UTC(), r.FinishedAt.UTC()
+	return &r, nil
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("store: marshal %T: %v", v, err)) // only plain types reach here
+	}
+	return string(b)
+}
+
+func nullJSON(v *model.Company) any {
+	if v == nil {
+		return nil
+	}
+	return mustJSON(v)
+}
+
+func nullRaw(b json.RawMessage) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return string(b)
+}
+
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func nullStringPtr(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
+}
+
+func nullTime(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return *t
+}

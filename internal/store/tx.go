@@ -1,0 +1,132 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Tx is one write transaction that other parts of the service can join: the
+// monitor runner writes a run, draws its credits and queues the jobs the run
+// causes in one Tx, so a crash keeps all of them or none. On SQLite it wraps
+// a *sql.Tx; on PostgreSQL a pgx.Tx, the transaction type of the job queue's
+// driver. Raw returns the underlying transaction for the job queue.
+type Tx interface {
+	Exec(ctx context.Context, query string, args ...any) (rowsAffected int64, err error)
+	QueryRow(ctx context.Context, query string, args ...any) Row
+	Query(ctx context.Context, query string, args ...any) (Rows, error)
+	Raw() any
+}
+
+// Row is one result row.
+type Row interface{ Scan(dest ...any) error }
+
+// Rows is a result set; Close it.
+type Rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+	Close()
+}
+
+// ErrNoRows is what Row.Scan answers on both engines when nothing matched.
+var ErrNoRows = sql.ErrNoRows
+
+// InTx runs fn in one write transaction and commits it when fn returns nil.
+func (s *Store) InTx(ctx context.Context, fn func(tx Tx) error) error {
+	if s.pool != nil {
+		ptx, err := s.pool.Begin(ctx)
+		if err != nil {
+			return fmt.Errorf("store: begin: %w", err)
+		}
+		defer ptx.Rollback(context.WithoutCancel(ctx))
+		if err := fn(pgxTx{ptx}); err != nil {
+			return err
+		}
+		if err := ptx.Commit(ctx); err != nil {
+			return fmt.Errorf("store: commit: %w", err)
+		}
+		return nil
+	}
+	return s.withTx(ctx, func(tx *sql.Tx) error { return fn(sqlTx{tx}) })
+}
+
+// Pool is the pgx pool on PostgreSQL (nil on SQLite), for the job queue.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// DB is the writer handle: on SQLite its single connection, for the job
+// queue, which must queue behind the same writer.
+func (s *Store) DB() *sql.DB { return s.db }
+
+type sqlTx struct{ tx *sql.Tx }
+
+func (t sqlTx) Exec(ctx context.Context, q string, args ...any) (int64, error) {
+	res, err := t.tx.ExecContext(ctx, q, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (t sqlTx) QueryRow(ctx context.Context, q string, args ...any) Row {
+	return t.tx.QueryRowContext(ctx, q, args...)
+}
+
+func (t sqlTx) Query(ctx context.Context, q string, args ...any) (Rows, error) {
+	rows, err := t.tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	return sqlRows{rows}, nil
+}
+
+func (t sqlTx) Raw() any { return t.tx }
+
+type sqlRows struct{ *sql.Rows }
+
+func (r sqlRows) Close() { r.Rows.Close() }
+
+type pgxTx struct{ tx pgx.Tx }
+
+func (t pgxTx) Exec(ctx context.Context, q string, args ...any) (int64, error) {
+	tag, err := t.tx.Exec(ctx, q, args...)
+	if err != nil {
+		return 0, err
+	}
+	return tag.RowsAffected(), nil
+}
+
+func (t pgxTx) QueryRow(ctx context.Context, q string, args ...any) Row {
+	return pgxRow{t.tx.QueryRow(ctx, q, args...)}
+}
+
+func (t pgxTx) Query(ctx context.Context, q string, args ...any) (Rows, error) {
+	rows, err := t.tx.Query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+func (t pgxTx) Raw() any { return t.tx }
+
+type pgxRow struct{ row pgx.Row }
+
+func (r pgxRow) Scan(dest ...any) error {
+	err := r.row.Scan(dest...)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return sql.ErrNoRows
+	}
+	return err
+}
+
+// isUniqueViolationPG reports a pgx unique-constraint failure.
+func isUniqueViolationPG(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505"
+}
