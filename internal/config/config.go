@@ -76,6 +76,14 @@ type Config struct {
 	// crashed node). A live node renews its calls' holds every third of it,
 	// so calls may outlast it; 0 keeps the default (15 minutes).
 	ReservationTTL time.Duration
+
+	// Background work (River jobs).
+	JobWorkers        int           // WEBACQ_JOB_WORKERS: monitor checks at once on this node (default 50; 0 on serve: API only)
+	JobRescueAfter    time.Duration // WEBACQ_JOB_RESCUE_AFTER: a job running this long is taken for dead and retried (default 5m)
+	JobPollInterval   time.Duration // WEBACQ_JOB_POLL_INTERVAL: how often an idle node looks for due jobs (default 100ms)
+	MonitorPerHost    int           // WEBACQ_MONITOR_PER_HOST: concurrent checks of one host per node (default 4)
+	MonitorTimeout    time.Duration // WEBACQ_MONITOR_TIMEOUT: one check's fetch (default 60s)
+	SnapshotRetention time.Duration // WEBACQ_SNAPSHOT_RETENTION: how long run snapshots and diffs are kept (default 2160h)
 }
 
 // MinReservationTTL is the shortest WEBACQ_RESERVATION_TTL: holds are
@@ -145,6 +153,9 @@ func Load(getenv func(string) string) (*Config, error) {
 	if c.PageRetention, err = time.ParseDuration(get("WEBACQ_PAGE_RETENTION", "720h")); err != nil || c.PageRetention <= 0 {
 		return nil, fmt.Errorf("config: WEBACQ_PAGE_RETENTION must be a positive duration such as 720h")
 	}
+	c.JobWorkers, c.MonitorPerHost = 50, 4
+	c.JobRescueAfter, c.JobPollInterval, c.MonitorTimeout, c.SnapshotRetention = 5*time.Minute, 100*time.Millisecond,
+		60*time.Second, 90*24*time.Hour
 	ints := []struct {
 		name string
 		dst  *int
@@ -153,6 +164,7 @@ func Load(getenv func(string) string) (*Config, error) {
 		{"WEBACQ_CRAWL_WORKERS", &c.CrawlWorkers}, {"WEBACQ_CRAWL_PER_HOST", &c.CrawlPerHost},
 		{"WEBACQ_MCP_MAX_RESULT_CHARS", &c.MCPMaxResultChars},
 		{"WEBACQ_CONVERT_WORKERS", &c.ConvertWorkers}, {"WEBACQ_CONVERT_QUEUE", &c.ConvertQueue},
+		{"WEBACQ_JOB_WORKERS", &c.JobWorkers}, {"WEBACQ_MONITOR_PER_HOST", &c.MonitorPerHost},
 	}
 	for _, f := range ints {
 		if v := get(f.name, ""); v != "" {
@@ -164,7 +176,9 @@ func Load(getenv func(string) string) (*Config, error) {
 	durations := []struct {
 		name string
 		dst  *time.Duration
-	}{{"WEBACQ_LLM_TIMEOUT", &c.LLMTimeout}, {"WEBACQ_CRAWL_DELAY", &c.CrawlDelay}, {"WEBACQ_RESERVATION_TTL", &c.ReservationTTL}}
+	}{{"WEBACQ_LLM_TIMEOUT", &c.LLMTimeout}, {"WEBACQ_CRAWL_DELAY", &c.CrawlDelay}, {"WEBACQ_RESERVATION_TTL", &c.ReservationTTL},
+		{"WEBACQ_JOB_RESCUE_AFTER", &c.JobRescueAfter}, {"WEBACQ_JOB_POLL_INTERVAL", &c.JobPollInterval},
+		{"WEBACQ_MONITOR_TIMEOUT", &c.MonitorTimeout}, {"WEBACQ_SNAPSHOT_RETENTION", &c.SnapshotRetention}}
 	for _, f := range durations {
 		if v := get(f.name, ""); v != "" {
 			if *f.dst, err = time.ParseDuration(v); err != nil || *f.dst < 0 {
@@ -194,6 +208,14 @@ func (c *Config) validate() error {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fmt.Errorf("config: WEBACQ_BASE_URL %q: want an absolute http(s) URL", c.BaseURL)
 		}
+	}
+	if c.MonitorPerHost < 1 {
+		return fmt.Errorf("config: WEBACQ_MONITOR_PER_HOST must be at least 1")
+	}
+	if c.JobRescueAfter < 10*time.Second || c.JobPollInterval < time.Millisecond || c.MonitorTimeout < time.Second ||
+		c.SnapshotRetention < time.Hour {
+		return fmt.Errorf("config: WEBACQ_JOB_RESCUE_AFTER (≥10s), WEBACQ_JOB_POLL_INTERVAL (≥1ms), " +
+			"WEBACQ_MONITOR_TIMEOUT (≥1s) and WEBACQ_SNAPSHOT_RETENTION (≥1h) are out of range")
 	}
 	if c.ReservationTTL != 0 && c.ReservationTTL < MinReservationTTL {
 		return fmt.Errorf("config: WEBACQ_RESERVATION_TTL %s: must be at least %s", c.ReservationTTL, MinReservationTTL)
