@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+	_ "modernc.org/sqlite"
+)
+
+// database is the benchmark's own read-only view of the node's database:
+// it counts runs instead of asking the API 10,000 times.
+type database struct {
+	url  string // as the node is given it
+	db   *sql.DB
+	drop func() // removes the PostgreSQL schema
+}
+
+// newDatabase makes a fresh database: a SQLite file in dir, or a schema of
+// its own on the PostgreSQL server pg.
+func newDatabase(dialect, dir, pg string) (*database, error) {
+	switch dialect {
+	case "sqlite":
+		path := filepath.Join(dir, "webacq.db")
+		return &database{url: "sqlite:" + path, drop: func() {}}, nil
+	case "postgres":
+		return newSchema(pg)
+	}
+	return nil, fmt.Errorf("-db %q: want sqlite or postgres", dialect)
+}
+
+func newSchema(base string) (*database, error) {
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var b [6]byte
+	rand.Read(b[:])
+	schema := "bench_" + hex.EncodeToString(b[:])
+	if _, err := admin.ExecContext(ctx, `CREATE SCHEMA `+schema); err != nil {
+		admin.Close()
+		return nil, fmt.Errorf("postgres at %s: %w", base, err)
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		admin.Close()
+		return nil, err
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	drop := func() {
+		admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`)
+		admin.Close()
+	}
+	return &database{url: u.String(), drop: drop}, nil
+}
+
+// open connects for reading, once the node has created the schema.
+func (d *database) open() error {
+	var err error
+	if path, ok := strings.CutPrefix(d.url, "sqlite:"); ok {
+		d.db, err = sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=query_only(1)")
+	} else {
+		d.db, err = sql.Open("pgx", d.url)
+	}
+	if err != nil {
+		return err
+	}
+	d.db.SetMaxOpenConns(2)
+	return nil
+}
+
+func (d *database) close() {
+	if d.db != nil {
+		d.db.Close()
+	}
+	d.drop()
+}
+
+// runs counts the recorded runs.
+func (d *database) runs(ctx context.Context) (int, error) {
+	var n int
+	err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM monitor_runs`).Scan(&n)
+	return n, err
+}
+
+// phase is what the database says of the runs due at or after since: how
+// many, their outcomes, and the span from the first start to the last
+// finish.
+type phase struct {
+	runs          int
+	outcomes      map[string]int
+	first, last   time.Time
+	credits       int64
+	statusCodes   map[int]int
+	slowestMillis int64
+}
+
+func (d *database) phase(ctx context.Context, since time.Time) (*phase, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT outcome, started_at, finished_at, credits, status_code
+		FROM monitor_runs WHERE due_at >= $1`, since.UTC())
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	p := &phase{outcomes: map[string]int{}, statusCodes: map[int]int{}}
+	for rows.Next() {
+		var outcome string
+		var started, finished time.Time
+		var credits int64
+		var status int
+		if err := rows.Scan(&outcome, &started, &finished, &credits, &status); err != nil {
+			return nil, err
+		}
+		p.runs++
+		p.outcomes[outcome]++
+		p.statusCodes[status]++
+		p.credits += credits
+		if p.first.IsZero() || started.Before(p.first) {
+			p.first = started
+		}
+		if finished.After(p.last) {
+			p.last = finished
+		}
+		p.slowestMillis = max(p.slowestMillis, finished.Sub(started).Milliseconds())
+	}
+	return p, rows.Err()
+}
+
+// rate is runs per second between the first start and the last finish.
+func (p *phase) rate() float64 {
+	s := p.last.Sub(p.first).Seconds()
+	if s <= 0 {
+		return 0
+	}
+	return float64(p.runs) / s
+}
