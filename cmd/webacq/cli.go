@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -16,15 +18,18 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
+	"github.com/riverqueue/river"
 
 	"webacq/internal/billed"
 	"webacq/internal/billing"
 	"webacq/internal/config"
 	"webacq/internal/fetch"
 	"webacq/internal/httpapi"
+	"webacq/internal/jobs"
 	"webacq/internal/llm"
 	"webacq/internal/mcp"
 	"webacq/internal/model"
+	"webacq/internal/monitor"
 	"webacq/internal/primitive"
 	"webacq/internal/store"
 )
@@ -155,6 +160,9 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 	if m.store, err = store.Open(ctx, m.cfg.DatabaseURL); err != nil {
 		return err
 	}
+	if err := jobs.Migrate(ctx, m.store); err != nil {
+		return err
+	}
 	switch kctx.Command() {
 	case "serve":
 		return m.serve(ctx)
@@ -278,6 +286,11 @@ func (m *Main) serve(ctx context.Context) error {
 	}
 	svc := billed.New(biller, prims)
 	api := httpapi.New(m.cfg, m.store, biller, svc, m.log)
+	queue, monitors, err := m.background(prims, m.cfg.JobWorkers)
+	if err != nil {
+		return err
+	}
+	api.SetMonitors(monitors)
 	mcpHandler := mcp.New(m.store, biller, svc, m.log, mcp.Options{BaseURL: m.cfg.BaseURL, CanonicalHost: m.cfg.CanonicalHost,
 		AllowedHosts: m.cfg.AllowedHosts, Addr: m.cfg.Addr, AllowedOrigins: m.cfg.MCPAllowedOrigins,
 		MaxResultChars: m.cfg.MCPMaxResultChars})
@@ -300,8 +313,10 @@ func (m *Main) serve(ctx context.Context) error {
 	}
 	bg, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go biller.ExpireLoop(bg)
-	go m.prunePages(bg)
+	if err := queue.Start(bg); err != nil {
+		return err
+	}
+	defer m.stopQueue(queue)
 
 	if m.cfg.DebugAddr != "" {
 		go m.debugServer(bg)
@@ -374,22 +389,51 @@ func (m *Main) primitives(pages *store.Store) (*primitive.Service, error) {
 	return p, nil
 }
 
-// prunePages drops stored pages older than the retention, hourly.
-func (m *Main) prunePages(ctx context.Context) {
-	t := time.NewTicker(time.Hour)
-	defer t.Stop()
-	for {
-		if n, err := m.store.PrunePages(ctx, time.Now().Add(-m.cfg.PageRetention)); err != nil && ctx.Err() == nil {
-			m.log.Error("prune pages", "err", err)
-		} else if n > 0 {
-			m.log.Info("pruned stored pages", "count", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+// background builds the job queue with every worker of the service (monitor
+// checks and housekeeping) and the monitor service that queues checks;
+// workers 0 makes an insert-only queue (an API-only node).
+func (m *Main) background(prims *primitive.Service, workers int) (*jobs.Queue, *monitor.Service, error) {
+	w := river.NewWorkers()
+	hk := &jobs.Housekeeping{Store: m.store, Log: m.log, ExpireEvery: billing.ExpireEvery(m.reservationTTL()),
+		PageRetention: m.cfg.PageRetention, SnapshotRetention: m.cfg.SnapshotRetention}
+	periodic := hk.Register(w)
+	mon := &monitor.Service{Store: m.store, HTTP: prims.HTTP, Browser: prims.Browser, Log: m.log,
+		PerHost: m.cfg.MonitorPerHost, Timeout: m.cfg.MonitorTimeout, Index: m.indexRun}
+	mon.AddWorkers(w)
+	q, err := jobs.New(m.store, w, jobs.Config{Workers: workers, RescueAfter: m.cfg.JobRescueAfter,
+		PollInterval: m.cfg.JobPollInterval, JobTimeout: 5 * time.Minute, Periodic: periodic, Log: m.log})
+	if err != nil {
+		return nil, nil, err
 	}
+	mon.Queue = q
+	return q, mon, nil
+}
+
+// indexRun keeps a monitor run's region in the workspace's search index.
+func (m *Main) indexRun(ctx context.Context, workspaceID, url, title, markdown string) {
+	sum := sha256.Sum256([]byte(markdown))
+	err := m.store.SavePage(ctx, &store.Page{WorkspaceID: workspaceID, URL: url, Variant: "monitor", FinalURL: url,
+		Status: 200, Tier: model.TierHTTP, Title: title, ContentHash: hex.EncodeToString(sum[:]), Markdown: markdown,
+		Result: []byte("{}"), FetchedAt: m.store.Now()})
+	if err != nil && ctx.Err() == nil {
+		m.log.Warn("index monitor run", "err", err)
+	}
+}
+
+// stopQueue lets running jobs finish within the shutdown timeout.
+func (m *Main) stopQueue(q *jobs.Queue) {
+	ctx, cancel := context.WithTimeout(context.Background(), m.cfg.ShutdownTimeout)
+	defer cancel()
+	if err := q.Stop(ctx); err != nil {
+		m.log.Warn("job queue stop", "err", err)
+	}
+}
+
+func (m *Main) reservationTTL() time.Duration {
+	if m.cfg.ReservationTTL > 0 {
+		return m.cfg.ReservationTTL
+	}
+	return billing.DefaultReservationTTL
 }
 
 func (m *Main) biller() *billing.Biller {
@@ -404,8 +448,23 @@ func (m *Main) biller() *billing.Biller {
 func (m *Main) worker(ctx context.Context) error {
 	biller := m.biller()
 	defer biller.Close()
+	prims, err := m.primitives(m.store)
+	if err != nil {
+		return err
+	}
+	if prims.Browser != nil {
+		defer prims.Browser.Close()
+	}
+	queue, _, err := m.background(prims, max(m.cfg.JobWorkers, 1))
+	if err != nil {
+		return err
+	}
+	if err := queue.Start(ctx); err != nil {
+		return err
+	}
 	m.log.Info("worker started", "database", m.store.Dialect())
-	biller.ExpireLoop(ctx)
+	<-ctx.Done()
+	m.stopQueue(queue)
 	m.log.Info("worker stopped")
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"webacq/internal/billing"
 	"webacq/internal/config"
 	"webacq/internal/model"
+	"webacq/internal/monitor"
 	"webacq/internal/store"
 )
 
@@ -20,6 +21,8 @@ type Server struct {
 	biller *billing.Biller
 	billed *billed.Service
 	log    *slog.Logger
+	// monitors serves the monitor endpoints (nil: they answer unavailable).
+	monitors *monitor.Service
 
 	v1      *http.ServeMux
 	handler http.Handler
@@ -51,6 +54,7 @@ func (s *Server) routes() {
 	s.handle("POST /api/v1/gyre", s.gyre)
 	s.handle("POST /api/v1/search", s.search)
 	s.handle("POST /api/v1/extract", s.extract)
+	s.monitorRoutes()
 	s.v1.HandleFunc("/api/v1/", s.noRoute)
 
 	mux := http.NewServeMux()

@@ -356,3 +356,8 @@ func nullTime(t *time.Time) any {
 	}
 	return *t
 }
+
+// MonitorByID reads any workspace's monitor (for the check worker).
+func (s *Store) MonitorByID(ctx context.Context, id string) (*model.Monitor, error) {
+	return scanMonitor(s.rdb.QueryRowContext(ctx, `SELECT `+monitorColumns+` FROM monitors WHERE id = $1`, id))
+}

@@ -1,0 +1,210 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"webacq/internal/model"
+	"webacq/internal/monitor"
+)
+
+// SetMonitors mounts the monitor endpoints on a monitor service.
+func (s *Server) SetMonitors(m *monitor.Service) { s.monitors = m }
+
+func (s *Server) monitorRoutes() {
+	s.handle("POST /api/v1/monitor/register", s.monitorOp(s.registerMonitor))
+	s.handle("GET /api/v1/monitors", s.monitorOp(s.listMonitors))
+	s.handle("GET /api/v1/monitor/{id}", s.monitorOp(s.getMonitor))
+	s.handle("PATCH /api/v1/monitor/{id}", s.monitorOp(s.patchMonitor))
+	s.handle("DELETE /api/v1/monitor/{id}", s.monitorOp(s.deleteMonitor))
+	s.handle("POST /api/v1/monitor/{id}/pause", s.monitorOp(s.pauseMonitor))
+	s.handle("POST /api/v1/monitor/{id}/resume", s.monitorOp(s.resumeMonitor))
+	s.handle("POST /api/v1/monitor/{id}/check", s.monitorOp(s.checkMonitor))
+	s.handle("GET /api/v1/monitor/{id}/runs", s.monitorOp(s.monitorRuns))
+	s.handle("GET /api/v1/monitor/{id}/runs/{run_id}", s.monitorOp(s.monitorRun))
+}
+
+// monitorView is GET /api/v1/monitor/:id: the spec's fields (2.2) and the
+// registration settings.
+type monitorView struct {
+	*model.Monitor
+	AnchorSet bool `json:"anchor_set"`
+}
+
+func viewOf(m *model.Monitor) monitorView { return monitorView{Monitor: m, AnchorSet: m.AnchorSet()} }
+
+// monitorOp answers for the monitor endpoints: off without a monitor
+// service, forbidden to a workspace without the monitoring entitlement,
+// and the monitor id as the activity row's target.
+func (s *Server) monitorOp(op func(w http.ResponseWriter, r *http.Request, p *model.Principal) (any, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		call := infoOf(r).call
+		if id := r.PathValue("id"); id != "" {
+			call.Target = id
+		}
+		if s.monitors == nil {
+			fail(w, r, s.log, model.Errorf(model.CodeUnavailable, "monitors are not available on this node"))
+			return
+		}
+		if !call.Principal.Monitoring {
+			fail(w, r, s.log, model.Errorf(model.CodeForbidden,
+				"monitoring is not enabled for this workspace; an operator enables it with `webacq workspace create NAME --monitoring`"))
+			return
+		}
+		data, err := op(w, r, call.Principal)
+		if err != nil {
+			if model.ErrorCode(err) == model.CodeInternal {
+				err = model.Wrap(model.CodeUnavailable, err, "database unavailable")
+			}
+			fail(w, r, s.log, err)
+			return
+		}
+		respond(w, r, data)
+	}
+}
+
+func (s *Server) registerMonitor(w http.ResponseWriter, r *http.Request, p *model.Principal) (any, error) {
+	var req monitor.RegisterRequest
+	if err := decode(w, r, &req); err != nil {
+		return nil, err
+	}
+	infoOf(r).call.Target = req.URL
+	m, err := s.monitors.Register(r.Context(), p, req)
+	if err != nil {
+		return nil, err
+	}
+	infoOf(r).call.Target = m.ID
+	return map[string]string{"monitor_id": m.ID, "status": m.Status}, nil
+}
+
+func (s *Server) getMonitor(_ http.ResponseWriter, r *http.Request, p *model.Principal) (any, error) {
+	m, err := s.monitors.Get(r.Context(), p, r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	return viewOf(m), nil
+}
+
+func (s *Server) patchMonitor(w http.ResponseWriter, r *http.Request, p *model.Principal) (any, error) {
+	var req monitor.PatchRequest
+	if err := decode(w, r, &req); err != nil {
+		return nil, err
+	}
+	m, err := s.monitors.Patch(r.Context(), p, r.PathValue("id"), req)
+	if err != nil {
+		return nil, err
+	}
+	return viewOf(m), nil
+}
+
+func (s *Server) deleteMonitor(_ http.ResponseWriter, r *http.Request, p *model.Principal) (any, error) {
+	if err := s.monitors.Delete(r.Context(), p, r.PathValue("id")); err != nil {
+		return nil, err
+	}
+	return map[string]bool{"deleted": true}, nil
+}
+
+func (s *Server) pauseMonitor(_ http.ResponseWriter, r *http.Request, p *model.Principal) (any, error) {
+	m, err := s.monitors.Pause(r.Context(), p, r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	return viewOf(m), nil
+}
+
+func (s *Server) resumeMonitor(_ http.ResponseWriter, r *http.Request, p *model.Principal) (any, error) {
+	m, err := s.monitors.Resume(r.Context(), p, r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	return viewOf(m), nil
+}
+
+func (s *Server) checkMonitor(_ http.ResponseWriter, r *http.Request, p *model.Principal) (any, error) {
+	m, err := s.monitors.CheckNow(r.Context(), p, r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"monitor_id": m.ID, "status": m.Status, "queued": true, "next_check_at": m.NextCheckAt}, nil
+}
+
+// page reads the limit (default 20, at most 100) and before cursor of a
+// paginated list.
+func page(r *http.Request) (limit int, before time.Time, err error) {
+	limit = 20
+	q := r.URL.Query()
+	if v := q.Get("limit"); v != "" {
+		n, perr := strconv.Atoi(v)
+		if perr != nil || n < 1 || n > 100 {
+			return 0, before, model.Errorf(model.CodeBadRequest, "limit must be an integer from 1 to 100")
+		}
+		limit = n
+	}
+	if v := q.Get("before"); v != "" {
+		if before, err = time.Parse(time.RFC3339Nano, v); err != nil {
+			return 0, before, model.Errorf(model.CodeBadRequest, "before must be an ISO 8601 timestamp such as 2026-11-23T10:00:00Z")
+		}
+	}
+	return limit, before, nil
+}
+
+type monitorsPage struct {
+	Monitors   []monitorView `json:"monitors"`
+	NextBefore *time.Time    `json:"next_before"`
+}
+
+func (s *Server) listMonitors(_ http.ResponseWriter, r *http.Request, p *model.Principal) (any, error) {
+	limit, before, err := page(r)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := s.store.Monitors(r.Context(), p.WorkspaceID, before, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := monitorsPage{Monitors: make([]monitorView, len(ms))}
+	for i, m := range ms {
+		out.Monitors[i] = viewOf(m)
+	}
+	if len(ms) == limit {
+		out.NextBefore = &ms[len(ms)-1].CreatedAt
+	}
+	return out, nil
+}
+
+type runsPage struct {
+	Runs       []*model.Run `json:"runs"`
+	NextBefore *time.Time   `json:"next_before"`
+}
+
+func (s *Server) monitorRuns(_ http.ResponseWriter, r *http.Request, p *model.Principal) (any, error) {
+	limit, before, err := page(r)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.monitors.Get(r.Context(), p, r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	runs, err := s.store.Runs(r.Context(), m.ID, before, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := runsPage{Runs: runs}
+	if out.Runs == nil {
+		out.Runs = []*model.Run{}
+	}
+	if len(runs) == limit {
+		out.NextBefore = &runs[len(runs)-1].StartedAt
+	}
+	return out, nil
+}
+
+func (s *Server) monitorRun(_ http.ResponseWriter, r *http.Request, p *model.Principal) (any, error) {
+	m, err := s.monitors.Get(r.Context(), p, r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	return s.store.Run(r.Context(), m.ID, r.PathValue("run_id"))
+}

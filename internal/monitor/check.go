@@ -1,0 +1,514 @@
+package monitor
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/riverqueue/river"
+	xhtml "golang.org/x/net/html"
+
+	"webacq/internal/billing"
+	"webacq/internal/content"
+	"webacq/internal/fetch"
+	"webacq/internal/jobs"
+	"webacq/internal/model"
+	"webacq/internal/monitor/detect"
+	"webacq/internal/store"
+)
+
+// DocumentLimit is the spec's 25 MB document passthrough (section 8).
+const DocumentLimit = 25 << 20
+
+// maxDocProbes bounds how many linked documents a changed run sizes up.
+const maxDocProbes = 5
+
+// RunEndpoint names monitor runs in the usage and activity logs.
+const RunEndpoint = "/api/v1/monitor/run"
+
+// AddWorkers registers the check worker.
+func (s *Service) AddWorkers(w *river.Workers) { river.AddWorker(w, &checkWorker{s: s}) }
+
+type checkWorker struct {
+	river.WorkerDefaults[CheckArgs]
+	s *Service
+}
+
+// Timeout bounds a check: its fetch, the browser tier, conversion and the
+// write.
+func (w *checkWorker) Timeout(*river.Job[CheckArgs]) time.Duration {
+	return 2*w.s.timeout() + 30*time.Second
+}
+
+func (w *checkWorker) Work(ctx context.Context, job *river.Job[CheckArgs]) error {
+	return w.s.check(ctx, job)
+}
+
+func (s *Service) timeout() time.Duration {
+	if s.Timeout > 0 {
+		return s.Timeout
+	}
+	return 60 * time.Second
+}
+
+// observation is what a check saw, before it is recorded.
+type observation struct {
+	run *model.Run
+	// cost is what the check drew on (fetch tiers; extraction later).
+	cost int64
+	// state, when set, is the monitor's new anchor and snapshot; nil keeps
+	// them (unchanged, failures).
+	anchor   json.RawMessage
+	snapshot *string
+	reanchor bool // the next run anchors afresh
+	// validators of the conditional GET, and the raw body's hash.
+	etag, lastModified, bodyHash string
+	keepValidators               bool
+	title                        string
+	url                          string
+}
+
+// check runs one due check of a monitor and records it with its bill and
+// the next check in one transaction, which also completes the job: a worker
+// that dies before the commit leaves nothing, one that dies after leaves
+// the whole run, never half or two of it.
+func (s *Service) check(ctx context.Context, job *river.Job[CheckArgs]) error {
+	due := job.Args.DueAt.UTC()
+	m, err := s.Store.MonitorByID(ctx, job.Args.MonitorID)
+	if model.ErrorCode(err) == model.CodeNotFound {
+		return nil // deleted since
+	}
+	if err != nil {
+		return err
+	}
+	if m.JobID != job.ID {
+		return nil // superseded: paused, resumed or checked now since it was queued
+	}
+	release, ok := s.hosts.acquire(ctx, m.Host, s.perHost(), 10*time.Second)
+	if !ok {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return river.JobSnooze(time.Second + time.Duration(job.ID%4)*time.Second)
+	}
+	obs := s.observe(ctx, m, due)
+	release()
+	return s.record(ctx, job, obs)
+}
+
+func (s *Service) perHost() int {
+	if s.PerHost > 0 {
+		return s.PerHost
+	}
+	return 4
+}
+
+// channelOf names the channel a monitor's page check serves.
+func channelOf(m *model.Monitor) string {
+	for _, c := range m.Channels {
+		if c == model.ChannelDirectPDF {
+			return c
+		}
+	}
+	return model.ChannelIRPage
+}
+
+// observe fetches the monitor's URL and decides the outcome.
+func (s *Service) observe(ctx context.Context, m *model.Monitor, due time.Time) *observation {
+	now := s.now()
+	run := &model.Run{ID: uuid.NewString(), MonitorID: m.ID, WorkspaceID: m.WorkspaceID, DueAt: due, StartedAt: now,
+		Channel: channelOf(m), Tier: model.TierNone, TopScore: m.TopScore, ContentHash: lastHash(m)}
+	o := &observation{run: run, keepValidators: true, url: m.URL}
+	defer func() { run.FinishedAt = s.now() }()
+	fail := func(outcome, msg string) *observation {
+		run.Outcome, run.Error = outcome, msg
+		return o
+	}
+
+	if bal, err := s.Store.Balance(ctx, m.WorkspaceID); err != nil {
+		return fail(model.OutcomeError, "database error: "+model.ErrorMessage(err))
+	} else if bal < billing.FetchHTTP {
+		return fail(model.OutcomeError, model.CodeCreditsExhausted)
+	}
+	anchoring := !m.AnchorSet() || m.Reanchor
+	req := fetch.Request{URL: m.URL, Timeout: s.timeout()}
+	if !anchoring {
+		req.IfNoneMatch, req.IfModifiedSince = m.ETag, m.LastModified
+	}
+	resp, err := s.HTTP.Get(ctx, req)
+	if err != nil {
+		var big *fetch.TooLargeError
+		if errors.As(err, &big) {
+			run.Tier, o.cost = model.TierHTTP, billing.FetchHTTP
+			run.SizeBytes, run.PDFLinks = big.Size, []string{m.URL}
+			return fail(model.OutcomePayloadTooLarge,
+				fmt.Sprintf("the document is larger than the %d MB passthrough limit", DocumentLimit>>20))
+		}
+		return fail(model.OutcomeError, model.ErrorCode(err)+": "+model.ErrorMessage(err))
+	}
+	run.Tier, run.StatusCode, o.cost = model.TierHTTP, resp.StatusCode, billing.FetchHTTP
+	if resp.NotModified {
+		run.Outcome = model.OutcomeUnchanged
+		return o
+	}
+	if blocked(resp) && s.Browser != nil {
+		br, err := s.Browser.Render(ctx, fetch.BrowserRequest{URL: m.URL, AcceptSelectors: m.AcceptSelectors,
+			Timeout: s.timeout()})
+		if err == nil {
+			resp = br
+			run.Tier, run.StatusCode, o.cost = model.TierBrowser, br.StatusCode, billing.FetchBrowser
+		}
+	}
+	if blocked(resp) {
+		return fail(model.OutcomeBlocked, fmt.Sprintf("the site refused the check (HTTP %d, %s) on every tier tried",
+			resp.StatusCode, content.Classify(resp.StatusCode, resp.Body, nil)))
+	}
+	if resp.StatusCode >= 400 {
+		return fail(model.OutcomeError, fmt.Sprintf("the site answered HTTP %d", resp.StatusCode))
+	}
+	run.SizeBytes = int64(len(resp.Body))
+	o.keepValidators = false
+	o.etag, o.lastModified = resp.ETag, resp.LastModified
+	sum := sha256.Sum256(resp.Body)
+	o.bodyHash = hex.EncodeToString(sum[:])
+	if !anchoring && o.bodyHash == m.BodyHash {
+		run.Outcome = model.OutcomeUnchanged
+		return o
+	}
+	doc, title, err := parse(ctx, resp)
+	if err != nil {
+		return fail(model.OutcomeError, "the page could not be read: "+model.ErrorMessage(err))
+	}
+	o.title = title
+	page := resp.FinalURL
+	if anchoring {
+		region, err := detect.Anchor(doc, page, m.DiscoveryKeywords)
+		if errors.Is(err, detect.ErrKeywordsNotFound) {
+			return fail(model.OutcomeError, "none of the discovery keywords ("+strings.Join(m.DiscoveryKeywords, ", ")+
+				") appears on the page")
+		}
+		if err != nil {
+			return fail(model.OutcomeError, "the page has no content to watch: "+err.Error())
+		}
+		s.keep(o, region)
+		run.Outcome, run.TopScore = model.OutcomeAnchored, 100
+		run.PDFLinks = detect.DocumentLinks(region.Fingerprint)
+		run.Snapshot = o.snapshot
+		run.ContentPreview = preview(region.Markdown)
+		return o
+	}
+	var prev detect.Fingerprint
+	if err := json.Unmarshal(m.Anchor, &prev); err != nil {
+		o.reanchor = true
+		return fail(model.OutcomeError, "the stored anchor is unreadable; the next check anchors afresh")
+	}
+	region, err := detect.Relocate(doc, page, &prev)
+	if err != nil || region == nil {
+		o.reanchor = true
+		run.TopScore = 0
+		return fail(model.OutcomeRelocationFailed, "the watched region is gone from the page; the next check anchors afresh")
+	}
+	run.TopScore = region.Score
+	if region.Score < detect.RelocateThreshold {
+		o.reanchor = true
+		run.Snapshot = &region.Markdown
+		return fail(model.OutcomeRelocationFailed, fmt.Sprintf(
+			"the watched region was not found (best candidate scored %.0f of 100, threshold %.0f); the next check anchors afresh",
+			region.Score, detect.RelocateThreshold))
+	}
+	change := detect.Compare(&prev, region.Fingerprint, m.DiscoveryKeywords)
+	s.keep(o, region)
+	switch {
+	case !change.Changed:
+		run.Outcome = model.OutcomeUnchanged
+		run.Snapshot = nil
+	case !change.Material:
+		run.Outcome, run.Suppressed = model.OutcomeUnchanged, true
+		d := detect.Diff(m.Snapshot, region.Markdown)
+		run.Diff = &d
+	default:
+		run.Outcome = model.OutcomeChanged
+		run.ChangeSignal = toSignals(change.Signals)
+		run.PDFLinks = change.PDFLinks
+		run.ContentPreview = change.Preview
+		d := detect.Diff(m.Snapshot, region.Markdown)
+		run.Diff = &d
+		s.sizeDocuments(ctx, run)
+	}
+	return o
+}
+
+// keep makes region the monitor's new anchor and snapshot.
+func (s *Service) keep(o *observation, region *detect.Region) {
+	b, err := json.Marshal(region.Fingerprint)
+	if err != nil {
+		return
+	}
+	o.anchor = b
+	md := region.Markdown
+	o.snapshot = &md
+	o.run.Snapshot = &md
+	o.run.ContentHash = region.Fingerprint.Hash
+}
+
+// sizeDocuments turns a change into payload_too_large when a document it
+// links is over the passthrough limit, sized from its headers alone.
+func (s *Service) sizeDocuments(ctx context.Context, run *model.Run) {
+	for i, link := range run.PDFLinks {
+		if i == maxDocProbes {
+			break
+		}
+		size, err := s.HTTP.Size(ctx, link)
+		if err == nil && size > DocumentLimit {
+			run.Outcome, run.SizeBytes = model.OutcomePayloadTooLarge, size
+			run.Error = fmt.Sprintf("%s is larger than the %d MB passthrough limit", link, DocumentLimit>>20)
+			return
+		}
+	}
+}
+
+func lastHash(m *model.Monitor) string {
+	var f struct {
+		Hash string `json:"hash"`
+	}
+	if len(m.Anchor) > 0 && json.Unmarshal(m.Anchor, &f) == nil {
+		return f.Hash
+	}
+	return ""
+}
+
+// blocked reports a bot wall or a refusal.
+func blocked(r *fetch.Response) bool {
+	switch r.StatusCode {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		return true
+	}
+	if r.Kind != fetch.KindHTML {
+		return false
+	}
+	switch content.Classify(r.StatusCode, r.Body, nil) {
+	case content.VerdictBlocked, content.VerdictCaptcha:
+		return true
+	}
+	return false
+}
+
+// maxParseBytes bounds what a check parses (the fetch already caps bodies).
+const maxParseBytes = DocumentLimit
+
+// parse makes a tree of the page: HTML as is; PDF and text as one
+// paragraph per line, so that the same detection serves documents.
+func parse(ctx context.Context, r *fetch.Response) (*xhtml.Node, string, error) {
+	body := r.Body
+	if len(body) > maxParseBytes {
+		return nil, "", fmt.Errorf("page over %d MB", maxParseBytes>>20)
+	}
+	switch r.Kind {
+	case fetch.KindHTML, fetch.KindXML:
+		doc, err := xhtml.Parse(bytes.NewReader(body))
+		if err != nil {
+			return nil, "", err
+		}
+		return doc, "", nil
+	case fetch.KindPDF:
+		d, err := content.PDF(ctx, body)
+		if err != nil {
+			return nil, "", err
+		}
+		return linesDoc(d.Text), d.Metadata.Title, nil
+	}
+	return linesDoc(string(body)), "", nil
+}
+
+// linesDoc builds <html><body><main><p>line</p>…</main></body></html>.
+func linesDoc(text string) *xhtml.Node {
+	var b strings.Builder
+	b.WriteString("<html><body><main>")
+	for line := range strings.SplitSeq(text, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			b.WriteString("<p>" + html.EscapeString(line) + "</p>")
+		}
+	}
+	b.WriteString("</main></body></html>")
+	doc, _ := xhtml.Parse(strings.NewReader(b.String()))
+	return doc
+}
+
+func preview(md string) string {
+	const n = 500
+	md = strings.TrimSpace(md)
+	if len(md) <= n {
+		return md
+	}
+	cut := n
+	for cut > 0 && !utf8Start(md[cut]) {
+		cut--
+	}
+	return md[:cut] + "…"
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+func toSignals(in []detect.Signal) []model.Signal {
+	out := make([]model.Signal, len(in))
+	for i, s := range in {
+		out[i] = model.Signal{Field: s.Field, From: s.From, To: s.To, Ratio: s.Ratio}
+	}
+	return out
+}
+
+// record writes the observation, its bill, the monitor's new state and its
+// next check, and completes the job, in one transaction.
+func (s *Service) record(ctx context.Context, job *river.Job[CheckArgs], o *observation) error {
+	run := o.run
+	var indexed bool
+	err := s.Store.InTx(ctx, func(tx store.Tx) error {
+		m, err := s.Store.MonitorTx(ctx, tx, job.Args.MonitorID)
+		if model.ErrorCode(err) == model.CodeNotFound {
+			return jobs.CompleteTx(ctx, tx, job) // deleted while it ran
+		}
+		if err != nil {
+			return err
+		}
+		if done, err := s.Store.RunDone(ctx, tx, m.ID, run.DueAt); err != nil {
+			return err
+		} else if done {
+			return jobs.CompleteTx(ctx, tx, job)
+		}
+		paid, err := s.Store.DrawCredits(ctx, tx, m.WorkspaceID, o.cost)
+		if err != nil {
+			return err
+		}
+		if !paid {
+			*run = model.Run{ID: run.ID, MonitorID: run.MonitorID, WorkspaceID: run.WorkspaceID, DueAt: run.DueAt,
+				StartedAt: run.StartedAt, FinishedAt: run.FinishedAt, Channel: run.Channel, Tier: run.Tier,
+				StatusCode: run.StatusCode, TopScore: m.TopScore, ContentHash: run.ContentHash,
+				Outcome: model.OutcomeError, Error: model.CodeCreditsExhausted}
+			o.anchor, o.snapshot, o.keepValidators, o.reanchor = nil, nil, true, m.Reanchor
+		} else {
+			run.Credits = o.cost
+		}
+		if err := s.Store.InsertRun(ctx, tx, run); err != nil {
+			return err
+		}
+		s.apply(m, o)
+		if err := s.logRun(ctx, tx, m, run); err != nil {
+			return err
+		}
+		if err := jobs.CompleteTx(ctx, tx, job); err != nil {
+			return err
+		}
+		indexed = paid && run.Snapshot != nil && (run.Outcome == model.OutcomeAnchored || run.Outcome == model.OutcomeChanged)
+		if m.JobID != job.ID {
+			return s.Store.UpdateMonitor(ctx, tx, m) // superseded while it ran: the newer job stands
+		}
+		if m.Status == model.MonitorPaused {
+			m.JobID = 0
+			return s.Store.UpdateMonitor(ctx, tx, m)
+		}
+		return s.schedule(ctx, tx, m, nextDue(m, run.DueAt, s.now()))
+	})
+	if err != nil {
+		return err
+	}
+	if indexed && s.Index != nil {
+		s.Index(ctx, run.WorkspaceID, o.url, o.title, *run.Snapshot)
+	}
+	return nil
+}
+
+// apply moves the monitor's state past a recorded run (DECISIONS.md,
+// Monitors: five errors in a row make it `error`; any other outcome makes
+// it `active` again).
+func (s *Service) apply(m *model.Monitor, o *observation) {
+	run := o.run
+	finished := run.FinishedAt
+	m.LastChecked, m.LastOutcome, m.TopScore = &finished, run.Outcome, run.TopScore
+	if run.Outcome == model.OutcomeChanged || run.Outcome == model.OutcomePayloadTooLarge {
+		m.LastChanged = &finished
+	}
+	if run.Outcome == model.OutcomeError {
+		m.ConsecutiveErrors++
+		if m.ConsecutiveErrors >= errorsToFail && m.Status == model.MonitorActive {
+			m.Status = model.MonitorError
+		}
+	} else {
+		m.ConsecutiveErrors = 0
+		if m.Status == model.MonitorError {
+			m.Status = model.MonitorActive
+		}
+	}
+	if o.anchor != nil {
+		m.Anchor = o.anchor
+		m.Reanchor = false
+	}
+	if o.snapshot != nil {
+		m.Snapshot = *o.snapshot
+	}
+	if o.reanchor {
+		m.Reanchor = true
+	}
+	if !o.keepValidators {
+		m.ETag, m.LastModified, m.BodyHash = o.etag, o.lastModified, o.bodyHash
+	}
+	if m.Reanchor {
+		m.BodyHash = ""
+	}
+}
+
+// errorsToFail is how many error outcomes in a row turn a monitor to error.
+const errorsToFail = 5
+
+func (s *Service) logRun(ctx context.Context, tx store.Tx, m *model.Monitor, run *model.Run) error {
+	status := http.StatusOK
+	code := ""
+	if run.Error == model.CodeCreditsExhausted {
+		status, code = http.StatusPaymentRequired, model.CodeCreditsExhausted
+	}
+	now := run.FinishedAt
+	u := &model.Usage{WorkspaceID: m.WorkspaceID, Endpoint: RunEndpoint, Credits: run.Credits, Tier: run.Tier,
+		Status: status, DurationMS: run.FinishedAt.Sub(run.StartedAt).Milliseconds(), RequestID: run.ID, CreatedAt: now}
+	a := &model.Activity{WorkspaceID: m.WorkspaceID, Endpoint: RunEndpoint, Via: "monitor", Method: "RUN",
+		Target: m.ID, Status: status, ErrorCode: code, Credits: run.Credits, RequestID: run.ID, CreatedAt: now}
+	return s.Store.LogTx(ctx, tx, u, a)
+}
+
+// hostLimiter bounds this node's concurrent checks per host.
+type hostLimiter struct {
+	mu    sync.Mutex
+	slots map[string]chan struct{}
+}
+
+// acquire takes a slot of host, waiting at most wait.
+func (h *hostLimiter) acquire(ctx context.Context, host string, n int, wait time.Duration) (func(), bool) {
+	h.mu.Lock()
+	if h.slots == nil {
+		h.slots = map[string]chan struct{}{}
+	}
+	c, ok := h.slots[host]
+	if !ok {
+		c = make(chan struct{}, n)
+		h.slots[host] = c
+	}
+	h.mu.Unlock()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case c <- struct{}{}:
+		return func() { <-c }, true
+	case <-t.C:
+		return nil, false
+	case <-ctx.Done():
+		return nil, false
+	}
+}

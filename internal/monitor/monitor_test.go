@@ -1,0 +1,457 @@
+package monitor_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"webacq/internal/fetch"
+	"webacq/internal/jobs"
+	"webacq/internal/model"
+	"webacq/internal/monitor"
+	"webacq/internal/monitor/detect"
+	"webacq/internal/store"
+	"webacq/internal/store/storetest"
+)
+
+// site is a real local web site whose pages a test rewrites between checks.
+type site struct {
+	mu    sync.Mutex
+	pages map[string]string
+	sizes map[string]int64 // declared Content-Length of big documents
+	hits  map[string]int
+	srv   *httptest.Server
+}
+
+func newSite(t *testing.T) *site {
+	s := &site{pages: map[string]string{}, sizes: map[string]int64{}, hits: map[string]int{}}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func (s *site) set(path, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pages[path] = body
+}
+
+func (s *site) url(path string) string { return s.srv.URL + path }
+
+func (s *site) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	body, ok := s.pages[r.URL.Path]
+	size, big := s.sizes[r.URL.Path]
+	s.hits[r.URL.Path]++
+	s.mu.Unlock()
+	if big {
+		// A document too large to pass: its length is declared, and the
+		// test fails if anyone reads more than a little of it.
+		w.Header().Set("Content-Type", "application/pdf")
+		w.Header().Set("Content-Length", fmt.Sprint(size))
+		if r.Method == http.MethodHead {
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+		chunk := make([]byte, 64<<10)
+		for written := int64(0); written < size; written += int64(len(chunk)) {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+		return
+	}
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	sum := sha256.Sum256([]byte(body))
+	etag := `"` + hex.EncodeToString(sum[:8]) + `"`
+	w.Header().Set("ETag", etag)
+	if r.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	if strings.HasPrefix(body, "%PDF") {
+		w.Header().Set("Content-Type", "application/pdf")
+	} else {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	}
+	if strings.Contains(body, "cf-challenge") {
+		w.WriteHeader(http.StatusForbidden)
+	}
+	fmt.Fprint(w, body)
+}
+
+type env struct {
+	st  *store.Store
+	svc *monitor.Service
+	p   *model.Principal
+	ws  *model.Workspace
+}
+
+func newEnv(t *testing.T, dialect string) *env {
+	t.Helper()
+	ctx := context.Background()
+	st := storetest.Open(t, dialect)
+	if err := jobs.Migrate(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := st.CreateWorkspace(ctx, "acme", 1000, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := &monitor.Service{Store: st, HTTP: fetch.New(fetch.Config{AllowPrivate: true, Timeout: 10 * time.Second}),
+		Timeout: 10 * time.Second}
+	w := river.NewWorkers()
+	svc.AddWorkers(w)
+	q, err := jobs.New(st, w, jobs.Config{Workers: 4, RescueAfter: time.Minute, PollInterval: 20 * time.Millisecond,
+		JobTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Queue = q
+	if err := q.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		q.Stop(sctx)
+	})
+	return &env{st: st, svc: svc, ws: ws, p: &model.Principal{WorkspaceID: ws.ID, Monitoring: true}}
+}
+
+// runs waits until the monitor has n runs and returns them, newest first.
+func (e *env) runs(t *testing.T, id string, n int) []*model.Run {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		rs, err := e.st.Runs(context.Background(), id, time.Time{}, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rs) >= n {
+			return rs
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("monitor %s: %d runs after 20 s, want %d", id, len(rs), n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// check runs a check now and returns its run.
+func (e *env) check(t *testing.T, id string) *model.Run {
+	t.Helper()
+	before := len(e.runs(t, id, 0))
+	if _, err := e.svc.CheckNow(context.Background(), e.p, id); err != nil {
+		t.Fatal(err)
+	}
+	rs := e.runs(t, id, before+1)
+	return rs[0]
+}
+
+func (e *env) register(t *testing.T, req monitor.RegisterRequest) string {
+	t.Helper()
+	m, err := e.svc.Register(context.Background(), e.p, req)
+	if err != nil {
+		t.Fatalf("register: %v", err)
+	}
+	return m.ID
+}
+
+const pressTemplate = `<!doctype html><html><head><title>Acme Investors</title></head><body>
+<nav class="top"><a href="/">Home</a> <a href="/about">About</a> <span>Updated %s</span></nav>
+%s
+<footer class="foot"><p>© 2026 Acme Corp · %s visitors</p><a href="/privacy">Privacy</a></footer>
+</body></html>`
+
+const releasesList = `<main><h1>Press releases</h1><ul class="releases">
+<li><a href="/pr/q1.html">Acme reports first quarter results</a> <span>May 1, 2026</span></li>
+<li><a href="/pr/q2.html">Acme reports second quarter results</a> <span>Aug 1, 2026</span></li>
+<li><a href="/pr/ceo.html">Acme names a new chief financial officer</a> <span>Sep 9, 2026</span></li>
+</ul></main>`
+
+func press(nav, body, foot string) string { return fmt.Sprintf(pressTemplate, nav, body, foot) }
+
+func TestMonitorLifecycle(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, dialect string) {
+		e := newEnv(t, dialect)
+		site := newSite(t)
+		site.set("/ir", press("Nov 1, 2026", releasesList, "1,204"))
+		id := e.register(t, monitor.RegisterRequest{URL: site.url("/ir"), DiscoveryKeywords: []string{"results"}})
+
+		first := e.runs(t, id, 1)[0]
+		if first.Outcome != model.OutcomeAnchored || first.TopScore != 100 || first.Credits != 1 {
+			t.Fatalf("first run = %s score %v credits %d (%s), want anchored 100 1", first.Outcome, first.TopScore, first.Credits, first.Error)
+		}
+
+		// Nothing changed: the server answers 304 and nothing is parsed.
+		r := e.check(t, id)
+		if r.Outcome != model.OutcomeUnchanged || r.StatusCode != http.StatusNotModified {
+			t.Errorf("unchanged page: %s status %d, want unchanged 304", r.Outcome, r.StatusCode)
+		}
+
+		// Navigation, footer counter and a date change: not material.
+		site.set("/ir", press("Nov 23, 2026", releasesList, "1,377"))
+		r = e.check(t, id)
+		if r.Outcome != model.OutcomeUnchanged {
+			t.Errorf("nav/footer/date change: %s %+v, want unchanged", r.Outcome, r.ChangeSignal)
+		}
+
+		// A new press release with the keyword and its PDF: changed.
+		added := strings.Replace(releasesList, `<ul class="releases">`, `<ul class="releases">
+<li><a href="/pr/q3.html">Acme reports third quarter results</a> <a href="/pr/q3.pdf">PDF</a> <span>Nov 20, 2026</span></li>`, 1)
+		site.set("/ir", press("Nov 23, 2026", added, "1,377"))
+		r = e.check(t, id)
+		if r.Outcome != model.OutcomeChanged {
+			t.Fatalf("new release: %s (%s), want changed", r.Outcome, r.Error)
+		}
+		if !signalMentions(r.ChangeSignal, "third quarter") {
+			t.Errorf("change_signal %+v does not show the new release", r.ChangeSignal)
+		}
+		if len(r.PDFLinks) != 1 || r.PDFLinks[0] != site.url("/pr/q3.pdf") {
+			t.Errorf("pdf_links = %v, want [%s]", r.PDFLinks, site.url("/pr/q3.pdf"))
+		}
+		full, err := e.st.Run(context.Background(), id, r.ID)
+		if err != nil || full.Snapshot == nil || !strings.Contains(*full.Snapshot, "third quarter") ||
+			full.Diff == nil || !strings.Contains(*full.Diff, "+") {
+			t.Errorf("run record lacks snapshot or diff: %+v", full)
+		}
+
+		// A cosmetic restructure: a wrapper, renamed classes, the region
+		// moved below an aside.
+		restructured := `<div class="page-wrap"><aside class="promo"><p>Join our investor day</p></aside><section class="content-v2">` +
+			strings.NewReplacer(`class="releases"`, `class="pr-list-2026"`, "<main>", "<div class=\"main-col\">", "</main>", "</div>").Replace(added) +
+			`</section></div>`
+		site.set("/ir", press("Nov 23, 2026", restructured, "1,377"))
+		r = e.check(t, id)
+		if r.Outcome != model.OutcomeUnchanged || r.TopScore < detect.RelocateThreshold {
+			t.Errorf("restructure: %s score %v (%s), want unchanged, relocated", r.Outcome, r.TopScore, r.Error)
+		}
+
+		// The region removed: relocation fails, loudly.
+		site.set("/ir", press("Nov 23, 2026", `<main><h1>We moved</h1><p>Our site is being rebuilt. Come back soon.</p></main>`, "1,377"))
+		r = e.check(t, id)
+		if r.Outcome != model.OutcomeRelocationFailed || r.TopScore >= detect.RelocateThreshold {
+			t.Errorf("region removed: %s score %v, want relocation_failed below %.0f", r.Outcome, r.TopScore, detect.RelocateThreshold)
+		}
+
+		m, err := e.st.Monitor(context.Background(), e.ws.ID, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.LastOutcome != model.OutcomeRelocationFailed || m.LastChanged == nil || m.Status != model.MonitorActive {
+			t.Errorf("monitor after runs: %+v", m)
+		}
+		balance, _ := e.st.Balance(context.Background(), e.ws.ID)
+		rs := e.runs(t, id, 0)
+		var spent int64
+		for _, r := range rs {
+			spent += r.Credits
+		}
+		if balance != 1000-spent || spent != int64(len(rs)) {
+			t.Errorf("balance %d after %d runs billed %d, want %d", balance, len(rs), spent, 1000-spent)
+		}
+	})
+}
+
+func signalMentions(ss []model.Signal, text string) bool {
+	for _, s := range ss {
+		if s.To != nil && strings.Contains(strings.ToLower(*s.To), text) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestKeywordsNowhereIsAnError(t *testing.T) {
+	e := newEnv(t, store.SQLite)
+	site := newSite(t)
+	site.set("/ir", press("Nov 1, 2026", releasesList, "1"))
+	id := e.register(t, monitor.RegisterRequest{URL: site.url("/ir"), DiscoveryKeywords: []string{"dividend"}})
+	r := e.runs(t, id, 1)[0]
+	if r.Outcome != model.OutcomeError || !strings.Contains(r.Error, "dividend") {
+		t.Fatalf("run = %s %q, want error naming the keyword", r.Outcome, r.Error)
+	}
+	if r.Credits != 1 {
+		t.Errorf("credits = %d: the fetch was made and is billed", r.Credits)
+	}
+}
+
+func TestLargeDocumentIsNotDownloaded(t *testing.T) {
+	e := newEnv(t, store.SQLite)
+	site := newSite(t)
+	site.mu.Lock()
+	site.sizes["/annual.pdf"] = 30 << 20
+	site.mu.Unlock()
+	id := e.register(t, monitor.RegisterRequest{URL: site.url("/annual.pdf"), Channels: []string{model.ChannelDirectPDF}})
+	r := e.runs(t, id, 1)[0]
+	if r.Outcome != model.OutcomePayloadTooLarge || r.SizeBytes != 30<<20 || len(r.PDFLinks) != 1 {
+		t.Fatalf("run = %s size %d links %v (%s), want payload_too_large 30 MB", r.Outcome, r.SizeBytes, r.PDFLinks, r.Error)
+	}
+	if r.Channel != model.ChannelDirectPDF {
+		t.Errorf("channel = %s", r.Channel)
+	}
+}
+
+func TestChallengePageIsBlocked(t *testing.T) {
+	e := newEnv(t, store.SQLite) // no browser tier in this test
+	site := newSite(t)
+	site.set("/ir", `<html><head><title>Just a moment...</title></head><body><div id="cf-challenge">Checking your browser</div></body></html>`)
+	id := e.register(t, monitor.RegisterRequest{URL: site.url("/ir")})
+	r := e.runs(t, id, 1)[0]
+	if r.Outcome != model.OutcomeBlocked || r.StatusCode != http.StatusForbidden {
+		t.Fatalf("run = %s status %d, want blocked 403", r.Outcome, r.StatusCode)
+	}
+}
+
+func TestRegistrationRules(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, dialect string) {
+		e := newEnv(t, dialect)
+		ctx := context.Background()
+		site := newSite(t)
+		site.set("/a", press("x", releasesList, "1"))
+		bad := []struct {
+			req   monitor.RegisterRequest
+			field string
+		}{
+			{monitor.RegisterRequest{}, "url"},
+			{monitor.RegisterRequest{URL: "ftp://example.com/"}, "url"},
+			{monitor.RegisterRequest{URL: site.url("/a"), Channels: []string{"rss"}}, "channels"},
+			{monitor.RegisterRequest{URL: site.url("/a"), Channels: []string{}}, "channels"},
+			{monitor.RegisterRequest{URL: site.url("/a"), CheckIntervalHours: ptr(0)}, "check_interval_hours"},
+			{monitor.RegisterRequest{URL: site.url("/a"), CheckIntervalHours: ptr(169)}, "check_interval_hours"},
+			{monitor.RegisterRequest{URL: site.url("/a"), DiscoveryKeywords: []string{" "}}, "discovery_keywords"},
+			{monitor.RegisterRequest{URL: site.url("/a"), AcceptSelectors: []string{"button[["}}, "accept_selectors"},
+			{monitor.RegisterRequest{URL: site.url("/a"), Label: ptr(strings.Repeat("x", 201))}, "label"},
+			{monitor.RegisterRequest{URL: site.url("/a"), Company: &model.Company{CIK: "12a"}}, "company.cik"},
+			{monitor.RegisterRequest{URL: site.url("/a"), Alerts: []byte(`{"email_to":"x"}`)}, "alerts"},
+		}
+		for _, c := range bad {
+			_, err := e.svc.Register(ctx, e.p, c.req)
+			if model.ErrorCode(err) != model.CodeBadRequest || !strings.Contains(model.ErrorMessage(err), c.field) {
+				t.Errorf("register %+v: %v, want bad_request naming %s", c.req, err, c.field)
+			}
+		}
+		// The SSRF guard: a private address is refused.
+		if _, err := e.svc.Register(ctx, e.p, monitor.RegisterRequest{URL: "http://10.1.2.3/ir"}); model.ErrorCode(err) != model.CodeForbiddenURL {
+			t.Errorf("private address: %v, want forbidden_url", err)
+		}
+		// Not entitled.
+		if _, err := e.svc.Register(ctx, &model.Principal{WorkspaceID: e.ws.ID}, monitor.RegisterRequest{URL: site.url("/a")}); model.ErrorCode(err) != model.CodeForbidden {
+			t.Errorf("workspace without monitoring: %v, want forbidden", err)
+		}
+
+		// 50 concurrent registrations of one URL: one monitor, 49 conflicts.
+		var wg sync.WaitGroup
+		codes := make(chan string, 50)
+		for range 50 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, err := e.svc.Register(ctx, e.p, monitor.RegisterRequest{URL: site.url("/a"), CheckIntervalHours: ptr(168)})
+				if err == nil {
+					codes <- ""
+					return
+				}
+				codes <- model.ErrorCode(err)
+			}()
+		}
+		wg.Wait()
+		close(codes)
+		count := map[string]int{}
+		for c := range codes {
+			count[c]++
+		}
+		if count[""] != 1 || count[model.CodeConflict] != 49 {
+			t.Errorf("50 concurrent registrations: %v, want 1 success and 49 conflict", count)
+		}
+		ms, err := e.st.Monitors(ctx, e.ws.ID, time.Time{}, 100)
+		if err != nil || len(ms) != 1 {
+			t.Fatalf("monitors = %d (%v), want 1", len(ms), err)
+		}
+
+		// Another workspace sees nothing.
+		other, _ := e.st.CreateWorkspace(ctx, "other", 10, true)
+		op := &model.Principal{WorkspaceID: other.ID, Monitoring: true}
+		if _, err := e.svc.Get(ctx, op, ms[0].ID); model.ErrorCode(err) != model.CodeNotFound {
+			t.Errorf("other workspace get: %v, want not_found", err)
+		}
+		if err := e.svc.Delete(ctx, op, ms[0].ID); model.ErrorCode(err) != model.CodeNotFound {
+			t.Errorf("other workspace delete: %v, want not_found", err)
+		}
+	})
+}
+
+func TestPauseResumeDelete(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, dialect string) {
+		e := newEnv(t, dialect)
+		ctx := context.Background()
+		site := newSite(t)
+		site.set("/a", press("x", releasesList, "1"))
+		id := e.register(t, monitor.RegisterRequest{URL: site.url("/a")})
+		e.runs(t, id, 1)
+		m, err := e.svc.Pause(ctx, e.p, id)
+		if err != nil || m.Status != model.MonitorPaused || m.JobID != 0 {
+			t.Fatalf("pause: %+v %v", m, err)
+		}
+		if n := queued(t, e.st, id); n != 0 {
+			t.Errorf("paused monitor has %d queued checks, want 0", n)
+		}
+		m, err = e.svc.Resume(ctx, e.p, id)
+		if err != nil || m.Status != model.MonitorActive {
+			t.Fatalf("resume: %+v %v", m, err)
+		}
+		e.runs(t, id, 2) // resume checks now
+		if n := queued(t, e.st, id); n != 1 {
+			t.Errorf("active monitor has %d queued checks, want exactly 1", n)
+		}
+		p, err := e.svc.Patch(ctx, e.p, id, monitor.PatchRequest{Label: ptr("Acme IR"), CheckIntervalHours: ptr(6),
+			DiscoveryKeywords: []string{"results"}})
+		if err != nil || p.Label != "Acme IR" || p.CheckIntervalHours != 6 || !p.Reanchor {
+			t.Fatalf("patch: %+v %v", p, err)
+		}
+		if _, err := e.svc.Patch(ctx, e.p, id, monitor.PatchRequest{URL: []byte(`"http://x/"`)}); model.ErrorCode(err) != model.CodeBadRequest {
+			t.Errorf("patch url: %v, want bad_request", err)
+		}
+		if r := e.check(t, id); r.Outcome != model.OutcomeAnchored {
+			t.Errorf("after new keywords: %s, want anchored afresh", r.Outcome)
+		}
+		if err := e.svc.Delete(ctx, e.p, id); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.svc.Get(ctx, e.p, id); model.ErrorCode(err) != model.CodeNotFound {
+			t.Errorf("deleted monitor: %v", err)
+		}
+		if n := queued(t, e.st, id); n != 0 {
+			t.Errorf("deleted monitor has %d queued checks", n)
+		}
+	})
+}
+
+// queued counts a monitor's checks waiting in River's table.
+func queued(t *testing.T, st *store.Store, id string) int {
+	t.Helper()
+	var n int
+	err := st.InTx(context.Background(), func(tx store.Tx) error {
+		return tx.QueryRow(context.Background(), `SELECT COUNT(*) FROM river_job WHERE kind = 'monitor_check'
+			AND state IN ('available', 'scheduled', 'retryable', 'running') AND CAST(args AS TEXT) LIKE '%' || $1 || '%'`, id).Scan(&n)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,304 @@
+// Package monitor watches URLs for material changes: registration and its
+// rules, the schedule (one River job per active monitor at its due time),
+// and the check that anchors, relocates and compares the watched region
+// (internal/monitor/detect) and records one run per due time.
+package monitor
+
+import (
+	"context"
+	"log/slog"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/riverqueue/river"
+
+	"webacq/internal/fetch"
+	"webacq/internal/jobs"
+	"webacq/internal/model"
+	"webacq/internal/store"
+)
+
+// Service is the monitors of every workspace. Safe for concurrent use.
+type Service struct {
+	Store   *store.Store
+	Queue   *jobs.Queue
+	HTTP    *fetch.Client
+	Browser *fetch.Browser // nil: no browser tier
+	Log     *slog.Logger
+	// Index keeps a changed run's text in the workspace's search index
+	// (nil: not kept).
+	Index func(ctx context.Context, workspaceID, url, title, markdown string)
+	// PerHost bounds this node's concurrent checks of one host.
+	PerHost int
+	// Timeout bounds one check's fetch.
+	Timeout time.Duration
+
+	hosts hostLimiter
+}
+
+// Now is the service's clock: the store's, which tests may replace.
+func (s *Service) now() time.Time { return s.Store.Now().UTC().Truncate(time.Millisecond) }
+
+// Register validates and stores a monitor and schedules its first check
+// now, in one transaction.
+func (s *Service) Register(ctx context.Context, p *model.Principal, req RegisterRequest) (*model.Monitor, error) {
+	if !p.Monitoring {
+		return nil, model.Errorf(model.CodeForbidden,
+			"monitoring is not enabled for this workspace; an operator enables it with `webacq workspace create NAME --monitoring`")
+	}
+	u, err := validateURL(req.URL)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.HTTP.CheckURL(u.String()); err != nil {
+		return nil, err
+	}
+	m := &model.Monitor{ID: uuid.NewString(), WorkspaceID: p.WorkspaceID, URL: u.String(), Host: strings.ToLower(u.Hostname()),
+		Status: model.MonitorActive}
+	if req.Label != nil {
+		if m.Label, err = validateLabel(*req.Label); err != nil {
+			return nil, err
+		}
+	}
+	if m.Channels, err = validateChannels(req.Channels); err != nil {
+		return nil, err
+	}
+	if m.CheckIntervalHours, err = validateInterval(req.CheckIntervalHours); err != nil {
+		return nil, err
+	}
+	if m.DiscoveryKeywords, err = validateKeywords(req.DiscoveryKeywords); err != nil {
+		return nil, err
+	}
+	if m.ExtractIntent, err = validateIntent(req.ExtractIntent); err != nil {
+		return nil, err
+	}
+	if m.AcceptSelectors, err = validateSelectors(req.AcceptSelectors); err != nil {
+		return nil, err
+	}
+	if m.Company, err = validateCompany(req.Company); err != nil {
+		return nil, err
+	}
+	if m.Alerts, err = validateAlerts(req.Alerts); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	m.CreatedAt, m.UpdatedAt, m.NextCheckAt = now, now, now
+	err = s.Store.InTx(ctx, func(tx store.Tx) error {
+		if err := s.Store.InsertMonitor(ctx, tx, m); err != nil {
+			return err
+		}
+		return s.schedule(ctx, tx, m, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// CheckArgs is the job of one monitor's check at one due time.
+type CheckArgs struct {
+	MonitorID string    `json:"monitor_id" river:"unique"`
+	DueAt     time.Time `json:"due_at" river:"unique"`
+}
+
+// Kind names the job.
+func (CheckArgs) Kind() string { return "monitor_check" }
+
+// InsertOpts puts checks on their own queue; a check of a monitor and due
+// time is queued once, whatever retries or races try.
+func (CheckArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: jobs.QueueMonitor, MaxAttempts: 5, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// schedule queues m's check at due in tx and records it as m's job.
+func (s *Service) schedule(ctx context.Context, tx store.Tx, m *model.Monitor, due time.Time) error {
+	due = due.UTC().Truncate(time.Millisecond)
+	// A job given a time is "scheduled" and waits for River's scheduler
+	// (seconds); one due now is available to workers at once.
+	opts := &river.InsertOpts{}
+	if due.After(s.now()) {
+		opts.ScheduledAt = due
+	}
+	id, err := s.Queue.InsertTx(ctx, tx, CheckArgs{MonitorID: m.ID, DueAt: due}, opts)
+	if err != nil {
+		return err
+	}
+	m.NextCheckAt, m.JobID = due, id
+	return s.Store.UpdateMonitor(ctx, tx, m)
+}
+
+// nextDue is when m is checked after a run due at due: its interval later
+// (four times that while it is in error), never in the past, spread by up
+// to 2 % of the interval (at most 5 minutes) so monitors registered
+// together drift apart instead of hitting their sites in step.
+func nextDue(m *model.Monitor, due, now time.Time) time.Time {
+	every := time.Duration(m.CheckIntervalHours) * time.Hour
+	if m.Status == model.MonitorError {
+		every *= 4
+	}
+	next := due.Add(every)
+	if next.Before(now) {
+		next = now.Add(every)
+	}
+	spread := min(every/50, 5*time.Minute)
+	return next.Add(time.Duration(rand.Int64N(int64(spread) + 1)))
+}
+
+// Get reads the caller's monitor.
+func (s *Service) Get(ctx context.Context, p *model.Principal, id string) (*model.Monitor, error) {
+	if _, err := uuid.Parse(id); err != nil {
+		return nil, model.Errorf(model.CodeNotFound, "monitor not found")
+	}
+	return s.Store.Monitor(ctx, p.WorkspaceID, id)
+}
+
+// change runs fn on the caller's monitor, locked, in one transaction.
+func (s *Service) change(ctx context.Context, p *model.Principal, id string, fn func(tx store.Tx, m *model.Monitor) error) (*model.Monitor, error) {
+	if _, err := uuid.Parse(id); err != nil {
+		return nil, model.Errorf(model.CodeNotFound, "monitor not found")
+	}
+	var out *model.Monitor
+	err := s.Store.InTx(ctx, func(tx store.Tx) error {
+		m, err := s.Store.MonitorTx(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if m.WorkspaceID != p.WorkspaceID {
+			return model.Errorf(model.CodeNotFound, "monitor not found")
+		}
+		if err := fn(tx, m); err != nil {
+			return err
+		}
+		out = m
+		return nil
+	})
+	return out, err
+}
+
+// Delete removes the monitor, its runs and its queued check.
+func (s *Service) Delete(ctx context.Context, p *model.Principal, id string) error {
+	_, err := s.change(ctx, p, id, func(tx store.Tx, m *model.Monitor) error {
+		if err := s.Queue.CancelTx(ctx, tx, m.JobID); err != nil {
+			return err
+		}
+		return s.Store.DeleteMonitor(ctx, tx, m.ID)
+	})
+	return err
+}
+
+// Pause stops the schedule: the queued check is cancelled.
+func (s *Service) Pause(ctx context.Context, p *model.Principal, id string) (*model.Monitor, error) {
+	return s.change(ctx, p, id, func(tx store.Tx, m *model.Monitor) error {
+		if m.Status == model.MonitorPaused {
+			return nil
+		}
+		if err := s.Queue.CancelTx(ctx, tx, m.JobID); err != nil {
+			return err
+		}
+		m.Status, m.JobID = model.MonitorPaused, 0
+		return s.Store.UpdateMonitor(ctx, tx, m)
+	})
+}
+
+// Resume makes a paused or failing monitor active and checks it now.
+func (s *Service) Resume(ctx context.Context, p *model.Principal, id string) (*model.Monitor, error) {
+	return s.change(ctx, p, id, func(tx store.Tx, m *model.Monitor) error {
+		if m.Status == model.MonitorActive {
+			return nil
+		}
+		if err := s.Queue.CancelTx(ctx, tx, m.JobID); err != nil {
+			return err
+		}
+		m.Status, m.ConsecutiveErrors = model.MonitorActive, 0
+		return s.schedule(ctx, tx, m, s.now())
+	})
+}
+
+// CheckNow replaces the queued check with one due now. A paused monitor
+// is checked once and stays paused.
+func (s *Service) CheckNow(ctx context.Context, p *model.Principal, id string) (*model.Monitor, error) {
+	return s.change(ctx, p, id, func(tx store.Tx, m *model.Monitor) error {
+		if err := s.Queue.CancelTx(ctx, tx, m.JobID); err != nil {
+			return err
+		}
+		return s.schedule(ctx, tx, m, s.now())
+	})
+}
+
+// Patch changes the mutable settings with the registration rules. New
+// keywords or channels re-anchor on the next run; a new interval moves the
+// next check.
+func (s *Service) Patch(ctx context.Context, p *model.Principal, id string, req PatchRequest) (*model.Monitor, error) {
+	if err := immutable("url", req.URL); err != nil {
+		return nil, err
+	}
+	if err := immutable("extract_intent", req.ExtractIntent); err != nil {
+		return nil, err
+	}
+	return s.change(ctx, p, id, func(tx store.Tx, m *model.Monitor) error {
+		var err error
+		if req.Label != nil {
+			if m.Label, err = validateLabel(*req.Label); err != nil {
+				return err
+			}
+		}
+		if req.Channels != nil {
+			cs, err := validateChannels(req.Channels)
+			if err != nil {
+				return err
+			}
+			if !sameStrings(cs, m.Channels) {
+				m.Channels, m.Reanchor = cs, true
+			}
+		}
+		if req.DiscoveryKeywords != nil {
+			ks, err := validateKeywords(req.DiscoveryKeywords)
+			if err != nil {
+				return err
+			}
+			if !sameStrings(ks, m.DiscoveryKeywords) {
+				m.DiscoveryKeywords, m.Reanchor = ks, true
+			}
+		}
+		if req.AcceptSelectors != nil {
+			if m.AcceptSelectors, err = validateSelectors(req.AcceptSelectors); err != nil {
+				return err
+			}
+		}
+		if len(req.Alerts) > 0 {
+			if m.Alerts, err = validateAlerts(req.Alerts); err != nil {
+				return err
+			}
+		}
+		reschedule := false
+		if req.CheckIntervalHours != nil {
+			h, err := validateInterval(req.CheckIntervalHours)
+			if err != nil {
+				return err
+			}
+			reschedule = h != m.CheckIntervalHours && m.Status != model.MonitorPaused && m.LastChecked != nil
+			m.CheckIntervalHours = h
+		}
+		if reschedule {
+			if err := s.Queue.CancelTx(ctx, tx, m.JobID); err != nil {
+				return err
+			}
+			return s.schedule(ctx, tx, m, nextDue(m, *m.LastChecked, s.now()))
+		}
+		return s.Store.UpdateMonitor(ctx, tx, m)
+	})
+}
+
+func sameStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
