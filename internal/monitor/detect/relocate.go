@@ -1,0 +1,279 @@
+package detect
+
+import (
+	"slices"
+	"strings"
+
+	"golang.org/x/net/html"
+)
+
+// RelocateThreshold is the relocation score under which the watched
+// region counts as lost: the run is relocation_failed.
+//
+// A score is 100 × (0.65 T + 0.20 L + 0.15 S), where T is the Dice
+// overlap of the text shingles of the old region and the candidate, L
+// the Dice overlap of their links and sources (T when neither has any),
+// and S the structural likeness (half path edit similarity, a quarter
+// same tag, a quarter class overlap). An unchanged or cosmetically
+// restructured region scores 85–100; a list that gained a third more
+// items about 80; a region whose text was half rewritten about 55;
+// a region removed or replaced by unrelated content at the same place
+// stays under 25, since only S can be high. 40 sits between: a region
+// must keep roughly a third of its text to be found.
+const RelocateThreshold = 40.0
+
+// Weights of the relocation score.
+const (
+	weightText      = 0.65
+	weightLinks     = 0.20
+	weightStructure = 0.15
+)
+
+// maxCandidates bounds the elements scored in full.
+const maxCandidates = 24
+
+// reference is the previous region in the form relocation compares to.
+type reference struct {
+	shingles  map[uint64]struct{}
+	nShingles int // sum over blocks of their distinct shingles
+	links     map[string]struct{}
+	nLinks    int // links and sources of the blocks
+	path      []string
+	tag       string
+	classes   []string
+}
+
+func newReference(f *Fingerprint) *reference {
+	r := &reference{
+		shingles: make(map[uint64]struct{}),
+		links:    make(map[string]struct{}),
+		path:     strings.Split(f.Path, ">"),
+		tag:      f.Tag,
+		classes:  f.Classes,
+	}
+	var sh shingler
+	for _, b := range f.Blocks {
+		for _, h := range sh.of(b.Text) {
+			r.shingles[h] = struct{}{}
+			r.nShingles++
+		}
+		for _, l := range []string{b.Href, b.Src} {
+			if l != "" {
+				r.links[normLink(l)] = struct{}{}
+				r.nLinks++
+			}
+		}
+	}
+	return r
+}
+
+// overlap holds prefix sums over the page's blocks: shingles, shingles
+// found in the reference, links, links found in the reference.
+type overlap struct {
+	sh, hit, link, linkHit []int32
+}
+
+func (p *page) overlap(ref *reference) *overlap {
+	n := len(p.blocks)
+	o := &overlap{
+		sh: make([]int32, n+1), hit: make([]int32, n+1),
+		link: make([]int32, n+1), linkHit: make([]int32, n+1),
+	}
+	var sh shingler
+	for i, b := range p.blocks {
+		var s, h, l, lh int32
+		for _, x := range sh.of(b.Text) {
+			s++
+			if _, ok := ref.shingles[x]; ok {
+				h++
+			}
+		}
+		for _, u := range []string{b.Href, b.Src} {
+			if u != "" {
+				l++
+				if _, ok := ref.links[normLink(u)]; ok {
+					lh++
+				}
+			}
+		}
+		o.sh[i+1], o.hit[i+1] = o.sh[i]+s, o.hit[i]+h
+		o.link[i+1], o.linkHit[i+1] = o.link[i]+l, o.linkHit[i]+lh
+	}
+	return o
+}
+
+// Relocate finds prev's region in doc: every element is ranked by the
+// text and link overlap of its blocks with prev's, the best
+// maxCandidates are scored in full (see RelocateThreshold) and the best
+// of those is returned with its score, low when the region is gone. The
+// new fingerprint keeps prev's keywords. doc is not modified.
+//
+// It returns ErrNoFingerprint without prev and ErrNoBody for a
+// document without body.
+func Relocate(doc *html.Node, pageURL string, prev *Fingerprint) (*Region, error) {
+	if prev == nil {
+		return nil, ErrNoFingerprint
+	}
+	p := readPage(doc, pageURL)
+	if p == nil {
+		return nil, ErrNoBody
+	}
+	ref := newReference(prev)
+	o := p.overlap(ref)
+	best, score := int32(0), -1.0
+	for _, e := range p.candidates(ref, o) {
+		s := p.score(e, ref, o)
+		if s > score || (s == score && p.elems[e].depth > p.elems[best].depth) {
+			best, score = e, s
+		}
+	}
+	return &Region{
+		Fingerprint: p.fingerprint(best, prev.Keywords),
+		Markdown:    p.markdown(best),
+		Score:       max(0, min(100, score)),
+		root:        p.elems[best].node,
+	}, nil
+}
+
+// candidates returns the elements worth a full score: the best ranked
+// by overlap (computed in O(1) per element from the prefix sums), or,
+// when no element shares anything with the reference, elements of the
+// reference's tag and body.
+func (p *page) candidates(ref *reference, o *overlap) []int32 {
+	type cand struct {
+		e     int32
+		score float64
+	}
+	var top []cand
+	for i := range p.elems {
+		el := &p.elems[i]
+		if el.start == el.end {
+			continue
+		}
+		t := dice(int(o.hit[el.end]-o.hit[el.start]), int(o.sh[el.end]-o.sh[el.start]), ref.nShingles)
+		l := dice(int(o.linkHit[el.end]-o.linkHit[el.start]), int(o.link[el.end]-o.link[el.start]), ref.nLinks)
+		s := 0.75*t + 0.25*l
+		if s == 0 {
+			continue
+		}
+		if el.node.Data == ref.tag {
+			s += 0.01
+		}
+		if len(top) == maxCandidates && s <= top[len(top)-1].score {
+			continue
+		}
+		k, _ := slices.BinarySearchFunc(top, s, func(c cand, s float64) int {
+			if c.score > s {
+				return -1
+			}
+			return 1
+		})
+		top = slices.Insert(top, k, cand{int32(i), s})
+		if len(top) > maxCandidates {
+			top = top[:maxCandidates]
+		}
+	}
+	out := make([]int32, 0, maxCandidates+1)
+	for _, c := range top {
+		out = append(out, c.e)
+	}
+	if len(out) == 0 {
+		for i := range p.elems {
+			if p.elems[i].node.Data == ref.tag {
+				out = append(out, int32(i))
+				if len(out) == maxCandidates {
+					break
+				}
+			}
+		}
+	}
+	return append(out, 0)
+}
+
+// score is the full relocation score of element e, over the blocks its
+// fingerprint would hold.
+func (p *page) score(e int32, ref *reference, o *overlap) float64 {
+	el := p.elems[e]
+	var tc, th, lc, lh, n, text int
+	for i := el.start; i < el.end; i++ {
+		b := &p.blocks[i]
+		if b.bp > el.depth {
+			continue
+		}
+		if n == maxBlocks || text+len(b.Text) > maxText {
+			break
+		}
+		n++
+		text += len(b.Text)
+		tc += int(o.sh[i+1] - o.sh[i])
+		th += int(o.hit[i+1] - o.hit[i])
+		lc += int(o.link[i+1] - o.link[i])
+		lh += int(o.linkHit[i+1] - o.linkHit[i])
+	}
+	t := dice(th, tc, ref.nShingles)
+	l := dice(lh, lc, ref.nLinks)
+	switch {
+	case ref.nShingles == 0 && tc == 0:
+		t = l
+	case ref.nLinks == 0 && lc == 0:
+		l = t
+	}
+	s := structure(el.node, ref)
+	return 100 * (weightText*t + weightLinks*l + weightStructure*s)
+}
+
+// dice is the Dice coefficient of two collections of sizes a and b
+// sharing hits elements.
+func dice(hits, a, b int) float64 {
+	if a+b == 0 {
+		return 0
+	}
+	return 2 * float64(min(hits, a, b)) / float64(a+b)
+}
+
+// structure is the structural likeness of n to the reference: half the
+// edit similarity of their paths, a quarter for the same tag, a quarter
+// the overlap of their classes.
+func structure(n *html.Node, ref *reference) float64 {
+	path := strings.Split(pathOf(n), ">")
+	s := 0.5 * (1 - float64(editDistance(path, ref.path))/float64(max(len(path), len(ref.path), 1)))
+	if n.Data == ref.tag {
+		s += 0.25
+	}
+	return s + 0.25*jaccard(classesOf(n), ref.classes)
+}
+
+// editDistance is the Levenshtein distance of two tag sequences.
+func editDistance(a, b []string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// jaccard is the Jaccard index of two small sets; 1 when both are empty.
+func jaccard(a, b []string) float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return 1
+	}
+	inter := 0
+	for _, x := range a {
+		if slices.Contains(b, x) {
+			inter++
+		}
+	}
+	return float64(inter) / float64(len(a)+len(b)-inter)
+}
