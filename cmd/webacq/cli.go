@@ -286,7 +286,7 @@ func (m *Main) serve(ctx context.Context) error {
 	}
 	svc := billed.New(biller, prims)
 	api := httpapi.New(m.cfg, m.store, biller, svc, m.log)
-	queue, monitors, err := m.background(prims, m.cfg.JobWorkers)
+	queue, monitors, hk, err := m.background(prims, m.cfg.JobWorkers)
 	if err != nil {
 		return err
 	}
@@ -317,6 +317,7 @@ func (m *Main) serve(ctx context.Context) error {
 		return err
 	}
 	defer m.stopQueue(queue)
+	go hk.ExpireHolds(bg, queue)
 
 	if m.cfg.DebugAddr != "" {
 		go m.debugServer(bg)
@@ -392,7 +393,7 @@ func (m *Main) primitives(pages *store.Store) (*primitive.Service, error) {
 // background builds the job queue with every worker of the service (monitor
 // checks and housekeeping) and the monitor service that queues checks;
 // workers 0 makes an insert-only queue (an API-only node).
-func (m *Main) background(prims *primitive.Service, workers int) (*jobs.Queue, *monitor.Service, error) {
+func (m *Main) background(prims *primitive.Service, workers int) (*jobs.Queue, *monitor.Service, *jobs.Housekeeping, error) {
 	w := river.NewWorkers()
 	hk := &jobs.Housekeeping{Store: m.store, Log: m.log, ExpireEvery: billing.ExpireEvery(m.reservationTTL()),
 		PageRetention: m.cfg.PageRetention, SnapshotRetention: m.cfg.SnapshotRetention}
@@ -403,10 +404,10 @@ func (m *Main) background(prims *primitive.Service, workers int) (*jobs.Queue, *
 	q, err := jobs.New(m.store, w, jobs.Config{Workers: workers, RescueAfter: m.cfg.JobRescueAfter,
 		PollInterval: m.cfg.JobPollInterval, JobTimeout: 5 * time.Minute, Periodic: periodic, Log: m.log})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	mon.Queue = q
-	return q, mon, nil
+	return q, mon, hk, nil
 }
 
 // indexRun keeps a monitor run's region in the workspace's search index.
@@ -455,13 +456,14 @@ func (m *Main) worker(ctx context.Context) error {
 	if prims.Browser != nil {
 		defer prims.Browser.Close()
 	}
-	queue, _, err := m.background(prims, max(m.cfg.JobWorkers, 1))
+	queue, _, hk, err := m.background(prims, max(m.cfg.JobWorkers, 1))
 	if err != nil {
 		return err
 	}
 	if err := queue.Start(ctx); err != nil {
 		return err
 	}
+	go hk.ExpireHolds(ctx, queue)
 	m.log.Info("worker started", "database", m.store.Dialect())
 	<-ctx.Done()
 	m.stopQueue(queue)

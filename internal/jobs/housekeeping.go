@@ -33,21 +33,41 @@ type Housekeeping struct {
 	PageRetention, SnapshotRetention time.Duration
 }
 
+// uniqueQueued lets one housekeeping job of a kind wait or run at a time.
+var uniqueQueued = &river.InsertOpts{Queue: QueueMaintenance, UniqueOpts: river.UniqueOpts{ByArgs: true,
+	ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+		rivertype.JobStateRetryable, rivertype.JobStateScheduled}}}
+
 // Register adds the housekeeping workers and returns the periodic jobs that
-// queue them; whichever node leads queues them, any node works them.
+// queue pruning (whichever node leads queues them, any node works them).
+// Refunding abandoned credit holds is queued by every node instead
+// (ExpireHolds): a leader that died keeps its lease for 15 s, and a dead
+// node's credits should not wait for a new leader on top of their expiry.
 func (h *Housekeeping) Register(w *river.Workers) []*river.PeriodicJob {
 	river.AddWorker(w, river.WorkFunc(h.expire))
 	river.AddWorker(w, river.WorkFunc(h.prune))
-	unique := &river.InsertOpts{Queue: QueueMaintenance, UniqueOpts: river.UniqueOpts{ByArgs: true,
-		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-			rivertype.JobStateRetryable, rivertype.JobStateScheduled}}}
 	return []*river.PeriodicJob{
-		river.NewPeriodicJob(river.PeriodicInterval(h.ExpireEvery),
-			func() (river.JobArgs, *river.InsertOpts) { return ExpireHoldsArgs{}, unique },
-			&river.PeriodicJobOpts{ID: "expire_holds", RunOnStart: true}),
 		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
-			func() (river.JobArgs, *river.InsertOpts) { return PruneArgs{}, unique },
+			func() (river.JobArgs, *river.InsertOpts) { return PruneArgs{}, uniqueQueued },
 			&river.PeriodicJobOpts{ID: "prune", RunOnStart: true}),
+	}
+}
+
+// ExpireHolds queues the refund of abandoned credit holds every
+// h.ExpireEvery until ctx ends; whichever worker is free runs it, and one
+// waits at a time however many nodes queue it.
+func (h *Housekeeping) ExpireHolds(ctx context.Context, q *Queue) {
+	t := time.NewTicker(h.ExpireEvery)
+	defer t.Stop()
+	for {
+		if err := q.Insert(ctx, ExpireHoldsArgs{}, uniqueQueued); err != nil && ctx.Err() == nil {
+			h.Log.Warn("queue expire_holds", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
 	}
 }
 

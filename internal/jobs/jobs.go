@@ -88,16 +88,16 @@ func New(st *store.Store, workers *river.Workers, cfg Config) (*Queue, error) {
 	}
 	rc := &river.Config{
 		Logger:               slog.New(levelAtLeast{log.Handler(), slog.LevelWarn}),
-		JobTimeout:           cfg.JobTimeout,
+		JobTimeout:           min(cfg.JobTimeout, cfg.RescueAfter),
 		RescueStuckJobsAfter: cfg.RescueAfter,
 		FetchPollInterval:    poll,
 		FetchCooldown:        min(poll/4, 20*time.Millisecond),
-		PeriodicJobs:         cfg.Periodic,
 		MaxAttempts:          10,
 	}
 	q := &Queue{work: cfg.Workers > 0}
 	if q.work {
 		rc.Workers = workers
+		rc.PeriodicJobs = cfg.Periodic
 		rc.Queues = map[string]river.QueueConfig{
 			QueueMonitor:     {MaxWorkers: cfg.Workers},
 			QueueMaintenance: {MaxWorkers: 2},
@@ -154,6 +154,20 @@ func (q *Queue) InsertTx(ctx context.Context, tx store.Tx, args river.JobArgs, o
 		return 0, fmt.Errorf("jobs: insert %s: %w", args.Kind(), err)
 	}
 	return res.Job.ID, nil
+}
+
+// Insert queues a job in a transaction of its own.
+func (q *Queue) Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) error {
+	var err error
+	if q.pg != nil {
+		_, err = q.pg.Insert(ctx, args, opts)
+	} else {
+		_, err = q.sqlite.Insert(ctx, args, opts)
+	}
+	if err != nil {
+		return fmt.Errorf("jobs: insert %s: %w", args.Kind(), err)
+	}
+	return nil
 }
 
 // CancelTx cancels a queued job in tx; a job already finished or gone is
