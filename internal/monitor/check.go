@@ -170,6 +170,9 @@ func (s *Service) observe(ctx context.Context, m *model.Monitor, due time.Time) 
 		}
 	}
 	if blocked(resp) {
+		// Like a fetch that no tier could pass, a blocked check is not
+		// billed: the owner paid for a page and got a wall.
+		o.cost = 0
 		return fail(model.OutcomeBlocked, fmt.Sprintf("the site refused the check (HTTP %d, %s) on every tier tried",
 			resp.StatusCode, content.Classify(resp.StatusCode, resp.Body, nil)))
 	}

@@ -311,7 +311,7 @@ func TestChallengePageIsBlocked(t *testing.T) {
 	site.set("/ir", `<html><head><title>Just a moment...</title></head><body><div id="cf-challenge">Checking your browser</div></body></html>`)
 	id := e.register(t, monitor.RegisterRequest{URL: site.url("/ir")})
 	r := e.runs(t, id, 1)[0]
-	if r.Outcome != model.OutcomeBlocked || r.StatusCode != http.StatusForbidden {
+	if r.Outcome != model.OutcomeBlocked || r.StatusCode != http.StatusForbidden || r.Credits != 0 {
 		t.Fatalf("run = %s status %d, want blocked 403", r.Outcome, r.StatusCode)
 	}
 }
@@ -455,3 +455,60 @@ func queued(t *testing.T, st *store.Store, id string) int {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestErrorsTurnTheMonitorToErrorAndBack(t *testing.T) {
+	e := newEnv(t, store.SQLite)
+	ctx := context.Background()
+	site := newSite(t)
+	id := e.register(t, monitor.RegisterRequest{URL: site.url("/gone")}) // 404 until set
+	e.runs(t, id, 1)
+	for i := 2; i <= 5; i++ {
+		if r := e.check(t, id); r.Outcome != model.OutcomeError || r.Credits != 1 {
+			t.Fatalf("run %d: %s credits %d, want error billed 1", i, r.Outcome, r.Credits)
+		}
+	}
+	m, _ := e.st.Monitor(ctx, e.ws.ID, id)
+	if m.Status != model.MonitorError || m.ConsecutiveErrors != 5 {
+		t.Fatalf("after 5 errors: status %s, %d errors", m.Status, m.ConsecutiveErrors)
+	}
+	// Runs continue at four times the interval.
+	if gap := m.NextCheckAt.Sub(*m.LastChecked); gap < 4*24*time.Hour-time.Minute {
+		t.Errorf("next check %v after the last, want about 4 × 24 h", gap)
+	}
+	site.set("/gone", press("x", releasesList, "1"))
+	if r := e.check(t, id); r.Outcome != model.OutcomeAnchored {
+		t.Fatalf("recovered page: %s (%s)", r.Outcome, r.Error)
+	}
+	m, _ = e.st.Monitor(ctx, e.ws.ID, id)
+	if m.Status != model.MonitorActive || m.ConsecutiveErrors != 0 {
+		t.Errorf("after a good run: %s, %d errors", m.Status, m.ConsecutiveErrors)
+	}
+}
+
+func TestRunWithoutCreditsIsRecordedUnbilled(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, dialect string) {
+		e := newEnv(t, dialect)
+		ctx := context.Background()
+		site := newSite(t)
+		site.set("/ir", press("x", releasesList, "1"))
+		poor, _ := e.st.CreateWorkspace(ctx, "poor", 0, true)
+		p := &model.Principal{WorkspaceID: poor.ID, Monitoring: true}
+		m, err := e.svc.Register(ctx, p, monitor.RegisterRequest{URL: site.url("/ir")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := e.runs(t, m.ID, 1)[0]
+		if r.Outcome != model.OutcomeError || r.Error != model.CodeCreditsExhausted || r.Credits != 0 {
+			t.Fatalf("run = %s %q credits %d, want error credits_exhausted 0", r.Outcome, r.Error, r.Credits)
+		}
+		site.mu.Lock()
+		hits := site.hits["/ir"]
+		site.mu.Unlock()
+		if hits != 0 {
+			t.Errorf("the site was fetched %d times for a run nobody could pay", hits)
+		}
+		if got, _ := e.st.Monitor(ctx, poor.ID, m.ID); got.AnchorSet() {
+			t.Error("an unpaid run set the anchor")
+		}
+	})
+}
