@@ -512,3 +512,71 @@ func TestRunWithoutCreditsIsRecordedUnbilled(t *testing.T) {
 		}
 	})
 }
+
+// TestBotWallPassedByTheBrowser: the site answers a plain HTTP client with
+// a 403 challenge and a browser, which runs the challenge's script and
+// clicks the consent button of accept_selectors, with the page.
+func TestBotWallPassedByTheBrowser(t *testing.T) {
+	path := fetch.FindChromium()
+	if path == "" {
+		t.Skip("no chromium on PATH (scripts/setup.sh installs it)")
+	}
+	e := newEnv(t, store.SQLite)
+	e.svc.Browser = fetch.NewBrowser(fetch.Config{AllowPrivate: true, ChromiumPath: path, BrowserTabs: 1})
+	t.Cleanup(func() { e.svc.Browser.Close() })
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if c, err := r.Cookie("passed"); err != nil || c.Value != "1" {
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprint(w, `<html><head><title>Just a moment...</title></head><body><div id="cf-chl-widget">Checking your browser before accessing the site.</div>
+<script>document.cookie = "passed=1; path=/"; location.reload();</script></body></html>`)
+			return
+		}
+		fmt.Fprint(w, `<html><body><div id="consent"><button id="agree" onclick="document.getElementById('consent').remove();document.getElementById('news').hidden=false">I agree</button></div>
+<main id="news" hidden><h1>News</h1><ul><li><a href="/q1">Acme reports first quarter results</a></li><li><a href="/q2">Acme reports second quarter results</a></li></ul></main></body></html>`)
+	}))
+	defer srv.Close()
+	id := e.register(t, monitor.RegisterRequest{URL: srv.URL + "/ir", DiscoveryKeywords: []string{"results"},
+		AcceptSelectors: []string{"#agree"}})
+	r := e.runs(t, id, 1)[0]
+	if r.Outcome != model.OutcomeAnchored || r.Tier != model.TierBrowser || r.Credits != 3 {
+		t.Fatalf("run = %s tier %s credits %d (%s), want anchored on the browser tier for 3", r.Outcome, r.Tier, r.Credits, r.Error)
+	}
+	full, _ := e.st.Run(context.Background(), id, r.ID)
+	if full.Snapshot == nil || !strings.Contains(*full.Snapshot, "second quarter results") {
+		t.Errorf("snapshot = %v", full.Snapshot)
+	}
+}
+
+// TestPerHostLimit: many monitors of one site never hit it with more than
+// the per-host limit of requests at once.
+func TestPerHostLimit(t *testing.T) {
+	e := newEnv(t, store.SQLite)
+	e.svc.PerHost = 2
+	var mu sync.Mutex
+	inFlight, peak := 0, 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		inFlight++
+		peak = max(peak, inFlight)
+		mu.Unlock()
+		time.Sleep(50 * time.Millisecond)
+		mu.Lock()
+		inFlight--
+		mu.Unlock()
+		fmt.Fprint(w, press("x", releasesList, "1"))
+	}))
+	defer srv.Close()
+	var ids []string
+	for i := range 12 {
+		ids = append(ids, e.register(t, monitor.RegisterRequest{URL: fmt.Sprintf("%s/ir/%d", srv.URL, i)}))
+	}
+	for _, id := range ids {
+		if r := e.runs(t, id, 1)[0]; r.Outcome != model.OutcomeAnchored {
+			t.Errorf("%s: %s (%s)", id, r.Outcome, r.Error)
+		}
+	}
+	if peak > 2 {
+		t.Errorf("the site saw %d requests at once, limit 2", peak)
+	}
+}
