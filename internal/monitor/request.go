@@ -2,7 +2,6 @@ package monitor
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -238,11 +237,4 @@ func immutable(name string, raw json.RawMessage) error {
 		return nil
 	}
 	return badf("%s cannot change: delete the monitor and register it again", name)
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("1 %s", word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
