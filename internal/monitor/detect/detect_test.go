@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -429,4 +430,48 @@ func signalText(ss []Signal) string {
 		fmt.Fprintf(&b, "\n  %s: %s → %s (%.2f)", s.Field, str(s.From), str(s.To), s.Ratio)
 	}
 	return b.String()
+}
+
+func TestFingerprintJSONRoundTrip(t *testing.T) {
+	r := anchor(t, newIRPage().html(), "earnings")
+	data, err := json.Marshal(r.Fingerprint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Fingerprint
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if ch := Compare(&back, r.Fingerprint, back.Keywords); ch.Changed {
+		t.Errorf("round trip changed the region: %s", signalText(ch.Signals))
+	}
+	got := relocate(t, newIRPage().html(), &back)
+	if got.Score < 95 || got.Fingerprint.Hash != back.Hash {
+		t.Errorf("relocating from the stored fingerprint: score %.1f", got.Score)
+	}
+	if len(data) > 4<<10 {
+		t.Errorf("fingerprint of %d bytes", len(data))
+	}
+}
+
+func TestCompareBounds(t *testing.T) {
+	var many []Block
+	for i := range 500 {
+		many = append(many, Block{Text: strings.Repeat(fmt.Sprintf("earnings item %d ", i), 300), Href: fmt.Sprintf("https://x.com/%d.pdf", i)})
+	}
+	ch := Compare(nil, &Fingerprint{Blocks: many}, []string{"earnings"})
+	if !ch.Material || len(ch.Signals) != maxSignals || len(ch.Preview) > maxPreview || len(ch.PDFLinks) != maxPDFLinks {
+		t.Errorf("material %v, %d signals, preview %d bytes, %d pdf links", ch.Material, len(ch.Signals), len(ch.Preview), len(ch.PDFLinks))
+	}
+	for _, s := range ch.Signals {
+		if s.To != nil && len(*s.To) > maxSignalText {
+			t.Errorf("signal text of %d bytes", len(*s.To))
+		}
+	}
+	if ch := Compare(&Fingerprint{Blocks: many}, nil, nil); !ch.Changed || !ch.Material || ch.Signals[0].To != nil {
+		t.Errorf("everything removed: %+v", ch.Signals[0])
+	}
+	if ch := Compare(nil, nil, nil); ch.Changed {
+		t.Error("two empty regions differ")
+	}
 }

@@ -21,7 +21,7 @@ const (
 // with three lines of context, at most maxDiffOutput bytes. Equal
 // snapshots give "".
 func Diff(prevMarkdown, curMarkdown string) string {
-	a, b := truncate(prevMarkdown, maxDiffInput), truncate(curMarkdown, maxDiffInput)
+	a, b := lines(truncate(prevMarkdown, maxDiffInput)), lines(truncate(curMarkdown, maxDiffInput))
 	if a == b {
 		return ""
 	}
@@ -70,14 +70,17 @@ type lineOp struct {
 	a, b int
 }
 
-// lineOps diffs a and b line by line.
+// lines ends a non-empty text with a newline, so that the last line
+// compares equal to the same line followed by others.
+func lines(s string) string {
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	return s
+}
+
+// lineOps diffs a and b, texts of newline-terminated lines, line by line.
 func lineOps(a, b string) []lineOp {
-	if !strings.HasSuffix(a, "\n") {
-		a += "\n"
-	}
-	if !strings.HasSuffix(b, "\n") {
-		b += "\n"
-	}
 	dmp := diffmatchpatch.New()
 	dmp.DiffTimeout = diffTimeout
 	ca, cb, lines := dmp.DiffLinesToChars(a, b)
@@ -85,6 +88,9 @@ func lineOps(a, b string) []lineOp {
 	var ops []lineOp
 	na, nb := 1, 1
 	for _, d := range diffs {
+		if d.Text == "" {
+			continue
+		}
 		for line := range strings.SplitSeq(strings.TrimSuffix(d.Text, "\n"), "\n") {
 			switch d.Type {
 			case diffmatchpatch.DiffEqual:

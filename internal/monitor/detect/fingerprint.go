@@ -90,15 +90,8 @@ const (
 // out (scripts, hidden elements, boilerplate inside it).
 func (p *page) markdown(e int32) string {
 	n := p.elems[e].node
-	inArticle := false
-	for a := n; a != nil; a = a.Parent {
-		if a.DataAtom == atom.Article || a.DataAtom == atom.Main {
-			inArticle = true
-			break
-		}
-	}
 	budget := cloneBudget{nodes: maxMarkdownNodes, text: maxText, blocks: maxBlocks}
-	k := cloneRegion(n, inArticle, true, 0, &budget)
+	k := p.cloneRegion(n, true, 0, &budget)
 	if k == nil {
 		return ""
 	}
@@ -119,16 +112,13 @@ type cloneBudget struct{ nodes, text, blocks int }
 // cloneRegion copies n for the markdown converter, leaving out what a
 // region does not hold; links lose their tracking parameters. A form becomes a div: the converter drops
 // forms, and some sites wrap their whole page in one.
-func cloneRegion(n *html.Node, inArticle, root bool, depth int, budget *cloneBudget) *html.Node {
+func (p *page) cloneRegion(n *html.Node, root bool, depth int, budget *cloneBudget) *html.Node {
 	if budget.nodes <= 0 || budget.text <= 0 || budget.blocks <= 0 {
 		return nil
 	}
 	if n.Type == html.ElementNode {
-		if n.Namespace != "" || skipped(n) || hidden(n) || (!root && boilerplate(n, inArticle)) {
+		if n.Namespace != "" || skipped(n) || hidden(n) || (!root && p.boiler[n]) {
 			return nil
-		}
-		if n.DataAtom == atom.Article || n.DataAtom == atom.Main {
-			inArticle = true
 		}
 	} else if n.Type != html.TextNode {
 		return nil
@@ -157,7 +147,7 @@ func cloneRegion(n *html.Node, inArticle, root bool, depth int, budget *cloneBud
 		return k
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if kc := cloneRegion(c, inArticle, false, depth+1, budget); kc != nil {
+		if kc := p.cloneRegion(c, false, depth+1, budget); kc != nil {
 			k.AppendChild(kc)
 		}
 	}

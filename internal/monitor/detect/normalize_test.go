@@ -2,6 +2,7 @@ package detect
 
 import (
 	"net/url"
+	"slices"
 	"testing"
 )
 
@@ -111,7 +112,8 @@ func TestResolveFastPath(t *testing.T) {
 	p := &page{base: mustURL(t, "https://Ir.Example.com:8443/a/b?x=1")}
 	w := &walker{p: p, origin: "https://Ir.Example.com:8443"}
 	for _, ref := range []string{"/files/q3.pdf", "/", "/a:b/c", "https://x.com/a/b.pdf", "http://X.com/A",
-		"/a/./b", "/a/../b", "//cdn.x.com/a", "https://x.com", "rel/path", "/a b", "/a?b=1#c"} {
+		"/a/./b", "/a/../b", "//cdn.x.com/a", "https://x.com", "rel/path", "/a b", "/a?b=1#c",
+		"http://", "https://", "http:///a", "http://x.com/", "https://x/y/"} {
 		want := ""
 		if u, err := url.Parse(ref); err == nil {
 			if u = p.base.ResolveReference(u); u.Scheme == "https" || u.Scheme == "http" {
@@ -131,4 +133,24 @@ func mustURL(t *testing.T, s string) *url.URL {
 		t.Fatal(err)
 	}
 	return u
+}
+
+func TestWordHashesReadDatesAlike(t *testing.T) {
+	same := [][2]string{
+		{"Posted Oct 28, 2026 at 10:42 AM by Ann", "Posted 2026-10-28 at 9am by Ann"},
+		{"1,234 views", "99 views"},
+		{"Revenue | $1.2 billion", "Revenue | $1.3 billion"},
+	}
+	for _, c := range same {
+		a, b := wordHashes(c[0], nil), wordHashes(c[1], nil)
+		if !slices.Equal(a, b) {
+			t.Errorf("%q and %q hash apart: %v %v", c[0], c[1], a, b)
+		}
+	}
+	if a, b := wordHashes("Q3 results", nil), wordHashes("Q4 results", nil); !slices.Equal(a, b) || len(a) != 2 {
+		t.Errorf("Q3/Q4: %v %v", a, b)
+	}
+	if a, b := wordHashes("quarterly results", nil), wordHashes("annual results", nil); slices.Equal(a, b) {
+		t.Error("different words hash alike")
+	}
 }

@@ -28,6 +28,9 @@ type page struct {
 	blocks []pblock
 	elems  []elem
 	depth  int32 // deepest nesting below body
+	// boiler holds the elements that are boilerplate (see boilerplate
+	// and settleBoilerplate).
+	boiler map[*html.Node]bool
 }
 
 // pblock is a block of the page.
@@ -38,6 +41,10 @@ type pblock struct {
 	// aside, footer …) holding the block, -1 when none does. A region
 	// leaves out the boilerplate strictly inside it.
 	bp int32
+	// bpe is the innermost element holding the block that looked like
+	// boilerplate during the walk, -1 when none; settleBoilerplate sets
+	// bp from it.
+	bpe int32
 }
 
 // elem is an element of <body> (body included).
@@ -46,15 +53,23 @@ type elem struct {
 	parent     int32 // -1 for body
 	depth      int32 // body is 0
 	start, end int32 // blocks[start:end] lie in the element's subtree
+	// bpUp is the innermost boilerplate-looking element enclosing this
+	// one, -1 when none.
+	bpUp int32
+	// boiler: the element looks like boilerplate; hint: only by a word
+	// of its class or id, which settleBoilerplate may overrule.
+	boiler, hint bool
+	hasMain      bool // the subtree holds <main> or role=main
 }
 
 // frame is an open element during the walk.
 type frame struct {
 	elem    int32 // -1 when not recorded
 	block   bool  // the element opened a block
-	bp      int32 // innermost boilerplate depth, -1 when none
+	bpe     int32 // innermost boilerplate-looking element, -1 when none
 	depth   int32
 	article bool // inside article or main
+	hasMain bool // the subtree seen so far holds <main> or role=main
 }
 
 // walker reads a page in one iterative walk: no recursion, so nesting
@@ -73,8 +88,8 @@ type walker struct {
 type openBlock struct {
 	slot    int32 // index in page.blocks, -1 until created
 	elem    int32
-	bp      int32
-	b       strings.Builder
+	bpe     int32
+	b       []byte // text so far
 	space   bool // a space is due before the next word
 	tr      bool // the block is a table row: cells are joined by " | "
 	hrefDoc bool // Href is a document link
@@ -88,7 +103,7 @@ func (w *walker) block(ob *openBlock) *pblock {
 			return nil
 		}
 		ob.slot = int32(len(w.p.blocks))
-		w.p.blocks = append(w.p.blocks, pblock{elem: ob.elem, bp: ob.bp})
+		w.p.blocks = append(w.p.blocks, pblock{elem: ob.elem, bpe: ob.bpe})
 	}
 	return &w.p.blocks[ob.slot]
 }
@@ -105,6 +120,7 @@ func readPage(doc *html.Node, pageURL string) *page {
 		w.origin = b.Scheme + "://" + b.Host
 	}
 	w.run(body)
+	p.settleBoilerplate()
 	return p
 }
 
@@ -167,8 +183,8 @@ func (w *walker) visit(n *html.Node) bool {
 	case atom.A:
 		w.href(n)
 	case atom.Td, atom.Th:
-		if ob := w.top(); ob != nil && ob.tr && ob.b.Len() > 0 {
-			ob.b.WriteString(" |")
+		if ob := w.top(); ob != nil && ob.tr && len(ob.b) > 0 {
+			ob.b = append(ob.b, " |"...)
 			ob.space = true
 		}
 	}
@@ -178,33 +194,40 @@ func (w *walker) visit(n *html.Node) bool {
 
 // enter opens element n.
 func (w *walker) enter(n *html.Node) {
-	f := frame{elem: -1, bp: -1}
+	f := frame{elem: -1, bpe: -1}
 	parent := int32(-1)
 	if k := len(w.frames); k > 0 {
 		top := w.frames[k-1]
-		f.bp, f.depth, f.article = top.bp, top.depth+1, top.article
+		f.bpe, f.depth, f.article = top.bpe, top.depth+1, top.article
 		parent = w.parentElem()
 	}
 	if n.DataAtom == atom.Article || n.DataAtom == atom.Main {
 		f.article = true
 	}
+	f.hasMain = n.DataAtom == atom.Main || strings.EqualFold(attr(n, "role"), "main")
 	w.p.depth = max(w.p.depth, f.depth)
-	if len(w.frames) > 0 && boilerplate(n, f.article) {
-		f.bp = f.depth
+	boiler, hint := false, false
+	if len(w.frames) > 0 {
+		boiler, hint = boilerplate(n, f.article)
 	}
 	p := w.p
-	// Only elements a region can be rooted at or a block belongs to are
-	// recorded (custom elements may be either).
-	if (blockTags[n.DataAtom] || containerTags[n.DataAtom] || n.DataAtom == 0) && len(p.elems) < maxPageElems {
+	// Only elements a region can be rooted at, a block belongs to, or
+	// that look like boilerplate are recorded (custom elements may be
+	// any of these).
+	if (boiler || blockTags[n.DataAtom] || containerTags[n.DataAtom] || n.DataAtom == 0) && len(p.elems) < maxPageElems {
 		f.elem = int32(len(p.elems))
-		p.elems = append(p.elems, elem{node: n, parent: parent, depth: f.depth, start: int32(len(p.blocks))})
+		p.elems = append(p.elems, elem{node: n, parent: parent, depth: f.depth, start: int32(len(p.blocks)), bpUp: f.bpe})
+		if boiler {
+			p.elems[f.elem].boiler, p.elems[f.elem].hint = true, hint
+			f.bpe = f.elem
+		}
 	}
 	if blockTags[n.DataAtom] {
 		if ob := w.top(); ob != nil {
-			ob.space = ob.b.Len() > 0
+			ob.space = len(ob.b) > 0
 		}
 		f.block = true
-		w.open = append(w.open, openBlock{slot: -1, elem: f.elem, bp: f.bp, tr: n.DataAtom == atom.Tr})
+		w.open = append(w.open, openBlock{slot: -1, elem: f.elem, bpe: f.bpe, tr: n.DataAtom == atom.Tr})
 	}
 	w.frames = append(w.frames, f)
 }
@@ -227,15 +250,19 @@ func (w *walker) leave() {
 	if f.block {
 		ob := &w.open[len(w.open)-1]
 		if ob.slot >= 0 {
-			w.p.blocks[ob.slot].Text = strings.TrimRight(ob.b.String(), " |")
+			w.p.blocks[ob.slot].Text = strings.TrimRight(string(ob.b), " |")
 		}
 		w.open = w.open[:len(w.open)-1]
 		if top := w.top(); top != nil {
-			top.space = top.b.Len() > 0
+			top.space = len(top.b) > 0
 		}
 	}
 	if f.elem >= 0 {
 		w.p.elems[f.elem].end = int32(len(w.p.blocks))
+		w.p.elems[f.elem].hasMain = f.hasMain
+	}
+	if f.hasMain && k > 0 {
+		w.frames[k-1].hasMain = true
 	}
 }
 
@@ -247,7 +274,7 @@ func (w *walker) top() *openBlock {
 }
 
 func (w *walker) space() {
-	if ob := w.top(); ob != nil && ob.b.Len() > 0 {
+	if ob := w.top(); ob != nil && len(ob.b) > 0 {
 		ob.space = true
 	}
 }
@@ -259,7 +286,6 @@ func (w *walker) text(s string) {
 	if ob == nil || w.budget <= 0 {
 		return
 	}
-	b := &ob.b
 	for i := 0; i < len(s); {
 		// Skip white space.
 		j := i
@@ -277,7 +303,7 @@ func (w *walker) text(s string) {
 			}
 			break
 		}
-		if j > i && b.Len() > 0 {
+		if j > i && len(ob.b) > 0 {
 			ob.space = true
 		}
 		// Copy the word.
@@ -298,15 +324,15 @@ func (w *walker) text(s string) {
 			return
 		}
 		word := s[j:k]
-		if b.Len()+len(word)+1 > maxBlockText || w.budget < len(word)+1 || w.block(ob) == nil {
+		if len(ob.b)+len(word)+1 > maxBlockText || w.budget < len(word)+1 || w.block(ob) == nil {
 			return
 		}
 		if ob.space {
-			b.WriteByte(' ')
+			ob.b = append(ob.b, ' ')
 			w.budget--
 			ob.space = false
 		}
-		b.WriteString(word)
+		ob.b = append(ob.b, word...)
 		w.budget -= len(word)
 		i = k
 	}
@@ -367,7 +393,8 @@ func (w *walker) resolve(ref string) string {
 		case w.origin != "" && ref[0] == '/' && (len(ref) == 1 || ref[1] != '/'):
 			return w.origin + ref
 		case strings.HasPrefix(ref, "https://") || strings.HasPrefix(ref, "http://"):
-			if strings.IndexByte(ref[8:], '/') >= 0 {
+			// With a host and a path: "http://x.com" alone gains nothing.
+			if host, path, ok := strings.Cut(ref[strings.Index(ref, "://")+3:], "/"); ok && host != "" && path != "" {
 				return ref
 			}
 		}
@@ -383,6 +410,48 @@ func (w *walker) resolve(ref string) string {
 		return ""
 	}
 	return cleanLink(u)
+}
+
+// maxBoilerShare is the share of the page's text above which an element
+// that looks like boilerplate only by a word of its class or id is
+// content after all: "container no-sidebar" wraps whole articles.
+const maxBoilerShare = 0.5
+
+// settleBoilerplate decides which boilerplate-looking elements are
+// boilerplate: all those recognised by tag or role, and those
+// recognised by a class or id word unless they hold <main> or more than
+// maxBoilerShare of the page's text. It sets the blocks' bp and
+// page.boiler.
+func (p *page) settleBoilerplate() {
+	text := make([]int, len(p.blocks)+1)
+	for i, b := range p.blocks {
+		text[i+1] = text[i] + len(b.Text)
+	}
+	total := text[len(p.blocks)]
+	p.boiler = make(map[*html.Node]bool)
+	revoked := make(map[int32]bool)
+	for i := range p.elems {
+		e := &p.elems[i]
+		if !e.boiler {
+			continue
+		}
+		if e.hint && (e.hasMain || float64(text[e.end]-text[e.start]) > maxBoilerShare*float64(total)) {
+			revoked[int32(i)] = true
+			continue
+		}
+		p.boiler[e.node] = true
+	}
+	for i := range p.blocks {
+		b := &p.blocks[i]
+		e := b.bpe
+		for e >= 0 && revoked[e] {
+			e = p.elems[e].bpUp
+		}
+		b.bp = -1
+		if e >= 0 {
+			b.bp = p.elems[e].depth
+		}
+	}
 }
 
 // regionBlocks returns the blocks of element e, without the
@@ -520,17 +589,18 @@ func hidden(n *html.Node) bool {
 	return false
 }
 
-// boilerplate tells whether n is navigation, an aside, a footer, a page
-// header or a widget (share bar, comments, cookie notice …), by its
-// tag, its ARIA role or a word of its class or id. inArticle: n lies in
-// an <article> or <main>, where a <header> holds the article's title.
-func boilerplate(n *html.Node, inArticle bool) bool {
+// boilerplate tells whether n looks like navigation, an aside, a
+// footer, a page header or a widget (share bar, comments, cookie notice
+// …), by its tag, its ARIA role or a word of its class or id; hint
+// tells that only a class or id word says so. inArticle: n lies in an
+// <article> or <main>, where a <header> holds the article's title.
+func boilerplate(n *html.Node, inArticle bool) (boiler, hint bool) {
 	switch n.DataAtom {
 	case atom.Nav, atom.Aside, atom.Footer:
-		return true
+		return true, false
 	case atom.Header:
 		if !inArticle {
-			return true
+			return true, false
 		}
 	}
 	for _, a := range n.Attr {
@@ -538,15 +608,15 @@ func boilerplate(n *html.Node, inArticle bool) bool {
 		case "role":
 			switch strings.ToLower(strings.TrimSpace(a.Val)) {
 			case "navigation", "banner", "contentinfo", "complementary", "search":
-				return true
+				return true, false
 			}
 		case "class", "id":
 			if hintWords(a.Val, inArticle) {
-				return true
+				boiler, hint = true, true
 			}
 		}
 	}
-	return false
+	return boiler, hint
 }
 
 // hintWords tells whether a class or id value holds a boilerplate word.

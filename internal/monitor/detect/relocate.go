@@ -10,22 +10,24 @@ import (
 // RelocateThreshold is the relocation score under which the watched
 // region counts as lost: the run is relocation_failed.
 //
-// A score is 100 × (0.65 T + 0.20 L + 0.15 S), where T is the Dice
-// overlap of the text shingles of the old region and the candidate, L
-// the Dice overlap of their links and sources (T when neither has any),
-// and S the structural likeness (half path edit similarity, a quarter
-// same tag, a quarter class overlap). An unchanged or cosmetically
-// restructured region scores 85–100; a list that gained a third more
-// items about 80; a region whose text was half rewritten about 55;
-// a region removed or replaced by unrelated content at the same place
-// stays under 25, since only S can be high. 40 sits between: a region
-// must keep roughly a third of its text to be found.
+// A score is 100 × (0.8 T + 0.2 L) × (0.85 + 0.15 S), where T is the
+// Dice overlap of the text shingles of the old region and the candidate,
+// L the Dice overlap of their links and sources (T when neither has
+// any), and S their structural likeness (half the edit similarity of
+// their paths, a quarter for the same tag, a quarter the overlap of
+// their classes). Structure only separates candidates of like content:
+// it never lifts a candidate whose text and links are gone. An unchanged
+// region scores 100, a cosmetically restructured one 85 or more, a list
+// that gained a third more items about 85, a region half rewritten about
+// 50, a region removed or replaced by unrelated content well under 25.
+// 40 sits between: a region must keep about two fifths of its text and
+// links to be found.
 const RelocateThreshold = 40.0
 
 // Weights of the relocation score.
 const (
-	weightText      = 0.65
-	weightLinks     = 0.20
+	weightText      = 0.8
+	weightLinks     = 0.2
 	weightStructure = 0.15
 )
 
@@ -219,7 +221,7 @@ func (p *page) score(e int32, ref *reference, o *overlap) float64 {
 		l = t
 	}
 	s := structure(el.node, ref)
-	return 100 * (weightText*t + weightLinks*l + weightStructure*s)
+	return 100 * (weightText*t + weightLinks*l) * (1 - weightStructure + weightStructure*s)
 }
 
 // dice is the Dice coefficient of two collections of sizes a and b

@@ -76,16 +76,37 @@ func (s *shingler) of(text string) []uint64 {
 	return s.out
 }
 
-// wordHashes hashes the words of s as words does, digits runs read as
-// "#", without allocating.
+// wordHashes hashes the words of s as words does, except that a run of
+// digits, a month or weekday name and "am"/"pm" read "#", and runs of
+// such words one "#": dates, times, counters and figures look alike
+// whatever their value or format. It does not allocate.
 func wordHashes(s string, buf []uint64) []uint64 {
 	out := buf[:0]
+	var word [12]byte // the word lower-cased, while short
+	n := 0
 	h, in, digits := uint64(fnvOffset), false, false
+	numeric := func() {
+		if len(out) == 0 || out[len(out)-1] != hashNumber {
+			out = append(out, hashNumber)
+		}
+	}
 	flush := func() {
-		if in {
+		switch {
+		case !in:
+		case digits && n == 0 || n > 0 && n <= len(word) && dateWords[string(word[:n])]:
+			numeric()
+		default:
 			out = append(out, h)
 		}
-		h, in, digits = fnvOffset, false, false
+		h, in, digits, n = fnvOffset, false, false, 0
+	}
+	add := func(r rune) {
+		h = (h ^ uint64(r)) * fnvPrime
+		if n < len(word) && r < utf8.RuneSelf {
+			word[n] = byte(r)
+		}
+		n++
+		in = true
 	}
 	for i := 0; i < len(s); {
 		r, size := rune(s[i]), 1
@@ -95,23 +116,35 @@ func wordHashes(s string, buf []uint64) []uint64 {
 		i += size
 		switch {
 		case r >= '0' && r <= '9' || r >= utf8.RuneSelf && unicode.IsDigit(r):
-			if !digits {
+			if n == 0 {
+				digits, in = true, true
+			} else if !digits {
+				// Digits inside a word: "q3", "b2b".
 				h = (h ^ '#') * fnvPrime
 				digits = true
 			}
-			in = true
 		case r >= 'a' && r <= 'z':
-			h = (h ^ uint64(r)) * fnvPrime
-			in, digits = true, false
+			if digits && n == 0 {
+				flush()
+			}
+			add(r)
+			digits = false
 		case r >= 'A' && r <= 'Z':
-			h = (h ^ uint64(r+'a'-'A')) * fnvPrime
-			in, digits = true, false
+			if digits && n == 0 {
+				flush()
+			}
+			add(r + 'a' - 'A')
+			digits = false
 		case r >= 0x0E00 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Thai):
 			flush()
 			out = append(out, (fnvOffset^uint64(r))*fnvPrime)
 		case r >= utf8.RuneSelf && unicode.IsLetter(r):
-			h = (h ^ uint64(unicode.ToLower(r))) * fnvPrime
-			in, digits = true, false
+			if digits && n == 0 {
+				flush()
+			}
+			add(unicode.ToLower(r))
+			n = len(word) + 1 // not ASCII: never a date word
+			digits = false
 		default:
 			flush()
 		}
@@ -119,6 +152,21 @@ func wordHashes(s string, buf []uint64) []uint64 {
 	flush()
 	return out
 }
+
+// hashNumber is the hash of "#", the word of numbers and dates.
+var hashNumber = fnvString(fnvOffset, "#")
+
+// dateWords are the words that read as numbers for relocation.
+var dateWords = func() map[string]bool {
+	m := set("am", "pm")
+	for w := range months {
+		m[w] = true
+	}
+	for w := range weekdays {
+		m[w] = true
+	}
+	return m
+}()
 
 // FNV-1a, 64 bits, written out to hash words without allocating.
 const (

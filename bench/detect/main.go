@@ -1,0 +1,291 @@
+// Command detect measures the change detection of monitors
+// (internal/monitor/detect) on real pages: each page of the corpus is
+// anchored twice (without keywords, on its main content, and with a
+// keyword taken from that content), then versions of it with noise,
+// material changes, cosmetic restructures and removals are relocated and
+// compared. See README.md.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/text/encoding/charmap"
+
+	"webacq/internal/monitor/detect"
+)
+
+// page is one corpus page.
+type page struct {
+	name string
+	url  string
+	body []byte
+}
+
+func main() {
+	corpus := flag.String("corpus", "../shared/corpus", "corpus folder (edgar-ir, readability, trafilatura-eval)")
+	sample := flag.Int("sample", 0, "use every n-th page only (0: all)")
+	workers := flag.Int("workers", 2, "pages processed at once")
+	verbose := flag.Bool("v", false, "list every miss")
+	only := flag.String("page", "", "run one page (its name as listed with -v)")
+	flag.Parse()
+
+	all, err := load(*corpus)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	index := make(map[string]int)
+	for i, p := range all {
+		index[p.name] = i
+	}
+	pages := all
+	if *sample > 1 {
+		var kept []page
+		for i := 0; i < len(pages); i += *sample {
+			kept = append(kept, pages[i])
+		}
+		pages = kept
+	}
+	if *only != "" {
+		var kept []page
+		for _, p := range pages {
+			if p.name == *only {
+				kept = append(kept, p)
+			}
+		}
+		pages = kept
+	}
+	if len(pages) == 0 {
+		fmt.Fprintln(os.Stderr, "no pages")
+		os.Exit(1)
+	}
+
+	start := time.Now()
+	results := make([]pageResult, len(pages))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range max(1, *workers) {
+		wg.Go(func() {
+			for i := range next {
+				// The unrelated content replacing a region comes from
+				// another page of the corpus.
+				other := all[(index[pages[i].name]+len(all)/2+1)%len(all)]
+				results[i] = run(pages[i], other)
+			}
+		})
+	}
+	for i := range pages {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	report(os.Stdout, results, time.Since(start), *verbose)
+}
+
+// load reads the corpus pages in a fixed order.
+func load(dir string) ([]page, error) {
+	var pages []page
+	add := func(pattern, url string, name func(string) string) error {
+		files, err := filepath.Glob(filepath.Join(dir, pattern))
+		if err != nil {
+			return err
+		}
+		sort.Strings(files)
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				return err
+			}
+			if !utf8.Valid(b) {
+				// The few pages that are not UTF-8 are windows-1252.
+				if d, err := charmap.Windows1252.NewDecoder().Bytes(b); err == nil {
+					b = d
+				} else {
+					b = bytes.ToValidUTF8(b, []byte("\uFFFD"))
+				}
+			}
+			pages = append(pages, page{name: name(f), url: url, body: b})
+		}
+		return nil
+	}
+	base := filepath.Base
+	if err := add("edgar-ir/*.html", "https://www.sec.gov/Archives/edgar/data/1/0001.htm", func(f string) string { return "edgar-ir/" + base(f) }); err != nil {
+		return nil, err
+	}
+	if err := add("readability/test-pages/*/source.html", "http://fakehost/test/page.html", func(f string) string {
+		return "readability/" + base(filepath.Dir(f))
+	}); err != nil {
+		return nil, err
+	}
+	if err := add("trafilatura-eval/pages/*.html", "https://example.com/article.html", func(f string) string { return "trafilatura/" + base(f) }); err != nil {
+		return nil, err
+	}
+	if len(pages) == 0 {
+		return nil, fmt.Errorf("no pages under %s", dir)
+	}
+	return pages, nil
+}
+
+// outcome is what one monitor saw on one version of a page.
+type outcome struct {
+	class, mutation string
+	keywords        bool
+	score           float64
+	changed         bool
+	material        bool
+	pdf             bool // the inserted PDF link is among PDFLinks
+	relocate        time.Duration
+	compare         time.Duration
+	signals         []detect.Signal
+	skipped         string // why the mutation does not apply to this page
+}
+
+// pageResult is everything measured on one page.
+type pageResult struct {
+	name     string
+	keyword  string
+	err      string
+	anchor   time.Duration // without keywords
+	anchorKw time.Duration
+	outcomes []outcome
+}
+
+// monitor is one anchored monitor of the experiment.
+type monitor struct {
+	keywords []string
+	fp       *detect.Fingerprint
+	mark     string // attribute marking its region root in the base page
+}
+
+const (
+	markMain    = "data-bench-main"
+	markKeyword = "data-bench-keyword"
+)
+
+// run anchors the page's monitors and measures every mutation.
+func run(pg, other page) pageResult {
+	res := pageResult{name: pg.name}
+	base, keyword, err := prepare(pg)
+	if err != nil {
+		res.err = err.Error()
+		return res
+	}
+	res.keyword = keyword
+
+	// Anchor both monitors on the base page, as their first run would.
+	var mons []monitor
+	for _, kw := range [][]string{nil, {keyword}} {
+		if kw != nil && keyword == "" {
+			continue
+		}
+		doc := mustParse(base)
+		t0 := time.Now()
+		r, err := detect.Anchor(doc, pg.url, kw)
+		d := time.Since(t0)
+		if err != nil {
+			res.err = fmt.Sprintf("anchor %v: %v", kw, err)
+			return res
+		}
+		m := monitor{kw, r.Fingerprint, markMain}
+		if kw == nil {
+			res.anchor = d
+		} else {
+			m.mark = markKeyword
+			res.anchorKw = d
+		}
+		if !hasAttr(r.Root(), m.mark) {
+			res.err = fmt.Sprintf("anchor %v chose another region on the marked page", kw)
+			return res
+		}
+		mons = append(mons, m)
+		if os.Getenv("BENCH_DEBUG") != "" {
+			fmt.Printf("DEBUG monitor kw=%v path=%s tag=%s classes=%v blocks=%d\n", kw, r.Fingerprint.Path, r.Fingerprint.Tag, r.Fingerprint.Classes, len(r.Fingerprint.Blocks))
+			for i, b := range r.Fingerprint.Blocks {
+				if i < 8 || i > len(r.Fingerprint.Blocks)-3 {
+					fmt.Printf("DEBUG   %q %s\n", b.Text[:min(len(b.Text), 80)], b.Href)
+				}
+			}
+		}
+	}
+	unrelated := unrelatedContent(other)
+	for _, m := range mons {
+		for _, mu := range mutations(keyword, unrelated) {
+			if mu.onlyMain && m.keywords != nil {
+				continue
+			}
+			res.outcomes = append(res.outcomes, measure(pg, base, m, mu))
+		}
+	}
+	return res
+}
+
+// measure applies one mutation to the base page and runs the monitor's
+// check on the result.
+func measure(pg page, base []byte, m monitor, mu mutation) outcome {
+	o := outcome{class: mu.class, mutation: mu.name, keywords: m.keywords != nil}
+	doc := mustParse(base)
+	region := findMarked(doc, m.mark)
+	if region == nil {
+		o.skipped = "region not found"
+		return o
+	}
+	var watched []string
+	for _, b := range m.fp.Blocks {
+		watched = append(watched, b.Text)
+	}
+	if why := mu.apply(doc, region, strings.Join(watched, "\n")); why != "" {
+		o.skipped = why
+		return o
+	}
+	var buf bytes.Buffer
+	if err := html.Render(&buf, doc); err != nil {
+		o.skipped = err.Error()
+		return o
+	}
+	cur := mustParse(buf.Bytes())
+	t0 := time.Now()
+	r, err := detect.Relocate(cur, pg.url, m.fp)
+	o.relocate = time.Since(t0)
+	if err != nil {
+		o.skipped = err.Error()
+		return o
+	}
+	t1 := time.Now()
+	ch := detect.Compare(m.fp, r.Fingerprint, m.keywords)
+	o.compare = time.Since(t1)
+	o.score, o.changed, o.material, o.signals = r.Score, ch.Changed, ch.Material, ch.Signals
+	for _, l := range ch.PDFLinks {
+		if strings.HasSuffix(l, newPDF) {
+			o.pdf = true
+		}
+	}
+	return o
+}
+
+func mustParse(b []byte) *html.Node {
+	doc, err := html.Parse(bytes.NewReader(b))
+	if err != nil {
+		// html.Parse fails only on reader errors and absurd nesting.
+		return &html.Node{Type: html.DocumentNode}
+	}
+	return doc
+}
+
+func hasAttr(n *html.Node, key string) bool {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return true
+		}
+	}
+	return false
+}
