@@ -45,7 +45,7 @@ type Store struct {
 	dialect string
 	path    string // of the SQLite file
 	stmts   stmts
-	auth    *authCache // SQLite only
+	auth    *authCache    // SQLite only
 	pool    *pgxpool.Pool // PostgreSQL only: shared by db and InTx
 
 	// Now is the clock; tests may replace it.
@@ -120,7 +120,11 @@ func open(databaseURL string) (*Store, error) {
 		if err != nil {
 			return nil, fmt.Errorf("store: open postgres: %s", strings.ReplaceAll(err.Error(), databaseURL, redactURL(databaseURL)))
 		}
-		pc.MaxConns = 32
+		// 32 connections unless the URL says otherwise (pool_max_conns=N):
+		// every node's pool counts against the server's max_connections.
+		if !strings.Contains(databaseURL, "pool_max_conns=") {
+			pc.MaxConns = 32
+		}
 		pc.MaxConnIdleTime = 5 * time.Minute
 		pool, err := pgxpool.NewWithConfig(context.Background(), pc)
 		if err != nil {
