@@ -18,10 +18,14 @@ import (
 // database is the benchmark's own read-only view of the node's database:
 // it counts runs instead of asking the API 10,000 times.
 type database struct {
-	url  string // as the node is given it
-	db   *sql.DB
-	drop func() // removes the PostgreSQL schema
+	url     string // as the nodes are given it
+	readURL string // as the benchmark reads it
+	db      *sql.DB
+	drop    func() // removes the PostgreSQL schema
 }
+
+// nodeApp names the nodes' PostgreSQL sessions, whose CPU time is counted.
+const nodeApp = "webacq-bench-node"
 
 // newDatabase makes a fresh database: a SQLite file in dir, or a schema of
 // its own on the PostgreSQL server pg.
@@ -29,7 +33,7 @@ func newDatabase(dialect, dir, pg string) (*database, error) {
 	switch dialect {
 	case "sqlite":
 		path := filepath.Join(dir, "webacq.db")
-		return &database{url: "sqlite:" + path, drop: func() {}}, nil
+		return &database{url: "sqlite:" + path, readURL: "sqlite:" + path, drop: func() {}}, nil
 	case "postgres":
 		return newSchema(pg)
 	}
@@ -58,20 +62,23 @@ func newSchema(base string) (*database, error) {
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
+	read := u.String()
+	q.Set("application_name", nodeApp)
+	u.RawQuery = q.Encode()
 	drop := func() {
 		admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`)
 		admin.Close()
 	}
-	return &database{url: u.String(), drop: drop}, nil
+	return &database{url: u.String(), readURL: read, drop: drop}, nil
 }
 
 // open connects for reading, once the node has created the schema.
 func (d *database) open() error {
 	var err error
-	if path, ok := strings.CutPrefix(d.url, "sqlite:"); ok {
+	if path, ok := strings.CutPrefix(d.readURL, "sqlite:"); ok {
 		d.db, err = sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=query_only(1)")
 	} else {
-		d.db, err = sql.Open("pgx", d.url)
+		d.db, err = sql.Open("pgx", d.readURL)
 	}
 	if err != nil {
 		return err
@@ -144,4 +151,35 @@ func (p *phase) rate() float64 {
 		return 0
 	}
 	return float64(p.runs) / s
+}
+
+// backendCPU is the CPU time of each PostgreSQL backend serving a node, by
+// process id (nil on SQLite).
+func (d *database) backendCPU(ctx context.Context) map[int]float64 {
+	if strings.HasPrefix(d.readURL, "sqlite:") {
+		return nil
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT pid FROM pg_stat_activity WHERE application_name = $1`, nodeApp)
+	if err != nil {
+		return nil
+	}
+	defer rows.Close()
+	out := map[int]float64{}
+	for rows.Next() {
+		var pid int
+		if rows.Scan(&pid) == nil {
+			out[pid] = cpuSeconds(pid)
+		}
+	}
+	return out
+}
+
+// cpuSince is the CPU the node's backends used between two readings of
+// backendCPU (backends that ended in between are missed).
+func cpuSince(before, after map[int]float64) float64 {
+	var total float64
+	for pid, s := range after {
+		total += s - before[pid]
+	}
+	return total
 }

@@ -2,7 +2,7 @@
 // memory: N monitors of unchanged pages on a local site, one `webacq
 // serve` on a fresh SQLite or PostgreSQL database. See README.md.
 //
-//	go run ./bench/monitors [-db sqlite|postgres] [-n 10000] [-etag=false] [-volatile] [-cpuprofile FILE]
+//	go run ./bench/monitors [-db sqlite|postgres] [-n 10000] [-drain] [-etag=false] [-volatile] [-cpuprofile FILE]
 package main
 
 import (
@@ -37,6 +37,7 @@ type options struct {
 	timeout          time.Duration
 	keep             bool
 	extraEnv         string
+	drain            bool
 }
 
 func main() {
@@ -58,6 +59,8 @@ func main() {
 	flag.DurationVar(&o.profileFor, "profile-for", 10*time.Second, "length of the CPU profile")
 	flag.DurationVar(&o.timeout, "timeout", 15*time.Minute, "give up on a phase after this long")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (binary, SQLite file, node log)")
+	flag.BoolVar(&o.drain, "drain", false,
+		"register and trigger on an API-only node while no worker runs, then time a `webacq worker` draining the checks")
 	flag.StringVar(&o.extraEnv, "env", "", "extra environment of the node, comma-separated NAME=VALUE")
 	flag.Parse()
 	if err := run(o); err != nil {
@@ -74,6 +77,16 @@ type result struct {
 	hwmMB, rssMB              float64
 }
 
+// bench is one run's fixtures.
+type bench struct {
+	o    options
+	dir  string
+	bin  string
+	site *site
+	db   *database
+	key  string
+}
+
 func run(o options) error {
 	if o.n < 1 || o.clients < 1 || o.hosts < 1 || o.hosts > 254 {
 		return fmt.Errorf("-n, -clients and -hosts (at most 254) must be positive")
@@ -87,112 +100,237 @@ func run(o options) error {
 	} else {
 		defer os.RemoveAll(dir)
 	}
-	bin, err := build(dir)
-	if err != nil {
+	b := &bench{o: o, dir: dir}
+	if b.bin, err = build(dir); err != nil {
 		return err
 	}
-	s := &site{n: o.n, etag: o.etag, volatile: o.volatile}
-	if err := s.start(o.hosts); err != nil {
+	b.site = &site{n: o.n, etag: o.etag, volatile: o.volatile}
+	if err := b.site.start(o.hosts); err != nil {
 		return err
 	}
-	defer s.close()
-	db, err := newDatabase(o.db, dir, o.pg)
-	if err != nil {
+	defer b.site.close()
+	if b.db, err = newDatabase(o.db, dir, o.pg); err != nil {
 		return err
 	}
-	defer db.close()
-
+	defer b.db.close()
 	// The workspace pays for two checks of every monitor, with room.
-	if _, err := cli(bin, db.url, "workspace", "create", "bench", "--credits", fmt.Sprint(4*o.n+100), "--monitoring"); err != nil {
+	if _, err := cli(b.bin, b.db.url, "workspace", "create", "bench", "--credits", fmt.Sprint(4*o.n+100), "--monitoring"); err != nil {
 		return err
 	}
-	key, err := cli(bin, db.url, "key", "create", "--workspace", "bench", "--name", "bench")
+	if b.key, err = cli(b.bin, b.db.url, "key", "create", "--workspace", "bench", "--name", "bench"); err != nil {
+		return err
+	}
+	if err := b.db.open(); err != nil {
+		return err
+	}
+	fmt.Printf("site %s (etag %t, volatile %t), %s, GOMAXPROCS %d, drain %t\n",
+		strings.Join(b.site.bases, " "), o.etag, o.volatile, o.db, runtime.GOMAXPROCS(0), o.drain)
+	var res result
+	if o.drain {
+		res, err = b.drained(context.Background())
+	} else {
+		res, err = b.together(context.Background())
+	}
 	if err != nil {
 		return err
-	}
-	if err := db.open(); err != nil {
-		return err
-	}
-	n, err := startNode(bin, db.url, dir+"/serve.log", nodeEnv(o))
-	if err != nil {
-		return err
-	}
-	defer n.stop()
-	pid := n.cmd.Process.Pid
-	mem := sample(pid, 100*time.Millisecond)
-	fmt.Printf("site %s (%d hosts, etag %t, volatile %t), node pid %d on %s, GOMAXPROCS %d\n",
-		strings.Join(s.bases, " "), o.hosts, o.etag, o.volatile, pid, o.db, runtime.GOMAXPROCS(0))
-
-	api := newClient(n.url, key, o.clients)
-	res := result{db: o.db, n: o.n}
-	ctx := context.Background()
-
-	// Phase 1: register every monitor; each is checked (anchored) at once.
-	cpu0, pg0 := cpuSeconds(pid), commCPU("postgres")
-	start := time.Now()
-	ids, err := api.register(ctx, s, o.n, keywords(o.keywords))
-	if err != nil {
-		return err
-	}
-	regEnd := time.Now()
-	regSecs := regEnd.Sub(start).Seconds()
-	fmt.Printf("registered %d monitors in %.1f s (%.0f/s)\n", o.n, regSecs, float64(o.n)/regSecs)
-	if err := waitRuns(ctx, db, o.n, o.timeout); err != nil {
-		return err
-	}
-	wall := time.Since(start).Seconds()
-	p1, err := db.phase(ctx, time.Time{})
-	if err != nil {
-		return err
-	}
-	res.anchorRate = float64(o.n) / wall
-	report("anchor", p1, wall, o.n, cpuSeconds(pid)-cpu0, commCPU("postgres")-pg0, o.db)
-
-	// Phase 2: check every monitor now; nothing has changed.
-	reqs0, nm0 := s.requests.Load(), s.notModified.Load()
-	var profile chan error
-	if o.cpuprofile != "" {
-		profile = make(chan error, 1)
-		go func() { profile <- cpuProfile(n.debugAddr, o.cpuprofile, o.profileFor) }()
-	}
-	cpu0, pg0 = cpuSeconds(pid), commCPU("postgres")
-	start = time.Now()
-	if err := api.checkAll(ctx, ids); err != nil {
-		return err
-	}
-	trigSecs := time.Since(start).Seconds()
-	fmt.Printf("triggered %d checks in %.1f s (%.0f/s)\n", o.n, trigSecs, float64(o.n)/trigSecs)
-	if err := waitRuns(ctx, db, 2*o.n, o.timeout); err != nil {
-		return err
-	}
-	wall = time.Since(start).Seconds()
-	p2, err := db.phase(ctx, regEnd) // anchors were due before registration ended
-	if err != nil {
-		return err
-	}
-	res.unchangedRate = float64(o.n) / wall
-	report("unchanged", p2, wall, o.n, cpuSeconds(pid)-cpu0, commCPU("postgres")-pg0, o.db)
-	fmt.Printf("  site: %d requests, %d answered 304\n", s.requests.Load()-reqs0, s.notModified.Load()-nm0)
-	res.hwmMB, res.rssMB = mem.peak()
-	if profile != nil {
-		if err := <-profile; err != nil {
-			fmt.Println("cpu profile:", err)
-		} else {
-			fmt.Printf("cpu profile: %s (go tool pprof -top %s %s)\n", o.cpuprofile, bin, o.cpuprofile)
-		}
 	}
 	printTable(res)
 	return nil
 }
 
+// together is the plain run: one `webacq serve` takes the REST calls and
+// runs the checks; each phase is timed from its first REST call to its
+// last run.
+func (b *bench) together(ctx context.Context) (result, error) {
+	o := b.o
+	res := result{db: o.db, n: o.n}
+	n, err := startNode(b.bin, "serve", b.db.url, b.dir+"/serve.log", nodeEnv(o, o.workers))
+	if err != nil {
+		return res, err
+	}
+	defer n.stop()
+	mem := sample(n.pid(), 100*time.Millisecond)
+	api := newClient(n.url, b.key, o.clients)
+
+	// Phase 1: register every monitor; each is checked (anchored) at once.
+	m := b.meter(ctx, n)
+	ids, err := api.register(ctx, b.site, o.n, keywords(o.keywords))
+	if err != nil {
+		return res, err
+	}
+	regEnd := time.Now()
+	fmt.Printf("registered %d monitors in %.1f s (%.0f/s)\n", o.n, regEnd.Sub(m.start).Seconds(),
+		float64(o.n)/regEnd.Sub(m.start).Seconds())
+	if res.anchorRate, err = b.finish(ctx, m, "anchor", o.n, time.Time{}); err != nil {
+		return res, err
+	}
+
+	// Phase 2: check every monitor now; nothing has changed.
+	profile := b.profile(n)
+	m = b.meter(ctx, n)
+	if err := api.checkAll(ctx, ids); err != nil {
+		return res, err
+	}
+	trig := time.Since(m.start).Seconds()
+	fmt.Printf("triggered %d checks in %.1f s (%.0f/s)\n", o.n, trig, float64(o.n)/trig)
+	if res.unchangedRate, err = b.finish(ctx, m, "unchanged", 2*o.n, regEnd); err != nil {
+		return res, err
+	}
+	res.hwmMB, res.rssMB = mem.peak()
+	b.awaitProfile(profile)
+	return res, nil
+}
+
+// drained separates the checks from the REST calls that cause them: an
+// API-only `webacq serve` registers the monitors and triggers the checks
+// while no worker runs; then a `webacq worker` starts and the phase is
+// timed from its start to the last run. Memory is the worker's.
+func (b *bench) drained(ctx context.Context) (result, error) {
+	o := b.o
+	res := result{db: o.db, n: o.n}
+	apiNode, err := startNode(b.bin, "serve", b.db.url, b.dir+"/serve.log", append(nodeEnv(o, 0), "WEBACQ_JOB_WORKERS=0"))
+	if err != nil {
+		return res, err
+	}
+	defer apiNode.stop()
+	api := newClient(apiNode.url, b.key, o.clients)
+	start := time.Now()
+	ids, err := api.register(ctx, b.site, o.n, keywords(o.keywords))
+	if err != nil {
+		return res, err
+	}
+	regEnd := time.Now()
+	fmt.Printf("registered %d monitors in %.1f s (%.0f/s), no worker running\n", o.n, regEnd.Sub(start).Seconds(),
+		float64(o.n)/regEnd.Sub(start).Seconds())
+	var hwm, rss [2]float64
+	for phase, name := range []string{"anchor", "unchanged"} {
+		if phase == 1 {
+			start := time.Now()
+			if err := api.checkAll(ctx, ids); err != nil {
+				return res, err
+			}
+			fmt.Printf("triggered %d checks in %.1f s (%.0f/s), no worker running\n", o.n, time.Since(start).Seconds(),
+				float64(o.n)/time.Since(start).Seconds())
+		}
+		m := b.meter(ctx, nil) // the worker's start-up is part of the drain
+		w, err := startNode(b.bin, "worker", b.db.url, fmt.Sprintf("%s/worker-%s.log", b.dir, name), nodeEnv(o, o.workers))
+		if err != nil {
+			return res, err
+		}
+		m.n = w
+		mem := sample(w.pid(), 100*time.Millisecond)
+		var profile chan error
+		if phase == 1 {
+			profile = b.profile(w)
+		}
+		since := time.Time{}
+		if phase == 1 {
+			since = regEnd
+		}
+		rate, err := b.finish(ctx, m, name, (phase+1)*o.n, since)
+		hwm[phase], rss[phase] = mem.peak()
+		w.stop()
+		if err != nil {
+			return res, err
+		}
+		b.awaitProfile(profile)
+		if phase == 0 {
+			res.anchorRate = rate
+		} else {
+			res.unchangedRate = rate
+		}
+	}
+	res.hwmMB, res.rssMB = max(hwm[0], hwm[1]), max(rss[0], rss[1])
+	return res, nil
+}
+
+// meter is a phase's starting readings.
+type meter struct {
+	n                   *node
+	start               time.Time
+	cpu                 float64
+	pg                  map[int]float64
+	requests, unchanged int64
+}
+
+// meter takes the readings; a nil node is one about to start, whose CPU
+// time counts from zero.
+func (b *bench) meter(ctx context.Context, n *node) *meter {
+	m := &meter{n: n, start: time.Now(), pg: b.db.backendCPU(ctx), requests: b.site.requests.Load(),
+		unchanged: b.site.notModified.Load()}
+	if n != nil {
+		m.cpu = cpuSeconds(n.pid())
+	}
+	return m
+}
+
+// finish waits until the database holds want runs and reports the phase:
+// its runs are those due at or after since.
+func (b *bench) finish(ctx context.Context, m *meter, name string, want int, since time.Time) (float64, error) {
+	if err := waitRuns(ctx, b.db, want, b.o.timeout); err != nil {
+		return 0, err
+	}
+	wall := time.Since(m.start).Seconds()
+	nodeCPU, pgCPU := cpuSeconds(m.n.pid())-m.cpu, cpuSince(m.pg, b.db.backendCPU(ctx))
+	p, err := b.db.phase(ctx, since)
+	if err != nil {
+		return 0, err
+	}
+	n := b.o.n
+	fmt.Printf("%s phase: %d runs in %.1f s wall = %.0f checks/s (runs' own span %.1f s = %.0f/s, slowest %d ms)\n",
+		name, n, wall, float64(n)/wall, p.last.Sub(p.first).Seconds(), p.rate(), p.slowestMillis)
+	fmt.Printf("  outcomes %s, HTTP statuses %v, credits %d; site: %d requests, %d answered 304\n",
+		outcomes(p.outcomes), p.statusCodes, p.credits, b.site.requests.Load()-m.requests, b.site.notModified.Load()-m.unchanged)
+	line := fmt.Sprintf("  CPU: node %.1f s (%.2f ms per check)", nodeCPU, 1000*nodeCPU/float64(n))
+	if pgCPU > 0 {
+		line += fmt.Sprintf(", its PostgreSQL backends %.1f s (%.2f ms per check)", pgCPU, 1000*pgCPU/float64(n))
+	}
+	fmt.Println(line, loadAvg())
+	return float64(n) / wall, nil
+}
+
+// profile starts the node's CPU profile when asked for one.
+func (b *bench) profile(n *node) chan error {
+	if b.o.cpuprofile == "" {
+		return nil
+	}
+	c := make(chan error, 1)
+	go func() { c <- cpuProfile(n.debugAddr, b.o.cpuprofile, b.o.profileFor) }()
+	return c
+}
+
+func (b *bench) awaitProfile(c chan error) {
+	if c == nil {
+		return
+	}
+	if err := <-c; err != nil {
+		fmt.Println("cpu profile:", err)
+		return
+	}
+	fmt.Printf("cpu profile: %s (go tool pprof -top %s)\n", b.o.cpuprofile, b.o.cpuprofile)
+}
+
+// loadAvg is the machine's load, which other work on it raises.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return "(load " + strings.Join(f[:3], " ") + ")"
+}
+
 // nodeEnv is the node's configuration for the run.
-func nodeEnv(o options) []string {
+func nodeEnv(o options, workers int) []string {
 	env := []string{"WEBACQ_ALLOW_PRIVATE=1", "WEBACQ_CHROMIUM=none", "WEBACQ_BOOTSTRAP_CREDITS=0"}
 	if !o.accessLog {
 		env = append(env, "WEBACQ_ACCESS_LOG=0")
 	}
-	if o.workers > 0 {
-		env = append(env, fmt.Sprintf("WEBACQ_JOB_WORKERS=%d", o.workers))
+	if workers > 0 {
+		env = append(env, fmt.Sprintf("WEBACQ_JOB_WORKERS=%d", workers))
 	}
 	if o.perHost > 0 {
 		env = append(env, fmt.Sprintf("WEBACQ_MONITOR_PER_HOST=%d", o.perHost))
@@ -239,19 +377,6 @@ func waitRuns(ctx context.Context, db *database, want int, timeout time.Duration
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-// report prints what a phase did, from the client's clock and from the
-// runs' own times, with the CPU the node and PostgreSQL spent.
-func report(name string, p *phase, wall float64, n int, nodeCPU, pgCPU float64, dialect string) {
-	fmt.Printf("%s phase: %d runs in %.1f s wall = %.0f checks/s (runs' own span %.1f s = %.0f/s, slowest %d ms)\n",
-		name, n, wall, float64(n)/wall, p.last.Sub(p.first).Seconds(), p.rate(), p.slowestMillis)
-	fmt.Printf("  outcomes %s, HTTP statuses %v, credits %d\n", outcomes(p.outcomes), p.statusCodes, p.credits)
-	line := fmt.Sprintf("  CPU: node %.1f s (%.2f ms per check)", nodeCPU, 1000*nodeCPU/float64(n))
-	if dialect == "postgres" {
-		line += fmt.Sprintf(", postgres %.1f s (%.2f ms per check)", pgCPU, 1000*pgCPU/float64(n))
-	}
-	fmt.Println(line)
 }
 
 func outcomes(m map[string]int) string {

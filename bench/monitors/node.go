@@ -39,18 +39,21 @@ func cli(bin, dbURL string, args ...string) (string, error) {
 	return strings.TrimSpace(stdout.String()), nil
 }
 
-// node is a running `webacq serve`.
+// node is a running `webacq serve` or `webacq worker`.
 type node struct {
 	cmd       *exec.Cmd
 	url       string
 	debugAddr string
 	logPath   string
+	started   time.Time // when it was ready
 	done      chan struct{}
 }
 
-// startNode starts `webacq serve` with env and waits until it listens; its
-// log goes to logPath.
-func startNode(bin, dbURL, logPath string, env []string) (*node, error) {
+func (n *node) pid() int { return n.cmd.Process.Pid }
+
+// startNode starts `webacq serve` (or `webacq worker`) with env and waits
+// until it listens (works); its log goes to logPath.
+func startNode(bin, command, dbURL, logPath string, env []string) (*node, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -63,7 +66,7 @@ func startNode(bin, dbURL, logPath string, env []string) (*node, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "serve")
+	cmd := exec.Command(bin, command)
 	cmd.Env = append(append(os.Environ(), "WEBACQ_DATABASE_URL="+dbURL, "WEBACQ_ADDR="+addr,
 		"WEBACQ_DEBUG_ADDR="+debug), env...)
 	pr, pw := io.Pipe()
@@ -82,7 +85,7 @@ func startNode(bin, dbURL, logPath string, env []string) (*node, error) {
 		for sc.Scan() {
 			line := sc.Text()
 			fmt.Fprintln(logf, line)
-			if strings.Contains(line, "msg=listening") {
+			if strings.Contains(line, "msg=listening") || strings.Contains(line, `msg="worker started"`) {
 				once.Do(func() { close(ready) })
 			}
 		}
@@ -90,12 +93,13 @@ func startNode(bin, dbURL, logPath string, env []string) (*node, error) {
 	go func() { cmd.Wait(); pw.Close(); close(n.done) }()
 	select {
 	case <-ready:
+		n.started = time.Now()
 		return n, nil
 	case <-n.done:
-		return nil, fmt.Errorf("webacq serve exited before listening; see %s", logPath)
+		return nil, fmt.Errorf("webacq %s exited before it was ready; see %s", command, logPath)
 	case <-time.After(60 * time.Second):
 		n.stop()
-		return nil, fmt.Errorf("webacq serve did not listen within 60 s; see %s", logPath)
+		return nil, fmt.Errorf("webacq %s was not ready within 60 s; see %s", command, logPath)
 	}
 }
 
@@ -155,24 +159,6 @@ func cpuSeconds(pid int) float64 {
 	utime, _ := strconv.ParseFloat(f[11], 64)
 	stime, _ := strconv.ParseFloat(f[12], 64)
 	return (utime + stime) / clockTicks
-}
-
-// commCPU is the CPU time of every process whose command is name (the
-// PostgreSQL server's backends), in seconds.
-func commCPU(name string) float64 {
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	var total float64
-	for _, d := range dirs {
-		comm, err := os.ReadFile(filepath.Join(d, "comm"))
-		if err != nil || strings.TrimSpace(string(comm)) != name {
-			continue
-		}
-		pid, err := strconv.Atoi(filepath.Base(d))
-		if err == nil {
-			total += cpuSeconds(pid)
-		}
-	}
-	return total
 }
 
 // sampler keeps the largest VmRSS seen of a process until stopped; VmHWM
