@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
@@ -182,4 +184,92 @@ func cpuSince(before, after map[int]float64) float64 {
 		total += s - before[pid]
 	}
 	return total
+}
+
+// waitSampler counts what the node's PostgreSQL sessions are doing, every
+// few milliseconds: a poor man's profile of the database side.
+type waitSampler struct {
+	mu      sync.Mutex
+	counts  map[string]int
+	samples int
+	cancel  context.CancelFunc
+	done    chan struct{}
+}
+
+// sampleWaits starts sampling (nil on SQLite).
+func (d *database) sampleWaits(every time.Duration) *waitSampler {
+	if strings.HasPrefix(d.readURL, "sqlite:") {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &waitSampler{counts: map[string]int{}, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			w.once(ctx, d.db)
+		}
+	}()
+	return w
+}
+
+func (w *waitSampler) once(ctx context.Context, db *sql.DB) {
+	rows, err := db.QueryContext(ctx, `SELECT state, coalesce(wait_event_type, ''), coalesce(wait_event, ''),
+		left(regexp_replace(query, '\s+', ' ', 'g'), 70) FROM pg_stat_activity
+		WHERE application_name = $1 AND state IN ('active', 'idle in transaction')`, nodeApp)
+	if err != nil {
+		return
+	}
+	defer rows.Close()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.samples++
+	for rows.Next() {
+		var state, typ, event, query string
+		if rows.Scan(&state, &typ, &event, &query) != nil {
+			continue
+		}
+		what := "running"
+		switch {
+		case state == "idle in transaction":
+			what = "idle in transaction (the node works between statements)"
+			query = "after: " + query
+		case typ != "":
+			what = typ + "/" + event
+		}
+		w.counts[what+" | "+query]++
+	}
+}
+
+// report stops sampling and prints the top activities as the average
+// number of sessions doing each.
+func (w *waitSampler) report(top int) {
+	if w == nil {
+		return
+	}
+	w.cancel()
+	<-w.done
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.samples == 0 {
+		return
+	}
+	keys := make([]string, 0, len(w.counts))
+	for k := range w.counts {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return w.counts[keys[i]] > w.counts[keys[j]] })
+	fmt.Printf("  node's PostgreSQL sessions, average number busy with each (%d samples):\n", w.samples)
+	for i, k := range keys {
+		if i == top {
+			break
+		}
+		fmt.Printf("    %5.1f  %s\n", float64(w.counts[k])/float64(w.samples), k)
+	}
 }

@@ -60,7 +60,7 @@ func main() {
 	flag.DurationVar(&o.timeout, "timeout", 15*time.Minute, "give up on a phase after this long")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (binary, SQLite file, node log)")
 	flag.BoolVar(&o.drain, "drain", false,
-		"register and trigger on an API-only node while no worker runs, then time a `webacq worker` draining the checks")
+		"register and trigger on an API-only node while no node works jobs, then time a second node draining the checks")
 	flag.StringVar(&o.extraEnv, "env", "", "extra environment of the node, comma-separated NAME=VALUE")
 	flag.Parse()
 	if err := run(o); err != nil {
@@ -183,8 +183,8 @@ func (b *bench) together(ctx context.Context) (result, error) {
 
 // drained separates the checks from the REST calls that cause them: an
 // API-only `webacq serve` registers the monitors and triggers the checks
-// while no worker runs; then a `webacq worker` starts and the phase is
-// timed from its start to the last run. Memory is the worker's.
+// while no node works jobs; then a second node with workers starts and the
+// phase is timed from its start to the last run. Memory is that node's.
 func (b *bench) drained(ctx context.Context) (result, error) {
 	o := b.o
 	res := result{db: o.db, n: o.n}
@@ -213,7 +213,10 @@ func (b *bench) drained(ctx context.Context) (result, error) {
 				float64(o.n)/time.Since(start).Seconds())
 		}
 		m := b.meter(ctx, nil) // the worker's start-up is part of the drain
-		w, err := startNode(b.bin, "worker", b.db.url, fmt.Sprintf("%s/worker-%s.log", b.dir, name), nodeEnv(o, o.workers))
+		// A serving node with workers runs the same checks as `webacq
+		// worker` and has the profiler (WEBACQ_DEBUG_ADDR), which the
+		// worker command does not start.
+		w, err := startNode(b.bin, "serve", b.db.url, fmt.Sprintf("%s/worker-%s.log", b.dir, name), nodeEnv(o, o.workers))
 		if err != nil {
 			return res, err
 		}
@@ -247,6 +250,7 @@ func (b *bench) drained(ctx context.Context) (result, error) {
 // meter is a phase's starting readings.
 type meter struct {
 	n                   *node
+	waits               *waitSampler
 	start               time.Time
 	cpu                 float64
 	pg                  map[int]float64
@@ -257,7 +261,7 @@ type meter struct {
 // time counts from zero.
 func (b *bench) meter(ctx context.Context, n *node) *meter {
 	m := &meter{n: n, start: time.Now(), pg: b.db.backendCPU(ctx), requests: b.site.requests.Load(),
-		unchanged: b.site.notModified.Load()}
+		unchanged: b.site.notModified.Load(), waits: b.db.sampleWaits(20 * time.Millisecond)}
 	if n != nil {
 		m.cpu = cpuSeconds(n.pid())
 	}
@@ -267,6 +271,7 @@ func (b *bench) meter(ctx context.Context, n *node) *meter {
 // finish waits until the database holds want runs and reports the phase:
 // its runs are those due at or after since.
 func (b *bench) finish(ctx context.Context, m *meter, name string, want int, since time.Time) (float64, error) {
+	defer m.waits.report(8)
 	if err := waitRuns(ctx, b.db, want, b.o.timeout); err != nil {
 		return 0, err
 	}
