@@ -239,12 +239,19 @@ func measure(pg page, base []byte, m monitor, mu mutation) outcome {
 		o.skipped = "region not found"
 		return o
 	}
-	var watched []string
+	var lines []string
 	for _, b := range m.fp.Blocks {
-		watched = append(watched, b.Text)
+		lines = append(lines, b.Text)
 	}
-	if why := mu.apply(doc, region, strings.Join(watched, "\n")); why != "" {
+	var page strings.Builder
+	eachText(doc, func(t *html.Node) { page.WriteString(t.Data) })
+	w := &watch{lines: strings.Join(lines, "\n"), page: collapse(page.String())}
+	if why := mu.apply(doc, region, w); why != "" {
 		o.skipped = why
+		return o
+	}
+	if mu.class == classRemoval && duplicated(doc, m.fp) {
+		o.skipped = "the region's content is also elsewhere on the page"
 		return o
 	}
 	var buf bytes.Buffer
@@ -264,6 +271,26 @@ func measure(pg page, base []byte, m monitor, mu mutation) outcome {
 	ch := detect.Compare(m.fp, r.Fingerprint, m.keywords)
 	o.compare = time.Since(t1)
 	o.score, o.changed, o.material, o.signals = r.Score, ch.Changed, ch.Material, ch.Signals
+	if os.Getenv("BENCH_DEBUG") != "" {
+		if strings.HasPrefix(mu.name, "new item") {
+			found := false
+			for _, b := range r.Fingerprint.Blocks {
+				found = found || strings.Contains(b.Text, "credit facility")
+			}
+			fmt.Printf("DEBUG new item in fingerprint: %v (%d blocks, path %s); in page: %v\n", found, len(r.Fingerprint.Blocks), r.Fingerprint.Path, bytes.Contains(buf.Bytes(), []byte("credit facility")))
+		}
+		for _, sg := range ch.Signals {
+			if sg.From != nil && sg.To != nil {
+				a, b := detect.Normalize(*sg.From), detect.Normalize(*sg.To)
+				i := 0
+				for i < len(a) && i < len(b) && a[i] == b[i] {
+					i++
+				}
+				lo := max(0, i-60)
+				fmt.Printf("DEBUG %s %s: %q\n   vs %q\n", mu.name, sg.Field, a[lo:min(len(a), i+60)], b[lo:min(len(b), i+60)])
+			}
+		}
+	}
 	for _, l := range ch.PDFLinks {
 		if strings.HasSuffix(l, newPDF) {
 			o.pdf = true
@@ -288,4 +315,23 @@ func hasAttr(n *html.Node, key string) bool {
 		}
 	}
 	return false
+}
+
+// duplicated tells whether half or more of the region's longer blocks
+// are still on the page: a removal is then no removal.
+func duplicated(doc *html.Node, fp *detect.Fingerprint) bool {
+	var b strings.Builder
+	eachText(doc, func(t *html.Node) { b.WriteString(t.Data) })
+	text := collapse(b.String())
+	n, found := 0, 0
+	for _, bl := range fp.Blocks {
+		if len(bl.Text) < 20 {
+			continue
+		}
+		n++
+		if strings.Contains(text, bl.Text) {
+			found++
+		}
+	}
+	return n > 0 && 2*found >= n
 }

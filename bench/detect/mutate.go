@@ -2,12 +2,13 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"hash/fnv"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -24,47 +25,47 @@ const (
 )
 
 // mutation changes a parsed base page; region is the root of the
-// monitor's region, watched the text of its fingerprint's blocks (lists
+// monitor's region, w the text of its fingerprint's blocks (lists
 // and figures are chosen among what the monitor watches, not in a
 // related-posts widget it leaves out). apply returns why it does not
 // apply, or "".
 type mutation struct {
 	class, name string
 	onlyMain    bool // measured on the monitor without keywords only
-	apply       func(doc, region *html.Node, watched string) string
+	apply       func(doc, region *html.Node, w *watch) string
 }
 
 // newPDF is the document link of the inserted item.
 const newPDF = "/files/bench-new-release.pdf"
 
 func mutations(keyword string, unrelated []string) []mutation {
-	noise := []func(doc, region *html.Node, watched string) string{shiftDates, bumpCounters, newTokens, rotateAsides}
+	noise := []func(doc, region *html.Node, w *watch) string{shiftDates, bumpCounters, newTokens, rotateAsides}
 	return []mutation{
 		{classNoise, "dates and times", false, shiftDates},
 		{classNoise, "counters", false, bumpCounters},
 		{classNoise, "tokens and tracking", false, newTokens},
 		{classNoise, "rotating aside", false, rotateAsides},
 		{classNoise, "items reordered", false, reorder},
-		{classNoise, "all noise", false, func(doc, region *html.Node, watched string) string {
+		{classNoise, "all noise", false, func(doc, region *html.Node, w *watch) string {
 			for _, f := range noise {
-				f(doc, region, watched)
+				f(doc, region, w)
 			}
 			return ""
 		}},
-		{classMaterial, "new item with keyword", false, func(doc, region *html.Node, watched string) string { return insertItem(region, watched, keyword) }},
+		{classMaterial, "new item with keyword", false, func(doc, region *html.Node, w *watch) string { return insertItem(region, w, keyword) }},
 		{classMaterial, "figure changed", true, changeFigure},
 		{classRestructure, "wrapper added", false, wrap},
 		{classRestructure, "classes renamed", false, renameClasses},
 		{classRestructure, "region moved", false, move},
-		{classRestructure, "all three", false, func(doc, region *html.Node, watched string) string {
-			renameClasses(doc, region, watched)
-			if why := move(doc, region, watched); why != "" {
+		{classRestructure, "all three", false, func(doc, region *html.Node, w *watch) string {
+			renameClasses(doc, region, w)
+			if why := move(doc, region, w); why != "" {
 				return why
 			}
-			return wrap(doc, region, watched)
+			return wrap(doc, region, w)
 		}},
 		{classRemoval, "region removed", false, remove},
-		{classRemoval, "region replaced", false, func(doc, region *html.Node, watched string) string { return replace(region, unrelated) }},
+		{classRemoval, "region replaced", false, func(doc, region *html.Node, w *watch) string { return replace(region, unrelated) }},
 	}
 }
 
@@ -92,7 +93,7 @@ var (
 // shiftDates moves every date and time of the page's text by 37 days,
 // 3 hours and 17 minutes, keeping its format, and every "n hours ago"
 // by 3.
-func shiftDates(doc, _ *html.Node, _ string) string {
+func shiftDates(doc, _ *html.Node, _ *watch) string {
 	eachText(doc, func(t *html.Node) {
 		s := t.Data
 		for _, f := range dateFormats {
@@ -117,7 +118,7 @@ func shiftDates(doc, _ *html.Node, _ string) string {
 
 // bumpCounters adds 7 to every counter of views, comments, likes,
 // replies and followers.
-func bumpCounters(doc, _ *html.Node, _ string) string {
+func bumpCounters(doc, _ *html.Node, _ *watch) string {
 	eachText(doc, func(t *html.Node) {
 		t.Data = counterRe.ReplaceAllStringFunc(t.Data, func(m string) string {
 			sub := counterRe.FindStringSubmatch(m)
@@ -147,14 +148,14 @@ func commas(n int) string {
 
 // newTokens replaces every 32-digit hex token of the text and of links,
 // and gives every link a new utm_campaign and every image a cache buster.
-func newTokens(doc, _ *html.Node, _ string) string {
+func newTokens(doc, _ *html.Node, _ *watch) string {
 	eachText(doc, func(t *html.Node) { t.Data = hexRe.ReplaceAllStringFunc(t.Data, otherHex) })
 	eachElement(doc, func(n *html.Node) {
 		for i := range n.Attr {
 			a := &n.Attr[i]
 			switch {
 			case n.DataAtom == atom.A && a.Key == "href" && a.Val != "" && !strings.HasPrefix(a.Val, "#") && !strings.HasPrefix(a.Val, "javascript:"):
-				a.Val = addParam(hexRe.ReplaceAllStringFunc(a.Val, otherHex), "utm_campaign", otherHex(a.Val)[:8])
+				a.Val = addParam(newQueryTokens(a.Val), "utm_campaign", otherHex(a.Val)[:8])
 			case n.DataAtom == atom.Img && a.Key == "src" && a.Val != "" && !strings.HasPrefix(a.Val, "data:"):
 				a.Val = addParam(a.Val, "_", "1763894520123")
 			}
@@ -169,8 +170,25 @@ func otherHex(s string) string {
 	return fmt.Sprintf("%x", h.Sum(nil))
 }
 
+// newQueryTokens replaces the query values of u that are 32-digit hex
+// tokens (session ids); hex in the path names a resource and stays.
+func newQueryTokens(u string) string {
+	q := strings.IndexByte(u, '?')
+	if q < 0 {
+		return u
+	}
+	parts := strings.Split(u[q+1:], "&")
+	for i, p := range parts {
+		if k, v, ok := strings.Cut(p, "="); ok && hexRe.MatchString(v) && len(v) == 32 {
+			parts[i] = k + "=" + otherHex(v)
+		}
+	}
+	return u[:q+1] + strings.Join(parts, "&")
+}
+
 // addParam adds key=val to the query of u, before its fragment.
 func addParam(u, key, val string) string {
+	u = strings.TrimSpace(strings.Trim(u, "\u00a0"))
 	frag := ""
 	if i := strings.IndexByte(u, '#'); i >= 0 {
 		u, frag = u[:i], u[i:]
@@ -182,10 +200,11 @@ func addParam(u, key, val string) string {
 	return u + sep + key + "=" + val + frag
 }
 
-// rotateAsides replaces the text of every <aside> with other headlines.
-func rotateAsides(doc, _ *html.Node, _ string) string {
+// rotateAsides replaces the text of every <aside> with other headlines,
+// but for an aside holding the region: there it is the w content.
+func rotateAsides(doc, region *html.Node, _ *watch) string {
 	eachElement(doc, func(n *html.Node) {
-		if n.DataAtom != atom.Aside {
+		if n.DataAtom != atom.Aside || contains(n, region) {
 			return
 		}
 		i := 0
@@ -200,8 +219,8 @@ func rotateAsides(doc, _ *html.Node, _ string) string {
 }
 
 // reorder reverses the items of the largest list or table in the region.
-func reorder(_, region *html.Node, watched string) string {
-	list := largestList(region, watched)
+func reorder(_, region *html.Node, w *watch) string {
+	list := largestList(region, w)
 	if list == nil {
 		return "no list in the region"
 	}
@@ -222,7 +241,7 @@ func reorder(_, region *html.Node, watched string) string {
 
 // largestList returns the ul, ol or tbody of region (itself included)
 // with the most item children, at least three, most of them watched.
-func largestList(region *html.Node, watched string) *html.Node {
+func largestList(region *html.Node, w *watch) *html.Node {
 	var best *html.Node
 	bestN := 2
 	var walk func(*html.Node)
@@ -236,7 +255,7 @@ func largestList(region *html.Node, watched string) *html.Node {
 			for c := n.FirstChild; c != nil; c = c.NextSibling {
 				if c.Type == html.ElementNode && (c.DataAtom == atom.Li || c.DataAtom == atom.Tr) {
 					items++
-					if isWatched(c, watched) {
+					if isWatched(c, w) {
 						seen++
 					}
 				}
@@ -256,19 +275,32 @@ func largestList(region *html.Node, watched string) *html.Node {
 // insertItem puts a new item carrying the keyword and a PDF link at the
 // top of the region's largest list, or a new paragraph at the top of
 // the region.
-func insertItem(region *html.Node, watched, keyword string) string {
+func insertItem(region *html.Node, w *watch, keyword string) string {
 	if keyword == "" {
 		keyword = "update"
 	}
 	item := fmt.Sprintf(`<a href="%s">%s: the company announces a new credit facility of $250 million (PDF)</a>`, newPDF, keyword)
 	parent, wrapItem := region, func(s string) string { return "<p>" + s + "</p>" }
-	if list := largestList(region, watched); list != nil {
+	if list := largestList(region, w); list != nil {
 		parent, wrapItem = itemContainer(list)
 	} else if region.DataAtom != atom.Body && region.DataAtom != atom.Div && region.DataAtom != atom.Section &&
 		region.DataAtom != atom.Article && region.DataAtom != atom.Main {
 		parent, wrapItem = itemContainer(region)
 	}
 	nodes := parseFragment(parent, wrapItem(item))
+	if os.Getenv("BENCH_DEBUG") != "" {
+		var segs []string
+		for n := parent; n != nil && n.Type == html.ElementNode; n = n.Parent {
+			cls := ""
+			for _, a := range n.Attr {
+				if a.Key == "class" || a.Key == "id" || a.Key == "style" || a.Key == "hidden" || a.Key == "aria-hidden" {
+					cls += "[" + a.Key + "=" + a.Val + "]"
+				}
+			}
+			segs = append(segs, n.Data+cls)
+		}
+		fmt.Printf("DEBUG insert into %s\n", strings.Join(segs, " < "))
+	}
 	first := firstElement(parent)
 	for _, n := range nodes {
 		parent.InsertBefore(n, first)
@@ -287,14 +319,14 @@ func firstElement(n *html.Node) *html.Node {
 
 // changeFigure changes one digit of a figure in the region: the first
 // number in a table cell, else the first in a paragraph or list item,
-// that is not part of a date, a time or a counter, in watched text.
-func changeFigure(_, region *html.Node, watched string) string {
+// that is not part of a date, a time or a counter, in w text.
+func changeFigure(_, region *html.Node, w *watch) string {
 	var cells, others []*html.Node
 	var walk func(n *html.Node, inCell, inText bool)
 	walk = func(n *html.Node, inCell, inText bool) {
 		switch n.Type {
 		case html.TextNode:
-			if figureSpan(n.Data) != nil && strings.Contains(watched, collapse(n.Data)) {
+			if figureSpan(n.Data) != nil && isWatched(blockOf(n), w) {
 				if inCell {
 					cells = append(cells, n)
 				} else if inText {
@@ -326,12 +358,32 @@ func changeFigure(_, region *html.Node, watched string) string {
 			num = num[:i] + string(rune('0'+(d+3)%10)) + num[i+1:]
 			changed := t.Data[:span[0]] + num + t.Data[span[1]:]
 			// A number the normalisation rules count as part of a date,
-			// a time or a counter is not a figure.
-			if detect.Normalize(changed) == detect.Normalize(t.Data) {
+			// a time or a counter is not a figure; the rules read the
+			// whole block ("24 November, 1994" spans elements).
+			block := blockOf(t)
+			before := itemText(block)
+			orig := t.Data
+			t.Data = changed
+			after := itemText(block)
+			t.Data = orig
+			if detect.Normalize(after) == detect.Normalize(before) {
 				continue
 			}
 			if os.Getenv("BENCH_DEBUG") != "" {
-				fmt.Printf("DEBUG figure %q -> %q\n", t.Data, changed)
+				var segs []string
+				for n := t.Parent; n != nil && n.Type == html.ElementNode; n = n.Parent {
+					cls := ""
+					for _, a := range n.Attr {
+						if a.Key == "class" || a.Key == "style" || a.Key == "hidden" || a.Key == "aria-hidden" || a.Key == "role" {
+							cls += "[" + a.Key + "=" + a.Val + "]"
+						}
+					}
+					segs = append(segs, n.Data+cls)
+					if len(segs) == 6 {
+						break
+					}
+				}
+				fmt.Printf("DEBUG figure %q -> %q in %s; block %q\n", t.Data, changed, strings.Join(segs, " < "), itemText(blockOf(t)))
 			}
 			t.Data = changed
 			return ""
@@ -376,7 +428,7 @@ func figureSpan(s string) []int {
 
 // wrap puts the region inside two new divs (its children when it is the
 // body).
-func wrap(_, region *html.Node, _ string) string {
+func wrap(_, region *html.Node, _ *watch) string {
 	outer := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div, Attr: []html.Attribute{{Key: "class", Val: "bench-wrap"}}}
 	inner := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div, Attr: []html.Attribute{{Key: "class", Val: "bench-inner"}}}
 	outer.AppendChild(inner)
@@ -395,7 +447,7 @@ func wrap(_, region *html.Node, _ string) string {
 }
 
 // renameClasses gives every class of the page a new name.
-func renameClasses(doc, _ *html.Node, _ string) string {
+func renameClasses(doc, _ *html.Node, _ *watch) string {
 	eachElement(doc, func(n *html.Node) {
 		for i := range n.Attr {
 			if n.Attr[i].Key != "class" {
@@ -412,7 +464,7 @@ func renameClasses(doc, _ *html.Node, _ string) string {
 }
 
 // move puts the region first in the body, or last when it is first.
-func move(doc, region *html.Node, _ string) string {
+func move(doc, region *html.Node, _ *watch) string {
 	body := findTag(doc, atom.Body)
 	if region.DataAtom == atom.Body || body == nil {
 		return "the region is the body"
@@ -429,7 +481,7 @@ func move(doc, region *html.Node, _ string) string {
 
 // remove takes the region out of the page (empties the body when it is
 // the region).
-func remove(_, region *html.Node, _ string) string {
+func remove(_, region *html.Node, _ *watch) string {
 	if region.DataAtom == atom.Body {
 		for c := region.FirstChild; c != nil; c = region.FirstChild {
 			region.RemoveChild(c)
@@ -476,15 +528,59 @@ func eachElement(n *html.Node, f func(*html.Node)) {
 	}
 }
 
-// isWatched tells whether the longest text of n is in the watched text.
-func isWatched(n *html.Node, watched string) bool {
-	longest := ""
-	eachText(n, func(t *html.Node) {
-		if c := collapse(t.Data); len(c) > len(longest) {
-			longest = c
+// watch is what the monitor watches: the text of its fingerprint's
+// blocks, one a line, and the text of the whole page.
+type watch struct{ lines, page string }
+
+// isWatched tells whether the monitor watches element n: some block of
+// its fingerprint starts with n's text (is n's text, when short), a
+// table row's cells joined by " | " as blocks read, and that text is
+// once only on the page (a table of contents or a menu repeating the
+// headings is not what is watched).
+func isWatched(n *html.Node, w *watch) bool {
+	probe := itemText(n)
+	if len(probe) > 40 {
+		probe = probe[:40]
+		for len(probe) > 0 && !utf8.RuneStart(probe[len(probe)-1]) {
+			probe = probe[:len(probe)-1]
 		}
-	})
-	return longest != "" && strings.Contains(watched, longest)
+		probe = strings.TrimSpace(probe[:len(probe)-1])
+	} else {
+		probe += "\n" // a short text must be a whole block
+	}
+	return len(probe) >= 3 && strings.Contains("\n"+w.lines+"\n", "\n"+probe) &&
+		strings.Count(w.page, strings.TrimSuffix(probe, "\n")) == 1
+}
+
+// itemText is the text of n with white space collapsed; a row's cells
+// are joined by " | ".
+func itemText(n *html.Node) string {
+	if n.DataAtom == atom.Tr {
+		var cells []string
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.ElementNode && (c.DataAtom == atom.Td || c.DataAtom == atom.Th) {
+				if t := itemText(c); t != "" {
+					cells = append(cells, t)
+				}
+			}
+		}
+		return strings.Join(cells, " | ")
+	}
+	var b strings.Builder
+	eachText(n, func(t *html.Node) { b.WriteString(t.Data) })
+	return collapse(b.String())
+}
+
+// blockOf returns the element whose block holds text node t.
+func blockOf(t *html.Node) *html.Node {
+	for n := t.Parent; n != nil; n = n.Parent {
+		switch n.DataAtom {
+		case atom.P, atom.Li, atom.Tr, atom.Dd, atom.Dt, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6,
+			atom.Blockquote, atom.Pre, atom.Figcaption, atom.Caption, atom.Div, atom.Section, atom.Article, atom.Body:
+			return n
+		}
+	}
+	return t.Parent
 }
 
 func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }

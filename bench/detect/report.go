@@ -32,7 +32,7 @@ func (o outcome) ok() bool {
 // tally counts outcomes of one kind.
 type tally struct {
 	n, skipped, ok, relocated, changed, material, pdf int
-	scores                                           []float64
+	scores                                            []float64
 }
 
 func (t *tally) add(o outcome) {

@@ -68,7 +68,7 @@ func (p *page) keywordRegion(keywords []string) (int32, bool) {
 		if b.elem < 0 || !mentions(b.Text, keywords) {
 			continue
 		}
-		if b.bp < 0 {
+		if b.bpe < 0 {
 			if len(content) < maxMatches {
 				content = append(content, b.elem)
 			}

@@ -16,7 +16,7 @@ import (
 // fingerprint builds the fingerprint of element e.
 func (p *page) fingerprint(e int32, keywords []string) *Fingerprint {
 	n := p.elems[e].node
-	pbs := p.regionBlocks(e)
+	pbs, _ := p.regionBlocks(e)
 	blocks := make([]Block, len(pbs))
 	for i, b := range pbs {
 		blocks[i] = b.Block
@@ -91,7 +91,7 @@ const (
 func (p *page) markdown(e int32) string {
 	n := p.elems[e].node
 	budget := cloneBudget{nodes: maxMarkdownNodes, text: maxText, blocks: maxBlocks}
-	k := p.cloneRegion(n, true, 0, &budget)
+	k := p.cloneRegion(n, p.leftOutNodes(e), 0, &budget)
 	if k == nil {
 		return ""
 	}
@@ -112,12 +112,12 @@ type cloneBudget struct{ nodes, text, blocks int }
 // cloneRegion copies n for the markdown converter, leaving out what a
 // region does not hold; links lose their tracking parameters. A form becomes a div: the converter drops
 // forms, and some sites wrap their whole page in one.
-func (p *page) cloneRegion(n *html.Node, root bool, depth int, budget *cloneBudget) *html.Node {
+func (p *page) cloneRegion(n *html.Node, out map[*html.Node]bool, depth int, budget *cloneBudget) *html.Node {
 	if budget.nodes <= 0 || budget.text <= 0 || budget.blocks <= 0 {
 		return nil
 	}
 	if n.Type == html.ElementNode {
-		if n.Namespace != "" || skipped(n) || hidden(n) || (!root && p.boiler[n]) {
+		if n.Namespace != "" || skipped(n) || hidden(n) || out[n] {
 			return nil
 		}
 	} else if n.Type != html.TextNode {
@@ -147,7 +147,7 @@ func (p *page) cloneRegion(n *html.Node, root bool, depth int, budget *cloneBudg
 		return k
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if kc := p.cloneRegion(c, false, depth+1, budget); kc != nil {
+		if kc := p.cloneRegion(c, out, depth+1, budget); kc != nil {
 			k.AppendChild(kc)
 		}
 	}

@@ -33,6 +33,12 @@ func Normalize(s string) string {
 				i += n
 				continue
 			}
+			if n, prefix := matchGluedDate(toks, i); n > 0 {
+				_, _, trail := splitPunct(toks[i+n-1])
+				out = append(out, prefix+phWhen+trail)
+				i += n
+				continue
+			}
 			if n, repl := matchCounter(toks, i, out); n > 0 {
 				out = append(out, repl...)
 				i += n
@@ -88,13 +94,19 @@ var relativeWords = []string{"ago", "yesterday", "today", "tomorrow", "just now"
 // or a word of the trigger list (months, weekdays, relative words,
 // counter words).
 func mayBeVolatile(t string) bool {
-	c := t[0]
-	if c >= '0' && c <= '9' || c == '(' {
+	if t[0] == '(' {
 		return true
 	}
 	_, core, _ := splitPunct(t)
-	if len(core) < 1 || len(core) > 12 {
+	if core == "" {
 		return false
+	}
+	if c := core[0]; c >= '0' && c <= '9' {
+		return true
+	}
+	if len(core) > 12 {
+		// A month glued to the word before it: "DambrotNovember".
+		return len(core) < 40 && gluedMonth(core) >= 0
 	}
 	var buf [12]byte
 	for i := 0; i < len(core); i++ {
@@ -175,12 +187,33 @@ func splitPunct(t string) (lead, core, trail string) {
 		if r >= utf8.RuneSelf {
 			r, n = utf8.DecodeLastRuneInString(t[i:j])
 		}
-		if !isTrailPunct(r) {
-			break
+		if isTrailPunct(r) {
+			j -= n
+			continue
 		}
-		j -= n
+		// A footnote mark glued to the word: "2016.[68]".
+		if k := footnoteStart(t[i:j]); k > 0 {
+			j = i + k
+			continue
+		}
+		break
 	}
 	return t[:i], t[i:j], t[j:]
+}
+
+// footnoteStart returns where a footnote mark such as "[68" or "[a"
+// (its "]" already taken as punctuation) ends s, or 0.
+func footnoteStart(s string) int {
+	k := strings.LastIndexByte(s, '[')
+	if k <= 0 || len(s)-k > 5 || len(s)-k < 2 {
+		return 0
+	}
+	for _, c := range []byte(s[k+1:]) {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z') {
+			return 0
+		}
+	}
+	return k
 }
 
 func isLeadPunct(r rune) bool {
@@ -302,6 +335,100 @@ func isNumericDate(c string) bool {
 		}
 	}
 	return false
+}
+
+// matchGluedDate matches a date whose month is glued to the word before
+// it, as text of adjacent elements reads: "DambrotNovember 6, 2023". It
+// returns the tokens consumed and the part of the first before the month.
+func matchGluedDate(toks []string, i int) (int, string) {
+	lead, c, _ := splitPunct(toks[i])
+	k := gluedMonth(c)
+	if k < 0 || !isDay(core(toks, i+1)) {
+		return 0, ""
+	}
+	if isYear(core(toks, i+2)) {
+		return 3, lead + c[:k]
+	}
+	return 2, lead + c[:k]
+}
+
+// gluedMonth returns where a capitalised English month name glued to a
+// word (lower-case letter or digit before it) ends c, or -1.
+func gluedMonth(c string) int {
+	for _, m := range gluedMonths {
+		k := len(c) - len(m)
+		if k < 1 || c[k:] != m {
+			continue
+		}
+		if b := c[k-1]; b >= 'a' && b <= 'z' || b >= '0' && b <= '9' {
+			return k
+		}
+	}
+	return -1
+}
+
+var gluedMonths = []string{"January", "February", "March", "April", "May", "June", "July", "August",
+	"September", "October", "November", "December", "Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug",
+	"Sep", "Sept", "Oct", "Nov", "Dec"}
+
+// normEmbedded replaces ISO dates and clock times inside a token, where
+// text of adjacent elements runs together: "Bockey2022-11-24",
+// "09:17:332022-11-24". It returns t unchanged when there are none.
+func normEmbedded(t string) string {
+	if len(t) < 11 || !strings.ContainsAny(t, "-:") {
+		return t
+	}
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(t); i++ {
+		if t[i] < '0' || t[i] > '9' || (i > 0 && t[i-1] >= '0' && t[i-1] <= '9' && i != last) {
+			continue
+		}
+		n := embeddedISODate(t[i:])
+		if n == 0 {
+			n = embeddedClock(t[i:])
+		}
+		if n == 0 {
+			continue
+		}
+		b.WriteString(t[last:i])
+		if !strings.HasSuffix(b.String(), phWhen) {
+			b.WriteString(phWhen)
+		}
+		i += n - 1
+		last = i + 1
+	}
+	if last == 0 {
+		return t
+	}
+	b.WriteString(t[last:])
+	return b.String()
+}
+
+// embeddedISODate returns the length of a YYYY-MM-DD date starting s, or 0.
+func embeddedISODate(s string) int {
+	if len(s) < 10 || s[4] != '-' || s[7] != '-' || !isYear(s[:4]) || !inRange(s[5:7], 1, 12) || !inRange(s[8:10], 1, 31) {
+		return 0
+	}
+	if len(s) > 10 && s[10] >= '0' && s[10] <= '9' {
+		return 0
+	}
+	return 10
+}
+
+// embeddedClock returns the length of an HH:MM:SS or HH:MM time starting
+// s, or 0.
+func embeddedClock(s string) int {
+	if len(s) < 5 || s[2] != ':' || !inRange(s[:2], 0, 23) || !inRange(s[3:5], 0, 59) {
+		return 0
+	}
+	if len(s) >= 8 && s[5] == ':' && inRange(s[6:8], 0, 59) {
+		return 8
+	}
+	if len(s) > 5 && s[5] >= '0' && s[5] <= '9' {
+		return 0
+	}
+	return 5
 }
 
 // matchTime matches "10:42", "10:42:05", "10:42am", "10:42 AM",
@@ -482,11 +609,14 @@ func isCount(c string) bool {
 // URLs written in the text.
 func normToken(t string) string {
 	lead, c, trail := splitPunct(t)
-	if len(c) < 16 {
-		return t
-	}
 	if strings.Contains(c, "://") {
 		return lead + normLink(c) + trail
+	}
+	if e := normEmbedded(c); e != c {
+		return lead + e + trail
+	}
+	if len(c) < 16 {
+		return t
 	}
 	if k := strings.IndexByte(c, '='); k > 0 && k < len(c)-1 && isVolatileValue(c[k+1:]) {
 		return lead + c[:k+1] + phToken + trail

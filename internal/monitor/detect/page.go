@@ -28,22 +28,14 @@ type page struct {
 	blocks []pblock
 	elems  []elem
 	depth  int32 // deepest nesting below body
-	// boiler holds the elements that are boilerplate (see boilerplate
-	// and settleBoilerplate).
-	boiler map[*html.Node]bool
 }
 
 // pblock is a block of the page.
 type pblock struct {
 	Block
 	elem int32 // the element the block belongs to
-	// bp is the depth of the innermost boilerplate element (navigation,
-	// aside, footer …) holding the block, -1 when none does. A region
-	// leaves out the boilerplate strictly inside it.
-	bp int32
-	// bpe is the innermost element holding the block that looked like
-	// boilerplate during the walk, -1 when none; settleBoilerplate sets
-	// bp from it.
+	// bpe is the innermost boilerplate element (navigation, aside,
+	// footer …) holding the block, -1 when none (see settleBoilerplate).
 	bpe int32
 }
 
@@ -53,8 +45,8 @@ type elem struct {
 	parent     int32 // -1 for body
 	depth      int32 // body is 0
 	start, end int32 // blocks[start:end] lie in the element's subtree
-	// bpUp is the innermost boilerplate-looking element enclosing this
-	// one, -1 when none.
+	// bpUp is the innermost boilerplate element enclosing this one, -1
+	// when none (see settleBoilerplate).
 	bpUp int32
 	// boiler: the element looks like boilerplate; hint: only by a word
 	// of its class or id, which settleBoilerplate may overrule.
@@ -90,9 +82,9 @@ type openBlock struct {
 	elem    int32
 	bpe     int32
 	b       []byte // text so far
-	space   bool // a space is due before the next word
-	tr      bool // the block is a table row: cells are joined by " | "
-	hrefDoc bool // Href is a document link
+	space   bool   // a space is due before the next word
+	tr      bool   // the block is a table row: cells are joined by " | "
+	hrefDoc bool   // Href is a document link
 }
 
 // block returns the block of ob, creating it, or nil when the page
@@ -410,67 +402,6 @@ func (w *walker) resolve(ref string) string {
 		return ""
 	}
 	return cleanLink(u)
-}
-
-// maxBoilerShare is the share of the page's text above which an element
-// that looks like boilerplate only by a word of its class or id is
-// content after all: "container no-sidebar" wraps whole articles.
-const maxBoilerShare = 0.5
-
-// settleBoilerplate decides which boilerplate-looking elements are
-// boilerplate: all those recognised by tag or role, and those
-// recognised by a class or id word unless they hold <main> or more than
-// maxBoilerShare of the page's text. It sets the blocks' bp and
-// page.boiler.
-func (p *page) settleBoilerplate() {
-	text := make([]int, len(p.blocks)+1)
-	for i, b := range p.blocks {
-		text[i+1] = text[i] + len(b.Text)
-	}
-	total := text[len(p.blocks)]
-	p.boiler = make(map[*html.Node]bool)
-	revoked := make(map[int32]bool)
-	for i := range p.elems {
-		e := &p.elems[i]
-		if !e.boiler {
-			continue
-		}
-		if e.hint && (e.hasMain || float64(text[e.end]-text[e.start]) > maxBoilerShare*float64(total)) {
-			revoked[int32(i)] = true
-			continue
-		}
-		p.boiler[e.node] = true
-	}
-	for i := range p.blocks {
-		b := &p.blocks[i]
-		e := b.bpe
-		for e >= 0 && revoked[e] {
-			e = p.elems[e].bpUp
-		}
-		b.bp = -1
-		if e >= 0 {
-			b.bp = p.elems[e].depth
-		}
-	}
-}
-
-// regionBlocks returns the blocks of element e, without the
-// boilerplate inside it, within the fingerprint's bounds.
-func (p *page) regionBlocks(e int32) []pblock {
-	el := p.elems[e]
-	var out []pblock
-	text := 0
-	for _, b := range p.blocks[el.start:el.end] {
-		if b.bp > el.depth {
-			continue
-		}
-		if len(out) == maxBlocks || text+len(b.Text) > maxText {
-			break
-		}
-		text += len(b.Text)
-		out = append(out, b)
-	}
-	return out
 }
 
 // plainLink tells whether ref holds only characters that need no

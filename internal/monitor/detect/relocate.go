@@ -36,10 +36,10 @@ const maxCandidates = 24
 
 // reference is the previous region in the form relocation compares to.
 type reference struct {
-	shingles  map[uint64]struct{}
-	nShingles int // sum over blocks of their distinct shingles
-	links     map[string]struct{}
-	nLinks    int // links and sources of the blocks
+	shingles  map[uint64]int32 // shingle → blocks holding it
+	nShingles int              // sum over blocks of their distinct shingles
+	links     map[string]int32 // link or source → blocks holding it
+	nLinks    int
 	path      []string
 	tag       string
 	classes   []string
@@ -47,8 +47,8 @@ type reference struct {
 
 func newReference(f *Fingerprint) *reference {
 	r := &reference{
-		shingles: make(map[uint64]struct{}),
-		links:    make(map[string]struct{}),
+		shingles: make(map[uint64]int32),
+		links:    make(map[string]int32),
 		path:     strings.Split(f.Path, ">"),
 		tag:      f.Tag,
 		classes:  f.Classes,
@@ -56,12 +56,12 @@ func newReference(f *Fingerprint) *reference {
 	var sh shingler
 	for _, b := range f.Blocks {
 		for _, h := range sh.of(b.Text) {
-			r.shingles[h] = struct{}{}
+			r.shingles[h]++
 			r.nShingles++
 		}
 		for _, l := range []string{b.Href, b.Src} {
 			if l != "" {
-				r.links[normLink(l)] = struct{}{}
+				r.links[linkKey(l)]++
 				r.nLinks++
 			}
 		}
@@ -69,10 +69,26 @@ func newReference(f *Fingerprint) *reference {
 	return r
 }
 
-// overlap holds prefix sums over the page's blocks: shingles, shingles
-// found in the reference, links, links found in the reference.
+// linkKey is the form of a stored or read link that relocation
+// compares: links are already cleaned, and only a query can still hold
+// a token.
+func linkKey(l string) string {
+	if strings.IndexByte(l, '?') < 0 {
+		return l
+	}
+	return normLink(l)
+}
+
+// overlap holds, for the page's blocks, prefix sums of their shingles,
+// of those found in the reference, of their links and of those found in
+// the reference, and the found shingles and links themselves: ranking
+// uses the sums, and the full score the multiset intersection, in which
+// a candidate gathering many copies of a common shingle ("#", "read
+// more") gains no more than the reference holds.
 type overlap struct {
 	sh, hit, link, linkHit []int32
+	hits                   []uint64 // found shingles, block after block
+	links                  []string // found links, block after block
 }
 
 func (p *page) overlap(ref *reference) *overlap {
@@ -83,23 +99,23 @@ func (p *page) overlap(ref *reference) *overlap {
 	}
 	var sh shingler
 	for i, b := range p.blocks {
-		var s, h, l, lh int32
+		var s, l int32
 		for _, x := range sh.of(b.Text) {
 			s++
 			if _, ok := ref.shingles[x]; ok {
-				h++
+				o.hits = append(o.hits, x)
 			}
 		}
 		for _, u := range []string{b.Href, b.Src} {
 			if u != "" {
 				l++
-				if _, ok := ref.links[normLink(u)]; ok {
-					lh++
+				if k := linkKey(u); ref.links[k] > 0 {
+					o.links = append(o.links, k)
 				}
 			}
 		}
-		o.sh[i+1], o.hit[i+1] = o.sh[i]+s, o.hit[i]+h
-		o.link[i+1], o.linkHit[i+1] = o.link[i]+l, o.linkHit[i]+lh
+		o.sh[i+1], o.link[i+1] = o.sh[i]+s, o.link[i]+l
+		o.hit[i+1], o.linkHit[i+1] = int32(len(o.hits)), int32(len(o.links))
 	}
 	return o
 }
@@ -123,8 +139,9 @@ func Relocate(doc *html.Node, pageURL string, prev *Fingerprint) (*Region, error
 	ref := newReference(prev)
 	o := p.overlap(ref)
 	best, score := int32(0), -1.0
+	sc := &scratch{shingles: make(map[uint64]int32), links: make(map[string]int32)}
 	for _, e := range p.candidates(ref, o) {
-		s := p.score(e, ref, o)
+		s := p.score(e, ref, o, sc)
 		if s > score || (s == score && p.elems[e].depth > p.elems[best].depth) {
 			best, score = e, s
 		}
@@ -152,8 +169,8 @@ func (p *page) candidates(ref *reference, o *overlap) []int32 {
 		if el.start == el.end {
 			continue
 		}
-		t := dice(int(o.hit[el.end]-o.hit[el.start]), int(o.sh[el.end]-o.sh[el.start]), ref.nShingles)
-		l := dice(int(o.linkHit[el.end]-o.linkHit[el.start]), int(o.link[el.end]-o.link[el.start]), ref.nLinks)
+		t := dice(float64(o.hit[el.end]-o.hit[el.start]), int(o.sh[el.end]-o.sh[el.start]), ref.nShingles)
+		l := dice(float64(o.linkHit[el.end]-o.linkHit[el.start]), int(o.link[el.end]-o.link[el.start]), ref.nLinks)
 		s := 0.75*t + 0.25*l
 		if s == 0 {
 			continue
@@ -193,24 +210,29 @@ func (p *page) candidates(ref *reference, o *overlap) []int32 {
 }
 
 // score is the full relocation score of element e, over the blocks its
-// fingerprint would hold.
-func (p *page) score(e int32, ref *reference, o *overlap) float64 {
+// fingerprint would hold; text and links overlap as multisets.
+func (p *page) score(e int32, ref *reference, o *overlap, sc *scratch) float64 {
 	el := p.elems[e]
-	var tc, th, lc, lh, n, text int
-	for i := el.start; i < el.end; i++ {
-		b := &p.blocks[i]
-		if b.bp > el.depth {
-			continue
-		}
-		if n == maxBlocks || text+len(b.Text) > maxText {
-			break
-		}
-		n++
-		text += len(b.Text)
+	_, idx := p.regionBlocks(e)
+	var tc, lc int
+	clear(sc.shingles)
+	clear(sc.links)
+	for _, i := range idx {
 		tc += int(o.sh[i+1] - o.sh[i])
-		th += int(o.hit[i+1] - o.hit[i])
 		lc += int(o.link[i+1] - o.link[i])
-		lh += int(o.linkHit[i+1] - o.linkHit[i])
+		for _, x := range o.hits[o.hit[i]:o.hit[i+1]] {
+			sc.shingles[x]++
+		}
+		for _, k := range o.links[o.linkHit[i]:o.linkHit[i+1]] {
+			sc.links[k]++
+		}
+	}
+	var th, lh float64
+	for x, c := range sc.shingles {
+		th += float64(min(c, ref.shingles[x]))
+	}
+	for k, c := range sc.links {
+		lh += float64(min(c, ref.links[k]))
 	}
 	t := dice(th, tc, ref.nShingles)
 	l := dice(lh, lc, ref.nLinks)
@@ -224,13 +246,19 @@ func (p *page) score(e int32, ref *reference, o *overlap) float64 {
 	return 100 * (weightText*t + weightLinks*l) * (1 - weightStructure + weightStructure*s)
 }
 
+// scratch holds the maps score reuses.
+type scratch struct {
+	shingles map[uint64]int32
+	links    map[string]int32
+}
+
 // dice is the Dice coefficient of two collections of sizes a and b
 // sharing hits elements.
-func dice(hits, a, b int) float64 {
+func dice(hits float64, a, b int) float64 {
 	if a+b == 0 {
 		return 0
 	}
-	return 2 * float64(min(hits, a, b)) / float64(a+b)
+	return 2 * min(hits, float64(a), float64(b)) / float64(a+b)
 }
 
 // structure is the structural likeness of n to the reference: half the
