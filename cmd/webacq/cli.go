@@ -464,6 +464,9 @@ func (m *Main) worker(ctx context.Context) error {
 		return err
 	}
 	go hk.ExpireHolds(ctx, queue)
+	if m.cfg.DebugAddr != "" {
+		go m.debugServer(ctx)
+	}
 	m.log.Info("worker started", "database", m.store.Dialect())
 	<-ctx.Done()
 	m.stopQueue(queue)

@@ -21,7 +21,6 @@ import (
 	"webacq/internal/billing"
 	"webacq/internal/content"
 	"webacq/internal/fetch"
-	"webacq/internal/jobs"
 	"webacq/internal/model"
 	"webacq/internal/monitor/detect"
 	"webacq/internal/store"
@@ -371,36 +370,58 @@ func toSignals(in []detect.Signal) []model.Signal {
 }
 
 // record writes the observation, its bill, the monitor's new state and its
-// next check, and completes the job, in one transaction.
+// next check in one transaction. River marks the job completed after it;
+// a worker that dies in between leaves the job to be retried, and the retry
+// finds the run of its due time recorded and stops, so a run is neither
+// lost nor written or billed twice.
 func (s *Service) record(ctx context.Context, job *river.Job[CheckArgs], o *observation) error {
+	indexed, err := s.recordTx(ctx, job, o, true)
+	if errors.Is(err, errUnpaid) {
+		o.unpaid()
+		indexed, err = s.recordTx(ctx, job, o, false)
+	}
+	if err != nil {
+		return err
+	}
+	if indexed && s.Index != nil {
+		s.Index(ctx, o.run.WorkspaceID, o.url, o.title, *o.run.Snapshot)
+	}
+	return nil
+}
+
+// errUnpaid rolls back a run whose workspace could not pay for it.
+var errUnpaid = errors.New("monitor: the workspace cannot pay for the run")
+
+// unpaid turns the observation into the run of a workspace that could not
+// pay: outcome error, credits_exhausted, nothing of what was seen kept.
+func (o *observation) unpaid() {
+	r := o.run
+	o.run = &model.Run{ID: r.ID, MonitorID: r.MonitorID, WorkspaceID: r.WorkspaceID, DueAt: r.DueAt,
+		StartedAt: r.StartedAt, FinishedAt: r.FinishedAt, Channel: r.Channel, Tier: r.Tier, StatusCode: r.StatusCode,
+		Outcome: model.OutcomeError, Error: model.CodeCreditsExhausted}
+	o.cost, o.anchor, o.snapshot, o.keepValidators, o.reanchor = 0, nil, nil, true, false
+}
+
+// recordTx is record's transaction. The credits are drawn last: on
+// PostgreSQL that locks the workspace's row, which every check of the
+// workspace needs, so it is held only until the commit.
+func (s *Service) recordTx(ctx context.Context, job *river.Job[CheckArgs], o *observation, pay bool) (indexed bool, err error) {
 	run := o.run
-	var indexed bool
-	err := s.Store.InTx(ctx, func(tx store.Tx) error {
+	err = s.Store.InTx(ctx, func(tx store.Tx) error {
 		m, err := s.Store.MonitorTx(ctx, tx, job.Args.MonitorID)
 		if model.ErrorCode(err) == model.CodeNotFound {
-			return jobs.CompleteTx(ctx, tx, job) // deleted while it ran
+			return nil // deleted while it ran
 		}
 		if err != nil {
 			return err
 		}
-		if done, err := s.Store.RunDone(ctx, tx, m.ID, run.DueAt); err != nil {
-			return err
-		} else if done {
-			return jobs.CompleteTx(ctx, tx, job)
-		}
-		paid, err := s.Store.DrawCredits(ctx, tx, m.WorkspaceID, o.cost)
-		if err != nil {
+		if done, err := s.Store.RunDone(ctx, tx, m.ID, run.DueAt); err != nil || done {
 			return err
 		}
-		if !paid {
-			*run = model.Run{ID: run.ID, MonitorID: run.MonitorID, WorkspaceID: run.WorkspaceID, DueAt: run.DueAt,
-				StartedAt: run.StartedAt, FinishedAt: run.FinishedAt, Channel: run.Channel, Tier: run.Tier,
-				StatusCode: run.StatusCode, TopScore: m.TopScore, ContentHash: run.ContentHash,
-				Outcome: model.OutcomeError, Error: model.CodeCreditsExhausted}
-			o.anchor, o.snapshot, o.keepValidators, o.reanchor = nil, nil, true, m.Reanchor
-		} else {
-			run.Credits = o.cost
+		if !pay {
+			run.TopScore, run.ContentHash = m.TopScore, lastHash(m)
 		}
+		run.Credits = o.cost
 		if err := s.Store.InsertRun(ctx, tx, run); err != nil {
 			return err
 		}
@@ -408,26 +429,29 @@ func (s *Service) record(ctx context.Context, job *river.Job[CheckArgs], o *obse
 		if err := s.logRun(ctx, tx, m, run); err != nil {
 			return err
 		}
-		if err := jobs.CompleteTx(ctx, tx, job); err != nil {
+		switch {
+		case m.JobID != job.ID: // superseded while it ran: the newer job stands
+			err = s.Store.UpdateMonitor(ctx, tx, m)
+		case m.Status == model.MonitorPaused:
+			m.JobID = 0
+			err = s.Store.UpdateMonitor(ctx, tx, m)
+		default:
+			err = s.schedule(ctx, tx, m, nextDue(m, run.DueAt, s.now()))
+		}
+		if err != nil {
 			return err
 		}
-		indexed = paid && run.Snapshot != nil && (run.Outcome == model.OutcomeAnchored || run.Outcome == model.OutcomeChanged)
-		if m.JobID != job.ID {
-			return s.Store.UpdateMonitor(ctx, tx, m) // superseded while it ran: the newer job stands
+		if pay {
+			if paid, err := s.Store.DrawCredits(ctx, tx, m.WorkspaceID, o.cost); err != nil {
+				return err
+			} else if !paid {
+				return errUnpaid
+			}
 		}
-		if m.Status == model.MonitorPaused {
-			m.JobID = 0
-			return s.Store.UpdateMonitor(ctx, tx, m)
-		}
-		return s.schedule(ctx, tx, m, nextDue(m, run.DueAt, s.now()))
+		indexed = run.Snapshot != nil && (run.Outcome == model.OutcomeAnchored || run.Outcome == model.OutcomeChanged)
+		return nil
 	})
-	if err != nil {
-		return err
-	}
-	if indexed && s.Index != nil {
-		s.Index(ctx, run.WorkspaceID, o.url, o.title, *run.Snapshot)
-	}
-	return nil
+	return indexed, err
 }
 
 // apply moves the monitor's state past a recorded run (DECISIONS.md,

@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -47,6 +49,9 @@ type Store struct {
 	stmts   stmts
 	auth    *authCache    // SQLite only
 	pool    *pgxpool.Pool // PostgreSQL only: shared by db and InTx
+	// txStmts are statements of InTx prepared on SQLite's writer, by SQL.
+	txStmts     sync.Map
+	txStmtCount atomic.Int64
 
 	// Now is the clock; tests may replace it.
 	Now func() time.Time
@@ -187,6 +192,7 @@ func (s *Store) Close() error {
 			st.Close()
 		}
 	}
+	s.txStmts.Range(func(_, v any) bool { v.(*sql.Stmt).Close(); return true })
 	err := s.db.Close()
 	if s.rdb != s.db {
 		err = errors.Join(err, s.rdb.Close())

@@ -53,7 +53,34 @@ func (s *Store) InTx(ctx context.Context, fn func(tx Tx) error) error {
 		}
 		return nil
 	}
-	return s.withTx(ctx, func(tx *sql.Tx) error { return fn(sqlTx{tx}) })
+	var missed []string
+	err := s.withTx(ctx, func(tx *sql.Tx) error { return fn(sqlTx{tx: tx, s: s, missed: &missed}) })
+	s.prepareMissed(ctx, missed)
+	return err
+}
+
+// maxTxStmts bounds the statements kept prepared for SQLite transactions.
+const maxTxStmts = 256
+
+// prepareMissed prepares, on SQLite's single writer connection and outside
+// any transaction (which holds that connection), the statements a
+// transaction ran unprepared, so later transactions reuse them instead of
+// compiling the same SQL on every call.
+func (s *Store) prepareMissed(ctx context.Context, qs []string) {
+	for _, q := range qs {
+		if _, ok := s.txStmts.Load(q); ok || s.txStmtCount.Load() >= maxTxStmts {
+			continue
+		}
+		st, err := s.db.PrepareContext(ctx, q)
+		if err != nil {
+			continue // the statement runs unprepared
+		}
+		if _, loaded := s.txStmts.LoadOrStore(q, st); loaded {
+			st.Close()
+		} else {
+			s.txStmtCount.Add(1)
+		}
+	}
 }
 
 // Pool is the pgx pool on PostgreSQL (nil on SQLite), for the job queue.
@@ -63,10 +90,30 @@ func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 // queue, which must queue behind the same writer.
 func (s *Store) DB() *sql.DB { return s.db }
 
-type sqlTx struct{ tx *sql.Tx }
+type sqlTx struct {
+	tx     *sql.Tx
+	s      *Store
+	missed *[]string
+}
+
+// stmt is q prepared for this transaction, or nil when it is not prepared
+// yet (it is noted, and prepared once the transaction ends).
+func (t sqlTx) stmt(ctx context.Context, q string) *sql.Stmt {
+	if st, ok := t.s.txStmts.Load(q); ok {
+		return t.tx.StmtContext(ctx, st.(*sql.Stmt))
+	}
+	*t.missed = append(*t.missed, q)
+	return nil
+}
 
 func (t sqlTx) Exec(ctx context.Context, q string, args ...any) (int64, error) {
-	res, err := t.tx.ExecContext(ctx, q, args...)
+	var res sql.Result
+	var err error
+	if st := t.stmt(ctx, q); st != nil {
+		res, err = st.ExecContext(ctx, args...)
+	} else {
+		res, err = t.tx.ExecContext(ctx, q, args...)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -74,11 +121,20 @@ func (t sqlTx) Exec(ctx context.Context, q string, args ...any) (int64, error) {
 }
 
 func (t sqlTx) QueryRow(ctx context.Context, q string, args ...any) Row {
+	if st := t.stmt(ctx, q); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
 	return t.tx.QueryRowContext(ctx, q, args...)
 }
 
 func (t sqlTx) Query(ctx context.Context, q string, args ...any) (Rows, error) {
-	rows, err := t.tx.QueryContext(ctx, q, args...)
+	var rows *sql.Rows
+	var err error
+	if st := t.stmt(ctx, q); st != nil {
+		rows, err = st.QueryContext(ctx, args...)
+	} else {
+		rows, err = t.tx.QueryContext(ctx, q, args...)
+	}
 	if err != nil {
 		return nil, err
 	}
