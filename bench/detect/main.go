@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -317,21 +318,33 @@ func hasAttr(n *html.Node, key string) bool {
 	return false
 }
 
-// duplicated tells whether half or more of the region's longer blocks
-// are still on the page: a removal is then no removal.
+// duplicated tells whether half or more of the region's text (as
+// four-word shingles) is still on the page: a removal is then no
+// removal.
 func duplicated(doc *html.Node, fp *detect.Fingerprint) bool {
 	var b strings.Builder
-	eachText(doc, func(t *html.Node) { b.WriteString(t.Data) })
-	text := collapse(b.String())
+	eachText(doc, func(t *html.Node) { b.WriteString(t.Data); b.WriteByte(' ') })
+	page := make(map[string]bool)
+	for _, s := range shingles4(b.String()) {
+		page[s] = true
+	}
 	n, found := 0, 0
 	for _, bl := range fp.Blocks {
-		if len(bl.Text) < 20 {
-			continue
-		}
-		n++
-		if strings.Contains(text, bl.Text) {
-			found++
+		for _, s := range shingles4(bl.Text) {
+			n++
+			if page[s] {
+				found++
+			}
 		}
 	}
 	return n > 0 && 2*found >= n
+}
+
+func shingles4(s string) []string {
+	w := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	var out []string
+	for i := 0; i+4 <= len(w); i++ {
+		out = append(out, strings.Join(w[i:i+4], " "))
+	}
+	return out
 }

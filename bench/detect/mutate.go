@@ -25,10 +25,9 @@ const (
 )
 
 // mutation changes a parsed base page; region is the root of the
-// monitor's region, w the text of its fingerprint's blocks (lists
-// and figures are chosen among what the monitor watches, not in a
-// related-posts widget it leaves out). apply returns why it does not
-// apply, or "".
+// monitor's region, w what the monitor watches (lists and figures are
+// chosen among what it watches, not in a related-posts widget it leaves
+// out). apply returns why it does not apply, or "".
 type mutation struct {
 	class, name string
 	onlyMain    bool // measured on the monitor without keywords only
@@ -201,10 +200,10 @@ func addParam(u, key, val string) string {
 }
 
 // rotateAsides replaces the text of every <aside> with other headlines,
-// but for an aside holding the region: there it is the w content.
-func rotateAsides(doc, region *html.Node, _ *watch) string {
+// but for an aside holding the region or watched by it: that is content.
+func rotateAsides(doc, region *html.Node, w *watch) string {
 	eachElement(doc, func(n *html.Node) {
-		if n.DataAtom != atom.Aside || contains(n, region) {
+		if n.DataAtom != atom.Aside || contains(n, region) || mostlyWatched(n, w) {
 			return
 		}
 		i := 0
@@ -319,7 +318,7 @@ func firstElement(n *html.Node) *html.Node {
 
 // changeFigure changes one digit of a figure in the region: the first
 // number in a table cell, else the first in a paragraph or list item,
-// that is not part of a date, a time or a counter, in w text.
+// that is not part of a date, a time or a counter, in watched text.
 func changeFigure(_, region *html.Node, w *watch) string {
 	var cells, others []*html.Node
 	var walk func(n *html.Node, inCell, inText bool)
@@ -584,3 +583,17 @@ func blockOf(t *html.Node) *html.Node {
 }
 
 func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// mostlyWatched tells whether most of n's text is in blocks the monitor
+// watches.
+func mostlyWatched(n *html.Node, w *watch) bool {
+	total, seen := 0, 0
+	eachText(n, func(t *html.Node) {
+		c := collapse(t.Data)
+		total += len(c)
+		if len(c) >= 3 && strings.Contains(w.lines, c) {
+			seen += len(c)
+		}
+	})
+	return total > 0 && 2*seen > total
+}

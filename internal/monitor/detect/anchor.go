@@ -10,13 +10,16 @@ import (
 // maxMatches bounds the keyword matches the region is computed from.
 const maxMatches = 10_000
 
-// Anchor chooses the region a monitor watches. With keywords, it is the
-// smallest element holding the blocks that mention them (outside
-// navigation, footers and other boilerplate when a match lies in the
-// page's content), widened from a single item (li, tr, p, a heading,
-// one of several same-class siblings) to the list or container of
-// items around it: for a new press release in a list, the list. Without
-// keywords it is the page's main content as content.HTML extracts it;
+// Anchor chooses the region a monitor watches. With keywords, each
+// block that mentions one is widened to its container: out of an item
+// (li, tr, p, a heading, one of several siblings of the same tag and
+// class) to the list or container of items around it, a table section
+// to its table. The container holding the most matches is the region,
+// or the smallest element holding all containers tied for most; matches
+// in navigation, footers and other boilerplate count only when there is
+// no other. For a new press release in a list, the region is the list,
+// even when an intro paragraph mentions the same word. Without keywords
+// the region is the page's main content as content.HTML extracts it;
 // that extraction modifies doc as content.HTML does (scripts, styles,
 // comments and hidden elements are removed).
 //

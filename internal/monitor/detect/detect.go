@@ -11,11 +11,26 @@
 // belongs to that one; table cells join their row, separated by " | "),
 // its first link (a document link such as a PDF preferred) and its first
 // image or embed source, both absolute. Scripts, styles, form controls,
-// dialogs, hidden elements (hidden, aria-hidden, inline display:none)
-// and boilerplate inside the region (nav, aside, footer, a page header,
-// ARIA navigation/banner/contentinfo/complementary/search roles, and
-// class or id words such as sidebar, menu, related, share, comments,
-// cookie, ad, promo, newsletter, ticker) are not part of it.
+// dialogs and hidden elements (hidden, aria-hidden, inline
+// display:none) are never part of it.
+//
+// Boilerplate inside the region is left out too: nav, aside, footer, a
+// header outside article/main, the ARIA roles navigation, banner,
+// contentinfo, complementary and search, and elements with a class or id
+// word such as sidebar, menu, related, share, comments, cookie, ad,
+// promo, newsletter or ticker ("share-bar" has the word "share",
+// "shareholder" does not). Such an element is content after all when it
+// holds <main>, or, for a class or id word, more than half of the page's
+// text ("container no-sidebar" wrapping an article), or more than half of
+// the region's text (an article inside an <aside>); and when leaving the
+// boilerplate out would keep less than a quarter of the region's text,
+// nothing is left out.
+//
+// Anchor chooses the region: with keywords, around the blocks that
+// mention them (see Anchor); without, the page's main content.
+// Relocate finds it again by the overlap of text shingles and links,
+// structure deciding between candidates of like content (see
+// RelocateThreshold).
 //
 // # Normalisation of volatile tokens
 //
@@ -24,6 +39,7 @@
 //
 //   - White space collapses to single spaces; zero-width characters and
 //     soft hyphens are dropped.
+//
 //   - Dates and times become one placeholder "⟨when⟩" (a date followed
 //     by a time, or joined by "at", "-", "|", ",", gives one): ISO dates
 //     and date-times (2026-11-23, 2026-11-23T10:42:00Z), 2026/11/23,
@@ -33,20 +49,33 @@
 //     and Portuguese; an optional weekday before), clock times (10:42,
 //     10:42:05, 10:42 AM, 10am, 10 a.m., with an optional zone such as
 //     ET or +01:00), relative times ("3 hours ago", "an hour ago", "5m
-//     ago", "just now", "yesterday", "today", "tomorrow").
+//     ago", "just now", "yesterday", "today", "tomorrow"). Dates glued
+//     to the text of a neighbouring element are found too: a month after
+//     a lower-case letter, digit, "/" or "|" ("AuthorNovember 6, 2023"),
+//     ISO dates and clock times inside a word ("Name2022-11-24"), and a
+//     footnote mark after the year ("2016.[68]").
+//
 //   - Counters keep their word and lose their number: "1,234 views",
 //     "1.2K likes", "12 comments", "Views: 1,234", "Comments (5)", and
-//     a bare "(5)" right after a word. Numbers next to other words are
+//     a bare "(5)" right after a word (not after a table cell's "|",
+//     where "(45)" is a negative figure). Numbers next to other words are
 //     figures and stay: "$1.2 billion", "EPS 0.45", "2.5 million shares",
 //     "50 basis points", "(1,234)" in a table row, years and quarters.
+//
 //   - Tokens that look machine-made become "⟨token⟩": hex runs of 16
 //     characters or more with a digit, UUIDs, base64 runs of 24 or more
 //     mixing letters and digits, also as the value of a key=value.
-//   - Links lose their fragment, a ;jsessionid path parameter, and the
-//     query parameters that track or bust caches (utm_*, sid, sessionid,
-//     phpsessid, jsessionid, token, csrf, _, cb, ts, timestamp, rnd,
-//     fbclid, gclid, msclkid, mc_cid, _ga …); query values that look
-//     machine-made become "⟨token⟩".
+//
+//   - Links lose their fragment, an empty "?", a ;jsessionid path
+//     parameter, and the query parameters that track or bust caches
+//     (utm_*, sid, sessionid, phpsessid, jsessionid, token, csrf, _, cb,
+//     ts, timestamp, rnd, fbclid, gclid, msclkid, mc_cid, _ga …); query
+//     values that look machine-made become "⟨token⟩". Paths stay: a
+//     hash in a path names another document.
+//
+//   - For relocation only, every run of digits, month and weekday names
+//     and am/pm read as one word "#", so that a list whose dates all
+//     moved on is still the same list.
 //
 // Blocks keep their real text (dates included), so signals and
 // previews show what the page says; normalisation applies only where

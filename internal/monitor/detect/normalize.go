@@ -104,7 +104,7 @@ func mayBeVolatile(t string) bool {
 	if c := core[0]; c >= '0' && c <= '9' {
 		return true
 	}
-	if len(core) > 12 {
+	if len(core) > 12 || strings.ContainsAny(core, "/|") {
 		// A month glued to the word before it: "DambrotNovember".
 		return len(core) < 40 && gluedMonth(core) >= 0
 	}
@@ -353,14 +353,14 @@ func matchGluedDate(toks []string, i int) (int, string) {
 }
 
 // gluedMonth returns where a capitalised English month name glued to a
-// word (lower-case letter or digit before it) ends c, or -1.
+// word (a lower-case letter, a digit, "/" or "|" before it) ends c, or -1.
 func gluedMonth(c string) int {
 	for _, m := range gluedMonths {
 		k := len(c) - len(m)
 		if k < 1 || c[k:] != m {
 			continue
 		}
-		if b := c[k-1]; b >= 'a' && b <= 'z' || b >= '0' && b <= '9' {
+		if b := c[k-1]; b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '/' || b == '|' {
 			return k
 		}
 	}
@@ -566,8 +566,9 @@ func matchCounter(toks []string, i int, out []string) (int, []string) {
 		}
 		if lead == "(" && strings.HasPrefix(trail, ")") && allDigits(c) && len(c) <= 5 && len(out) > 0 {
 			prev := out[len(out)-1]
-			r, _ := utf8.DecodeLastRuneInString(prev)
-			if unicode.IsLetter(r) {
+			// After a word, not after a figure or a table cell's "|":
+			// "Inbox (3)", but "Net loss | (45)" is a negative number.
+			if r, _ := utf8.DecodeLastRuneInString(prev); unicode.IsLetter(r) || strings.ContainsRune(":!?.", r) {
 				return 1, []string{lead + phCount + trail}
 			}
 		}
@@ -723,8 +724,8 @@ func cleanLink(u *url.URL) string {
 			}
 		}
 		v.RawQuery = strings.Join(kept, "&")
-		v.ForceQuery = false
 	}
+	v.ForceQuery = false // "page.html?" is "page.html"
 	return v.String()
 }
 

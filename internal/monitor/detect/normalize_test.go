@@ -35,6 +35,7 @@ func TestNormalizeVolatile(t *testing.T) {
 		{"shutting down on November 30, 2016.[68]", "shutting down on December 6, 2017.[68]"},
 		{"Gerrit Bockey2022-11-24 09:17:332022-11-24 09:26:37Dekra baut", "Gerrit Bockey2022-12-31 09:17:332022-12-31 09:26:37Dekra baut"},
 		{"Shana Nys DambrotNovember 6, 2023", "Shana Nys DambrotDecember 13, 2023"},
+		{"By Cat Lafuente/June 12, 2020 9:49 am EST/Updated", "By Cat Lafuente/July 19, 2020 9:49 am EST/Updated"},
 	}
 	for _, c := range same {
 		a, b := Normalize(c[0]), Normalize(c[1])
@@ -88,6 +89,7 @@ func TestNormLink(t *testing.T) {
 		"https://x.com/a.pdf?utm_source=x&utm_medium=y":            "https://x.com/a.pdf",
 		"https://x.com/a?id=3&sid=abc&_=1700000000000#top":         "https://x.com/a?id=3",
 		"https://x.com/a;jsessionid=ABC123?x=1":                    "https://x.com/a?x=1",
+		"https://x.com/a.html?":                                    "https://x.com/a.html",
 		"https://x.com/a?v=9f86d081884c7d659a2feaa0c55ad015&p=2":   "https://x.com/a?v=⟨token⟩&p=2",
 		"https://x.com/files/9f86d081884c7d659a2feaa0c55ad015.pdf": "https://x.com/files/9f86d081884c7d659a2feaa0c55ad015.pdf",
 	} {

@@ -10,25 +10,25 @@ import (
 // RelocateThreshold is the relocation score under which the watched
 // region counts as lost: the run is relocation_failed.
 //
-// A score is 100 × (0.8 T + 0.2 L) × (0.85 + 0.15 S), where T is the
-// Dice overlap of the text shingles of the old region and the candidate,
-// L the Dice overlap of their links and sources (T when neither has
-// any), and S their structural likeness (half the edit similarity of
-// their paths, a quarter for the same tag, a quarter the overlap of
-// their classes). Structure only separates candidates of like content:
-// it never lifts a candidate whose text and links are gone. An unchanged
-// region scores 100, a cosmetically restructured one 85 or more, a list
-// that gained a third more items about 85, a region half rewritten about
-// 50, a region removed or replaced by unrelated content well under 25.
-// 40 sits between: a region must keep about two fifths of its text and
-// links to be found.
+// A score is 100 × D × (0.85 + 0.15 S). D is the Dice overlap of the old
+// region and the candidate as multisets of text shingles (three words,
+// numbers and month names reading alike) and links (each link or source
+// counting as linkWeight shingles). S is their structural likeness: half
+// the edit similarity of their paths, a quarter for the same tag, a
+// quarter the overlap of their classes. Structure only separates
+// candidates of like content: it never lifts one whose text and links
+// are gone. An unchanged region scores 100, a cosmetically restructured
+// one 85 or more, a list that gained a third more items about 85, a
+// region half rewritten about 50, a region removed or replaced by
+// unrelated content under 25 (at most 26 over 2,400 removals of the
+// benchmark on real pages without keywords). 40 sits between: a region
+// must keep about two fifths of its content to be found.
 const RelocateThreshold = 40.0
 
 // Weights of the relocation score.
 const (
-	weightText      = 0.8
-	weightLinks     = 0.2
-	weightStructure = 0.15
+	linkWeight      = 2    // shingles a link counts for
+	weightStructure = 0.15 // share of the score structure can take away
 )
 
 // maxCandidates bounds the elements scored in full.
@@ -68,6 +68,9 @@ func newReference(f *Fingerprint) *reference {
 	}
 	return r
 }
+
+// size is the reference's size in shingles, links counting linkWeight.
+func (r *reference) size() int { return r.nShingles + linkWeight*r.nLinks }
 
 // linkKey is the form of a stored or read link that relocation
 // compares: links are already cleaned, and only a query can still hold
@@ -169,9 +172,8 @@ func (p *page) candidates(ref *reference, o *overlap) []int32 {
 		if el.start == el.end {
 			continue
 		}
-		t := dice(float64(o.hit[el.end]-o.hit[el.start]), int(o.sh[el.end]-o.sh[el.start]), ref.nShingles)
-		l := dice(float64(o.linkHit[el.end]-o.linkHit[el.start]), int(o.link[el.end]-o.link[el.start]), ref.nLinks)
-		s := 0.75*t + 0.25*l
+		s := dice(float64(o.hit[el.end]-o.hit[el.start]+linkWeight*(o.linkHit[el.end]-o.linkHit[el.start])),
+			int(o.sh[el.end]-o.sh[el.start]+linkWeight*(o.link[el.end]-o.link[el.start])), ref.size())
 		if s == 0 {
 			continue
 		}
@@ -234,16 +236,9 @@ func (p *page) score(e int32, ref *reference, o *overlap, sc *scratch) float64 {
 	for k, c := range sc.links {
 		lh += float64(min(c, ref.links[k]))
 	}
-	t := dice(th, tc, ref.nShingles)
-	l := dice(lh, lc, ref.nLinks)
-	switch {
-	case ref.nShingles == 0 && tc == 0:
-		t = l
-	case ref.nLinks == 0 && lc == 0:
-		l = t
-	}
+	d := dice(th+linkWeight*lh, tc+linkWeight*lc, ref.size())
 	s := structure(el.node, ref)
-	return 100 * (weightText*t + weightLinks*l) * (1 - weightStructure + weightStructure*s)
+	return 100 * d * (1 - weightStructure + weightStructure*s)
 }
 
 // scratch holds the maps score reuses.
