@@ -408,6 +408,13 @@ func (o *observation) unpaid() {
 func (s *Service) recordTx(ctx context.Context, job *river.Job[CheckArgs], o *observation, pay bool) (indexed bool, err error) {
 	run := o.run
 	err = s.Store.InTx(ctx, func(tx store.Tx) error {
+		// A run lost whole in a database crash (with its bill and its job's
+		// state) is only checked again, so its commit does not wait for the
+		// disk: the workspace row the bill locks is held microseconds, not
+		// a WAL flush.
+		if err := s.Store.AsyncCommit(ctx, tx); err != nil {
+			return err
+		}
 		m, err := s.Store.MonitorTx(ctx, tx, job.Args.MonitorID)
 		if model.ErrorCode(err) == model.CodeNotFound {
 			return nil // deleted while it ran

@@ -186,3 +186,17 @@ func isUniqueViolationPG(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && pe.Code == "23505"
 }
+
+// AsyncCommit lets tx commit without waiting for the WAL flush on
+// PostgreSQL (no-op on SQLite). Only for transactions that may be lost
+// whole in a database crash without harm: a monitor run, whose bill and job
+// state are in the same transaction, is then simply checked again.
+func (s *Store) AsyncCommit(ctx context.Context, tx Tx) error {
+	if s.dialect != Postgres {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit TO OFF`); err != nil {
+		return fmt.Errorf("store: async commit: %w", err)
+	}
+	return nil
+}
