@@ -318,6 +318,7 @@ func (m *Main) serve(ctx context.Context) error {
 	}
 	defer m.stopQueue(queue)
 	go hk.ExpireHolds(bg, queue)
+	go monitors.ReconcileLoop(bg, reconcileEvery)
 
 	if m.cfg.DebugAddr != "" {
 		go m.debugServer(bg)
@@ -410,6 +411,10 @@ func (m *Main) background(prims *primitive.Service, workers int) (*jobs.Queue, *
 	return q, mon, hk, nil
 }
 
+// reconcileEvery is how often a node repairs monitors whose job will not
+// run them (monitor.Service.Reconcile).
+const reconcileEvery = 2 * time.Second
+
 // indexRun keeps a monitor run's region in the workspace's search index.
 func (m *Main) indexRun(ctx context.Context, workspaceID, url, title, markdown string) {
 	sum := sha256.Sum256([]byte(markdown))
@@ -456,7 +461,7 @@ func (m *Main) worker(ctx context.Context) error {
 	if prims.Browser != nil {
 		defer prims.Browser.Close()
 	}
-	queue, _, hk, err := m.background(prims, max(m.cfg.JobWorkers, 1))
+	queue, monitors, hk, err := m.background(prims, max(m.cfg.JobWorkers, 1))
 	if err != nil {
 		return err
 	}
@@ -464,6 +469,7 @@ func (m *Main) worker(ctx context.Context) error {
 		return err
 	}
 	go hk.ExpireHolds(ctx, queue)
+	go monitors.ReconcileLoop(ctx, reconcileEvery)
 	if m.cfg.DebugAddr != "" {
 		go m.debugServer(ctx)
 	}

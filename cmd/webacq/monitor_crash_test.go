@@ -86,9 +86,30 @@ func TestMonitorWorkerKilledMidRun(t *testing.T) {
 	waitCount(ctx, t, db, `SELECT count(*) FROM monitor_runs`, 2*monitors, 75*time.Second, "every triggered run")
 
 	assertOneRunPerDueTime(ctx, t, db, ids, due)
-	rescued := jobIDs(ctx, t, db, `SELECT id FROM river_job WHERE id = ANY($1) AND state = 'completed' AND attempt >= 2`, orphans)
+	// A monitor's job lives on: the killed worker's jobs were rescued, ran
+	// their checks (the runs above) and now wait for the next due time.
+	// (A job that has just run stays "running" until River's completer
+	// snoozes it: give that a few seconds.)
+	var rescued []int64
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		rescued = jobIDs(ctx, t, db, `SELECT j.id FROM river_job j JOIN monitors m ON m.job_id = j.id
+			WHERE j.id = ANY($1) AND j.state = 'scheduled' AND m.next_check_at > now() + interval '1 hour'`, orphans)
+		if len(rescued) == len(orphans) || time.Now().After(deadline) {
+			break
+		}
+	}
 	if len(rescued) != len(orphans) {
-		t.Errorf("%d of the killed worker's %d checks were retried to completion, want all", len(rescued), len(orphans))
+		t.Errorf("%d of the killed worker's %d checks were retried and scheduled again, want all", len(rescued), len(orphans))
+		rows, _ := db.QueryContext(ctx, `SELECT j.id, j.state, j.attempt, j.scheduled_at, m.next_check_at, m.job_id FROM river_job j
+			LEFT JOIN monitors m ON m.id = j.args->>'monitor_id' WHERE j.id = ANY($1)`, orphans)
+		for rows != nil && rows.Next() {
+			var id, attempt int64
+			var state string
+			var sched, next time.Time
+			var job sql.NullInt64
+			rows.Scan(&id, &state, &attempt, &sched, &next, &job)
+			t.Logf("job %d: %s attempt %d scheduled %s; monitor next %s job %v", id, state, attempt, sched, next, job)
+		}
 	}
 	assertBilledOnce(ctx, t, db, credits, 2*monitors)
 	// Each monitor is left with exactly one queued check (its next one).

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -59,8 +60,10 @@ func newMonitorEnv(t *testing.T, dialect string) *env {
 	if err := q.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
+	rctx, stop := context.WithCancel(ctx)
+	go mon.ReconcileLoop(rctx, 200*time.Millisecond)
 	srv := httptest.NewServer(api)
-	t.Cleanup(func() { srv.Close(); q.Stop(ctx); b.Close() })
+	t.Cleanup(func() { stop(); srv.Close(); q.Stop(ctx); b.Close() })
 	ws, err := s.CreateWorkspace(ctx, "acme", 100, true)
 	if err != nil {
 		t.Fatal(err)

@@ -59,8 +59,13 @@ func (h *Housekeeping) Register(w *river.Workers) []*river.PeriodicJob {
 func (h *Housekeeping) ExpireHolds(ctx context.Context, q *Queue) {
 	t := time.NewTicker(h.ExpireEvery)
 	defer t.Stop()
+	// One job per period however many nodes queue it; by period, not by
+	// state, so that a job left running by a node that died does not hold
+	// back the next ones until River rescues it.
+	opts := &river.InsertOpts{Queue: QueueMaintenance,
+		UniqueOpts: river.UniqueOpts{ByArgs: true, ByPeriod: max(h.ExpireEvery, time.Second)}}
 	for {
-		if err := q.Insert(ctx, ExpireHoldsArgs{}, uniqueQueued); err != nil && ctx.Err() == nil {
+		if err := q.Insert(ctx, ExpireHoldsArgs{}, opts); err != nil && ctx.Err() == nil {
 			h.Log.Warn("queue expire_holds", "err", err)
 		}
 		select {

@@ -191,6 +191,31 @@ func (q *Queue) CancelTx(ctx context.Context, tx store.Tx, id int64) error {
 	return nil
 }
 
+// WakeTx makes a queued job available now, in tx, and reports whether it
+// will run (false: there is no such job). A running job is left alone: it
+// reads what tx changed when it records its work.
+func (q *Queue) WakeTx(ctx context.Context, tx store.Tx, id int64) (bool, error) {
+	if id == 0 {
+		return false, nil
+	}
+	var err error
+	switch raw := tx.Raw().(type) {
+	case pgx.Tx:
+		_, err = q.pg.JobRetryTx(ctx, raw, id)
+	case *sql.Tx:
+		_, err = q.sqlite.JobRetryTx(ctx, raw, id)
+	default:
+		return false, fmt.Errorf("jobs: unknown transaction %T", raw)
+	}
+	if errors.Is(err, river.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("jobs: wake %d: %w", id, err)
+	}
+	return true, nil
+}
+
 // CompleteTx marks the running job done in tx, from inside its worker: the
 // job's effects and its completion commit together, so it never runs again
 // after they are in.

@@ -77,21 +77,25 @@ type observation struct {
 	url                          string
 }
 
-// check runs one due check of a monitor and records it with its bill and
-// the next check in one transaction, which also completes the job: a worker
-// that dies before the commit leaves nothing, one that dies after leaves
-// the whole run, never half or two of it.
+// check runs a monitor's due check and records it with its bill and the
+// next due time in one transaction, then snoozes the job until that time:
+// a worker that dies before the commit leaves nothing (the job is retried
+// and checks again), one that dies after it leaves the whole run (the retry
+// finds the run of that due time, or a due time still ahead, and snoozes).
 func (s *Service) check(ctx context.Context, job *river.Job[CheckArgs]) error {
-	due := job.Args.DueAt.UTC()
 	m, err := s.Store.MonitorByID(ctx, job.Args.MonitorID)
 	if model.ErrorCode(err) == model.CodeNotFound {
 		return nil // deleted since
 	}
 	if err != nil {
-		return err
+		return s.later(ctx, err)
 	}
 	if m.JobID != job.ID {
-		return nil // superseded: paused, resumed or checked now since it was queued
+		return nil // paused, or superseded by a newer job
+	}
+	due := m.NextCheckAt
+	if wait := due.Sub(s.now()); wait > time.Second {
+		return river.JobSnooze(wait) // woken early: a retry after a crash, or a later due time
 	}
 	release, ok := s.hosts.acquire(ctx, m.Host, s.perHost(), 10*time.Second)
 	if !ok {
@@ -102,7 +106,30 @@ func (s *Service) check(ctx context.Context, job *river.Job[CheckArgs]) error {
 	}
 	obs := s.observe(ctx, m, due)
 	release()
-	return s.record(ctx, job, obs)
+	next, err := s.record(ctx, job, obs)
+	if err != nil {
+		return s.later(ctx, err)
+	}
+	if next.IsZero() {
+		return nil // no further check: deleted, paused or superseded while it ran
+	}
+	return river.JobSnooze(max(next.Sub(s.now()), 0))
+}
+
+// retryAfterFailure is how long a check that could not reach the database
+// waits before it tries again.
+const retryAfterFailure = 30 * time.Second
+
+// later turns a failure of the worker (the database, not the site) into a
+// snooze: the monitor's only job must not use up its attempts and vanish.
+func (s *Service) later(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	if s.Log != nil {
+		s.Log.Warn("monitor check failed; retrying", "err", err)
+	}
+	return river.JobSnooze(retryAfterFailure)
 }
 
 func (s *Service) perHost() int {
@@ -370,23 +397,21 @@ func toSignals(in []detect.Signal) []model.Signal {
 }
 
 // record writes the observation, its bill, the monitor's new state and its
-// next check in one transaction. River marks the job completed after it;
-// a worker that dies in between leaves the job to be retried, and the retry
-// finds the run of its due time recorded and stops, so a run is neither
-// lost nor written or billed twice.
-func (s *Service) record(ctx context.Context, job *river.Job[CheckArgs], o *observation) error {
-	indexed, err := s.recordTx(ctx, job, o, true)
+// next due time in one transaction, and returns that time (zero: no
+// further check by this job).
+func (s *Service) record(ctx context.Context, job *river.Job[CheckArgs], o *observation) (time.Time, error) {
+	next, indexed, err := s.recordTx(ctx, job, o, true)
 	if errors.Is(err, errUnpaid) {
 		o.unpaid()
-		indexed, err = s.recordTx(ctx, job, o, false)
+		next, indexed, err = s.recordTx(ctx, job, o, false)
 	}
 	if err != nil {
-		return err
+		return time.Time{}, err
 	}
 	if indexed && s.Index != nil {
 		s.Index(ctx, o.run.WorkspaceID, o.url, o.title, *o.run.Snapshot)
 	}
-	return nil
+	return next, nil
 }
 
 // errUnpaid rolls back a run whose workspace could not pay for it.
@@ -405,13 +430,13 @@ func (o *observation) unpaid() {
 // recordTx is record's transaction. The credits are drawn last: on
 // PostgreSQL that locks the workspace's row, which every check of the
 // workspace needs, so it is held only until the commit.
-func (s *Service) recordTx(ctx context.Context, job *river.Job[CheckArgs], o *observation, pay bool) (indexed bool, err error) {
+func (s *Service) recordTx(ctx context.Context, job *river.Job[CheckArgs], o *observation, pay bool) (next time.Time, indexed bool, err error) {
 	run := o.run
 	err = s.Store.InTx(ctx, func(tx store.Tx) error {
-		// A run lost whole in a database crash (with its bill and its job's
-		// state) is only checked again, so its commit does not wait for the
-		// disk: the workspace row the bill locks is held microseconds, not
-		// a WAL flush.
+		// A run lost whole in a database crash (with its bill and its next
+		// due time) is only checked again, so its commit does not wait for
+		// the disk: the workspace row the bill locks is held microseconds,
+		// not a WAL flush.
 		if err := s.Store.AsyncCommit(ctx, tx); err != nil {
 			return err
 		}
@@ -422,8 +447,13 @@ func (s *Service) recordTx(ctx context.Context, job *river.Job[CheckArgs], o *ob
 		if err != nil {
 			return err
 		}
-		if done, err := s.Store.RunDone(ctx, tx, m.ID, run.DueAt); err != nil || done {
+		if done, err := s.Store.RunDone(ctx, tx, m.ID, run.DueAt); err != nil {
 			return err
+		} else if done {
+			if m.JobID == job.ID {
+				next = m.NextCheckAt
+			}
+			return nil
 		}
 		if !pay {
 			run.TopScore, run.ContentHash = m.TopScore, lastHash(m)
@@ -437,15 +467,16 @@ func (s *Service) recordTx(ctx context.Context, job *river.Job[CheckArgs], o *ob
 			return err
 		}
 		switch {
-		case m.JobID != job.ID: // superseded while it ran: the newer job stands
-			err = s.Store.UpdateMonitor(ctx, tx, m)
-		case m.Status == model.MonitorPaused:
+		case m.JobID != job.ID: // paused, or resumed with a newer job, while it ran
+		case m.Status == model.MonitorPaused: // a paused monitor checked once
 			m.JobID = 0
-			err = s.Store.UpdateMonitor(ctx, tx, m)
+		case !m.NextCheckAt.Equal(run.DueAt): // checked now or rescheduled while it ran
+			next = m.NextCheckAt
 		default:
-			err = s.schedule(ctx, tx, m, nextDue(m, run.DueAt, s.now()))
+			m.NextCheckAt = nextDue(m, run.DueAt, s.now()).UTC().Truncate(time.Millisecond)
+			next = m.NextCheckAt
 		}
-		if err != nil {
+		if err := s.Store.UpdateMonitor(ctx, tx, m); err != nil {
 			return err
 		}
 		if pay {
@@ -458,7 +489,7 @@ func (s *Service) recordTx(ctx context.Context, job *river.Job[CheckArgs], o *ob
 		indexed = run.Snapshot != nil && (run.Outcome == model.OutcomeAnchored || run.Outcome == model.OutcomeChanged)
 		return nil
 	})
-	return indexed, err
+	return next, indexed, err
 }
 
 // apply moves the monitor's state past a recorded run (DECISIONS.md,

@@ -123,7 +123,10 @@ func newEnv(t *testing.T, dialect string) *env {
 	if err := q.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
+	rctx, stop := context.WithCancel(ctx)
+	go svc.ReconcileLoop(rctx, 200*time.Millisecond)
 	t.Cleanup(func() {
+		stop()
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		q.Stop(sctx)
@@ -406,7 +409,7 @@ func TestPauseResumeDelete(t *testing.T) {
 		if err != nil || m.Status != model.MonitorPaused || m.JobID != 0 {
 			t.Fatalf("pause: %+v %v", m, err)
 		}
-		if n := queued(t, e.st, id); n != 0 {
+		if n := queued(t, e.st, id, 0); n != 0 {
 			t.Errorf("paused monitor has %d queued checks, want 0", n)
 		}
 		m, err = e.svc.Resume(ctx, e.p, id)
@@ -414,7 +417,7 @@ func TestPauseResumeDelete(t *testing.T) {
 			t.Fatalf("resume: %+v %v", m, err)
 		}
 		e.runs(t, id, 2) // resume checks now
-		if n := queued(t, e.st, id); n != 1 {
+		if n := queued(t, e.st, id, 1); n != 1 {
 			t.Errorf("active monitor has %d queued checks, want exactly 1", n)
 		}
 		p, err := e.svc.Patch(ctx, e.p, id, monitor.PatchRequest{Label: ptr("Acme IR"), CheckIntervalHours: ptr(6),
@@ -434,26 +437,32 @@ func TestPauseResumeDelete(t *testing.T) {
 		if _, err := e.svc.Get(ctx, e.p, id); model.ErrorCode(err) != model.CodeNotFound {
 			t.Errorf("deleted monitor: %v", err)
 		}
-		if n := queued(t, e.st, id); n != 0 {
+		if n := queued(t, e.st, id, 0); n != 0 {
 			t.Errorf("deleted monitor has %d queued checks", n)
 		}
 	})
 }
 
-// queued counts a monitor's checks waiting in River's table (a check that
-// has run may stay "running" a moment longer, until River's completer
-// batch marks it completed: not a waiting check).
-func queued(t *testing.T, st *store.Store, id string) int {
+// queued counts a monitor's live jobs in River's table once they settle
+// (a check that has just run stays "running" until River's completer
+// snoozes or completes it): want is awaited for up to five seconds.
+func queued(t *testing.T, st *store.Store, id string, want int) int {
 	t.Helper()
 	var n int
-	err := st.InTx(context.Background(), func(tx store.Tx) error {
-		return tx.QueryRow(context.Background(), `SELECT COUNT(*) FROM river_job WHERE kind = 'monitor_check'
-			AND state IN ('available', 'scheduled', 'retryable') AND CAST(args AS TEXT) LIKE '%' || $1 || '%'`, id).Scan(&n)
-	})
-	if err != nil {
-		t.Fatal(err)
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		err := st.InTx(context.Background(), func(tx store.Tx) error {
+			return tx.QueryRow(context.Background(), `SELECT COUNT(*) FROM river_job WHERE kind = 'monitor_check'
+			AND state IN ('available', 'scheduled', 'retryable', 'running', 'pending')
+			AND CAST(args AS TEXT) LIKE '%' || $1 || '%'`, id).Scan(&n)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == want || time.Now().After(deadline) {
+			return n
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	return n
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"webacq/internal/fetch"
 	"webacq/internal/jobs"
@@ -97,35 +98,46 @@ func (s *Service) Register(ctx context.Context, p *model.Principal, req Register
 	return m, nil
 }
 
-// CheckArgs is the job of one monitor's check at one due time.
+// CheckArgs is the job of one monitor: it lives as long as the monitor is
+// active, runs at the monitor's next_check_at and snoozes until the next
+// one after each check, so each active monitor has exactly one job, waiting
+// at its due time.
 type CheckArgs struct {
-	MonitorID string    `json:"monitor_id" river:"unique"`
-	DueAt     time.Time `json:"due_at" river:"unique"`
+	MonitorID string `json:"monitor_id" river:"unique"`
 }
 
 // Kind names the job.
 func (CheckArgs) Kind() string { return "monitor_check" }
 
-// InsertOpts puts checks on their own queue; a check of a monitor and due
-// time is queued once, whatever retries or races try.
+// InsertOpts puts checks on their own queue, one live job per monitor.
+// Snoozing does not count as an attempt; attempts are failures of the
+// worker itself (a panic), which it otherwise turns into snoozes.
 func (CheckArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: jobs.QueueMonitor, MaxAttempts: 5, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+	return river.InsertOpts{Queue: jobs.QueueMonitor, MaxAttempts: 25, UniqueOpts: river.UniqueOpts{ByArgs: true,
+		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+			rivertype.JobStateRetryable, rivertype.JobStateScheduled}}}
 }
 
-// schedule queues m's check at due in tx and records it as m's job.
+// schedule sets m's next check to due, in tx: it wakes m's job, which
+// snoozes until due if that is later, or queues a job when m has none
+// (new, resumed, or its job was lost).
 func (s *Service) schedule(ctx context.Context, tx store.Tx, m *model.Monitor, due time.Time) error {
-	due = due.UTC().Truncate(time.Millisecond)
-	// A job given a time is "scheduled" and waits for River's scheduler
-	// (seconds); one due now is available to workers at once.
-	opts := &river.InsertOpts{}
-	if due.After(s.now()) {
-		opts.ScheduledAt = due
-	}
-	id, err := s.Queue.InsertTx(ctx, tx, CheckArgs{MonitorID: m.ID, DueAt: due}, opts)
+	m.NextCheckAt = due.UTC().Truncate(time.Millisecond)
+	live, err := s.Queue.WakeTx(ctx, tx, m.JobID)
 	if err != nil {
 		return err
 	}
-	m.NextCheckAt, m.JobID = due, id
+	if !live {
+		// A job given a time is "scheduled" and waits for River's scheduler
+		// (seconds); one due now is available to workers at once.
+		opts := &river.InsertOpts{}
+		if m.NextCheckAt.After(s.now()) {
+			opts.ScheduledAt = m.NextCheckAt
+		}
+		if m.JobID, err = s.Queue.InsertTx(ctx, tx, CheckArgs{MonitorID: m.ID}, opts); err != nil {
+			return err
+		}
+	}
 	return s.Store.UpdateMonitor(ctx, tx, m)
 }
 
@@ -208,21 +220,15 @@ func (s *Service) Resume(ctx context.Context, p *model.Principal, id string) (*m
 		if m.Status == model.MonitorActive {
 			return nil
 		}
-		if err := s.Queue.CancelTx(ctx, tx, m.JobID); err != nil {
-			return err
-		}
 		m.Status, m.ConsecutiveErrors = model.MonitorActive, 0
 		return s.schedule(ctx, tx, m, s.now())
 	})
 }
 
-// CheckNow replaces the queued check with one due now. A paused monitor
-// is checked once and stays paused.
+// CheckNow moves the next check to now. A paused monitor, which has no
+// job, gets one that checks it once; it stays paused.
 func (s *Service) CheckNow(ctx context.Context, p *model.Principal, id string) (*model.Monitor, error) {
 	return s.change(ctx, p, id, func(tx store.Tx, m *model.Monitor) error {
-		if err := s.Queue.CancelTx(ctx, tx, m.JobID); err != nil {
-			return err
-		}
 		return s.schedule(ctx, tx, m, s.now())
 	})
 }
@@ -282,9 +288,6 @@ func (s *Service) Patch(ctx context.Context, p *model.Principal, id string, req 
 			m.CheckIntervalHours = h
 		}
 		if reschedule {
-			if err := s.Queue.CancelTx(ctx, tx, m.JobID); err != nil {
-				return err
-			}
 			return s.schedule(ctx, tx, m, nextDue(m, *m.LastChecked, s.now()))
 		}
 		return s.Store.UpdateMonitor(ctx, tx, m)
@@ -301,4 +304,49 @@ func sameStrings(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// Reconcile repairs the schedule: an active monitor overdue by more than
+// two seconds whose job is waiting for a later time (a check-now that met
+// its job between the run's commit and River's snooze of it) is woken, and
+// one whose job is gone is given a new one. It returns how many it fixed.
+// Every node runs it every few seconds (ReconcileLoop).
+func (s *Service) Reconcile(ctx context.Context) (int, error) {
+	ids, err := s.Store.StrandedMonitors(ctx, s.now().Add(-2*time.Second), 500)
+	if err != nil {
+		return 0, err
+	}
+	fixed := 0
+	for _, id := range ids {
+		err := s.Store.InTx(ctx, func(tx store.Tx) error {
+			m, err := s.Store.MonitorTx(ctx, tx, id)
+			if err != nil || m.Status == model.MonitorPaused {
+				return err
+			}
+			fixed++
+			return s.schedule(ctx, tx, m, m.NextCheckAt)
+		})
+		if err != nil && model.ErrorCode(err) != model.CodeNotFound {
+			return fixed, err
+		}
+	}
+	return fixed, nil
+}
+
+// ReconcileLoop runs Reconcile every period until ctx ends.
+func (s *Service) ReconcileLoop(ctx context.Context, period time.Duration) {
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if n, err := s.Reconcile(ctx); err != nil && ctx.Err() == nil && s.Log != nil {
+			s.Log.Warn("monitor schedule repair", "err", err)
+		} else if n > 0 && s.Log != nil {
+			s.Log.Debug("monitor schedule repaired", "monitors", n)
+		}
+	}
 }

@@ -361,3 +361,27 @@ func nullTime(t *time.Time) any {
 func (s *Store) MonitorByID(ctx context.Context, id string) (*model.Monitor, error) {
 	return scanMonitor(s.rdb.QueryRowContext(ctx, `SELECT `+monitorColumns+` FROM monitors WHERE id = $1`, id))
 }
+
+// StrandedMonitors lists active monitors due before overdue whose job will
+// not run them: gone, finished, or waiting for a later time. River's own
+// table is read here, by its documented columns, because whether a job will
+// run is River's state and the monitor's due time is ours.
+func (s *Store) StrandedMonitors(ctx context.Context, overdue time.Time, limit int) ([]string, error) {
+	rows, err := s.rdb.QueryContext(ctx, fmt.Sprintf(`SELECT m.id FROM monitors m LEFT JOIN river_job j ON j.id = m.job_id
+		WHERE m.status <> 'paused' AND m.next_check_at < $1
+		AND (j.id IS NULL OR j.state IN ('completed', 'cancelled', 'discarded', 'scheduled'))
+		ORDER BY m.next_check_at LIMIT %d`, limit), overdue)
+	if err != nil {
+		return nil, fmt.Errorf("store: stranded monitors: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("store: stranded monitors: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}

@@ -33,6 +33,7 @@ CREATE TABLE monitors (
     UNIQUE (workspace_id, url)
 );
 CREATE INDEX monitors_workspace_created ON monitors (workspace_id, created_at);
+CREATE INDEX monitors_next_check ON monitors (next_check_at);
 
 -- One row per check of a monitor and due time: a retried job finds its run
 -- already written and neither runs nor bills twice.
