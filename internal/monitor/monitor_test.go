@@ -212,8 +212,21 @@ func TestMonitorLifecycle(t *testing.T) {
 			t.Errorf("nav/footer/date change: %s %+v, want unchanged", r.Outcome, r.ChangeSignal)
 		}
 
+		// A new item in the watched list without any keyword: a change,
+		// suppressed, with its diff kept.
+		base := strings.Replace(releasesList, `<ul class="releases">`, `<ul class="releases">
+<li><a href="/pr/office.html">Acme opens an office in Lyon</a> <span>Nov 2, 2026</span></li>`, 1)
+		site.set("/ir", press("Nov 23, 2026", base, "1,377"))
+		r = e.check(t, id)
+		if r.Outcome != model.OutcomeUnchanged || !r.Suppressed {
+			t.Errorf("change without a keyword: %s suppressed=%v, want unchanged and suppressed", r.Outcome, r.Suppressed)
+		}
+		if full, err := e.st.Run(context.Background(), id, r.ID); err != nil || full.Diff == nil || !strings.Contains(*full.Diff, "Lyon") {
+			t.Errorf("suppressed run keeps no diff: %v %v", full, err)
+		}
+
 		// A new press release with the keyword and its PDF: changed.
-		added := strings.Replace(releasesList, `<ul class="releases">`, `<ul class="releases">
+		added := strings.Replace(base, `<ul class="releases">`, `<ul class="releases">
 <li><a href="/pr/q3.html">Acme reports third quarter results</a> <a href="/pr/q3.pdf">PDF</a> <span>Nov 20, 2026</span></li>`, 1)
 		site.set("/ir", press("Nov 23, 2026", added, "1,377"))
 		r = e.check(t, id)
