@@ -36,6 +36,9 @@ func TestMonitorWorkerKilledMidRun(t *testing.T) {
 	const monitors = 500
 	const credits = 10 * monitors
 	dbURL := storetest.URL(t, store.Postgres)
+	// The four nodes share PostgreSQL with the other packages' tests: small
+	// pools keep them all under its max_connections.
+	nodeURL := dbURL + "&pool_max_conns=12"
 	site := slowSite(t, monitors)
 	db, err := sql.Open("pgx", dbURL)
 	if err != nil {
@@ -45,19 +48,19 @@ func TestMonitorWorkerKilledMidRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 	defer cancel()
 
-	mustRun(t, dbURL, "workspace", "create", "crash", "--credits", fmt.Sprint(credits), "--monitoring")
-	key := strings.TrimSpace(mustRun(t, dbURL, "key", "create", "--workspace", "crash", "--name", "crash"))
+	mustRun(t, nodeURL, "workspace", "create", "crash", "--credits", fmt.Sprint(credits), "--monitoring")
+	key := strings.TrimSpace(mustRun(t, nodeURL, "key", "create", "--workspace", "crash", "--name", "crash"))
 	env := []string{"WEBACQ_ALLOW_PRIVATE=1", "WEBACQ_CHROMIUM=none", "WEBACQ_ACCESS_LOG=0"}
-	api := startServer(t, dbURL, append(env, "WEBACQ_JOB_WORKERS=0")...)
+	api := startServer(t, nodeURL, append(env, "WEBACQ_JOB_WORKERS=0")...)
 	// River's leader rescues a dead worker's jobs with its own setting, so
 	// every worker gets the short one; it also waits out the check's own
 	// timeout (2 × WEBACQ_MONITOR_TIMEOUT + 30 s), kept short here too.
 	// Eight checks at once per worker keep the four nodes' pools (up to 32
 	// connections each) within PostgreSQL's default 100 connections.
 	workerEnv := append(env, "WEBACQ_JOB_RESCUE_AFTER=10s", "WEBACQ_MONITOR_TIMEOUT=1s", "WEBACQ_JOB_WORKERS=8")
-	victim := startWorker(t, dbURL, workerEnv...)
+	victim := startWorker(t, nodeURL, workerEnv...)
 	victimID := waitLeader(ctx, t, db) // the only client yet: the victim's River id
-	startWorker(t, dbURL, workerEnv...)
+	startWorker(t, nodeURL, workerEnv...)
 
 	ids := registerMonitors(ctx, t, api.url, key, site.URL, monitors)
 	waitCount(ctx, t, db, `SELECT count(*) FROM monitor_runs`, monitors, 40*time.Second, "anchor runs")
@@ -82,7 +85,7 @@ func TestMonitorWorkerKilledMidRun(t *testing.T) {
 		t.Fatal("the killed worker had no check in flight: the test killed nothing mid-run")
 	}
 	t.Logf("killed the worker with %d checks in flight", len(orphans))
-	startWorker(t, dbURL, workerEnv...)
+	startWorker(t, nodeURL, workerEnv...)
 	waitCount(ctx, t, db, `SELECT count(*) FROM monitor_runs`, 2*monitors, 75*time.Second, "every triggered run")
 
 	assertOneRunPerDueTime(ctx, t, db, ids, due)
