@@ -51,6 +51,12 @@ func Compare(prev, cur *Fingerprint, keywords []string) Change {
 	}
 	keywords = cleanKeywords(keywords)
 	added, removed := diffBlocks(pb, cb)
+	if prev != nil && cur != nil {
+		// A block that was left out as boilerplate before and is kept now,
+		// or the other way round, moved; it did not appear or vanish.
+		added = withoutOmitted(added, cb, prev.Omitted)
+		removed = withoutOmitted(removed, pb, cur.Omitted)
+	}
 	var ch Change
 	if len(added) == 0 && len(removed) == 0 {
 		return ch
@@ -109,6 +115,24 @@ func Compare(prev, cur *Fingerprint, keywords []string) Change {
 	}
 	ch.Preview = truncate(strings.Join(preview, "\n"), maxPreview)
 	return ch
+}
+
+// withoutOmitted drops from idx the blocks of bs whose key is in omitted.
+func withoutOmitted(idx []int, bs []Block, omitted []string) []int {
+	if len(omitted) == 0 || len(idx) == 0 {
+		return idx
+	}
+	set := make(map[string]struct{}, len(omitted))
+	for _, k := range omitted {
+		set[k] = struct{}{}
+	}
+	kept := idx[:0:0]
+	for _, i := range idx {
+		if _, ok := set[shortKey(bs[i])]; !ok {
+			kept = append(kept, i)
+		}
+	}
+	return kept
 }
 
 // diffBlocks returns the indices of the blocks of cur that prev does

@@ -107,6 +107,11 @@ type Fingerprint struct {
 	Blocks   []Block  `json:"blocks"`             // the region's blocks in document order
 	Keywords []string `json:"keywords,omitempty"` // the discovery keywords the region was chosen with (lower-cased)
 	Hash     string   `json:"hash"`               // hex SHA-256 over the normalised blocks as a sorted multiset
+	// Omitted are short hashes of the blocks inside the region that were
+	// left out as boilerplate (a share bar, a "related" list): a block
+	// that only moves between left out and kept, as when a site renames
+	// its classes, is not a change.
+	Omitted []string `json:"omitted,omitempty"`
 }
 
 // Block is one block of a region. Text has its white space collapsed

@@ -28,7 +28,32 @@ func (p *page) fingerprint(e int32, keywords []string) *Fingerprint {
 		Blocks:   blocks,
 		Keywords: keywords,
 		Hash:     hashBlocks(blocks),
+		Omitted:  p.omitted(e),
 	}
+}
+
+// omitted lists the short keys of the blocks inside element e that its
+// region leaves out as boilerplate, within the fingerprint's block bound.
+func (p *page) omitted(e int32) []string {
+	el := p.elems[e]
+	out := p.leftOut(e)
+	if len(out) == 0 {
+		return nil
+	}
+	var keys []string
+	for i := el.start; i < el.end && len(keys) < maxBlocks; i++ {
+		b := &p.blocks[i]
+		if o := p.outerBoiler(b, el.depth); o >= 0 && out[o] {
+			keys = append(keys, shortKey(b.Block))
+		}
+	}
+	return keys
+}
+
+// shortKey is a block's comparison key, hashed short for storage.
+func shortKey(b Block) string {
+	sum := sha256.Sum256([]byte(blockKey(b)))
+	return hex.EncodeToString(sum[:8])
 }
 
 // pathOf returns the tags from the root to n, joined by ">", keeping
