@@ -119,10 +119,17 @@ func TestMonitorOverTheBinary(t *testing.T) {
 	if st["last_outcome"] != "changed" || st["anchor_set"] != true || st["last_changed"] == nil || st["status"] != "active" {
 		t.Errorf("status: %v", st)
 	}
-	// The change is searchable in the workspace's index.
-	_, env = restCall(t, s, s.key, "POST", "/api/v1/search", `{"query":"third quarter results"}`)
-	if !strings.Contains(fmt.Sprint(env["data"]), site.URL+"/ir") {
-		t.Errorf("search does not find the changed page: %v", env)
+	// The change is searchable in the workspace's index (written just after
+	// the run's commit).
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		_, env = restCall(t, s, s.key, "POST", "/api/v1/search", `{"query":"third quarter results"}`)
+		if strings.Contains(fmt.Sprint(env["data"]), site.URL+"/ir") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("search does not find the changed page: %v", env)
+			break
+		}
 	}
 	// Runs are in the usage log, billed one credit each.
 	_, env = restCall(t, s, s.key, "GET", "/api/v1/usage?endpoint=/api/v1/monitor/run", "")
