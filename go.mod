@@ -23,6 +23,7 @@ require (
 	github.com/riverqueue/river/rivertype v0.49.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/sergi/go-diff v1.4.0
+	github.com/standard-webhooks/standard-webhooks/libraries v0.0.1
 	github.com/temoto/robotstxt v1.1.2
 	golang.org/x/net v0.61.0
 	golang.org/x/text v0.43.0
