@@ -31,6 +31,7 @@ import (
 	"webacq/internal/model"
 	"webacq/internal/monitor"
 	"webacq/internal/primitive"
+	"webacq/internal/secretbox"
 	"webacq/internal/store"
 )
 
@@ -291,6 +292,11 @@ func (m *Main) serve(ctx context.Context) error {
 		return err
 	}
 	api.SetMonitors(monitors)
+	box, err := m.secretBox(ctx)
+	if err != nil {
+		return err
+	}
+	api.SetSecrets(box)
 	mcpHandler := mcp.New(m.store, biller, svc, m.log, mcp.Options{BaseURL: m.cfg.BaseURL, CanonicalHost: m.cfg.CanonicalHost,
 		AllowedHosts: m.cfg.AllowedHosts, Addr: m.cfg.Addr, AllowedOrigins: m.cfg.MCPAllowedOrigins,
 		MaxResultChars: m.cfg.MCPMaxResultChars})
@@ -415,6 +421,30 @@ func (m *Main) background(prims *primitive.Service, workers int) (*jobs.Queue, *
 // run them (monitor.Service.Reconcile).
 const reconcileEvery = 2 * time.Second
 
+// secretBox opens WEBACQ_SECRET_KEY and checks that the webhook secrets
+// already stored open with it: a missing or wrong key is a start-up error
+// once secrets exist, not a failed delivery later.
+func (m *Main) secretBox(ctx context.Context) (*secretbox.Box, error) {
+	box, err := secretbox.New(m.cfg.SecretKey)
+	if err != nil {
+		return nil, err
+	}
+	sealed, err := m.store.SealedSecrets(ctx, 20)
+	if err != nil {
+		return nil, err
+	}
+	for ws, sec := range sealed {
+		if !box.HasKey() {
+			return nil, fmt.Errorf("config: webhook secrets are stored encrypted; set WEBACQ_SECRET_KEY to the key they were stored with")
+		}
+		if _, err := box.Open(sec, ws); err != nil {
+			return nil, fmt.Errorf("config: WEBACQ_SECRET_KEY does not open the stored webhook secrets (workspace %s): "+
+				"set the key they were stored with", ws)
+		}
+	}
+	return box, nil
+}
+
 // indexRun keeps a monitor run's region in the workspace's search index.
 func (m *Main) indexRun(ctx context.Context, workspaceID, url, title, markdown string) {
 	sum := sha256.Sum256([]byte(markdown))
@@ -463,6 +493,9 @@ func (m *Main) worker(ctx context.Context) error {
 	}
 	queue, monitors, hk, err := m.background(prims, max(m.cfg.JobWorkers, 1))
 	if err != nil {
+		return err
+	}
+	if _, err := m.secretBox(ctx); err != nil {
 		return err
 	}
 	if err := queue.Start(ctx); err != nil {

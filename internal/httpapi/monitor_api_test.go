@@ -23,6 +23,8 @@ import (
 	"webacq/internal/model"
 	"webacq/internal/monitor"
 	"webacq/internal/primitive"
+	"webacq/internal/secretbox"
+	"webacq/internal/store"
 	"webacq/internal/store/storetest"
 )
 
@@ -57,6 +59,11 @@ func newMonitorEnv(t *testing.T, dialect string) *env {
 	}
 	mon.Queue = q
 	api.SetMonitors(mon)
+	box, err := secretbox.New("test-operator-key-0123456789")
+	if err != nil {
+		t.Fatal(err)
+	}
+	api.SetSecrets(box)
 	if err := q.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -248,4 +255,52 @@ func waitRuns(t *testing.T, e *env, id string, n int) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatalf("monitor %s: runs did not arrive", id)
+}
+
+func TestWebhookConfig(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, dialect string) {
+		e := newMonitorEnv(t, dialect)
+		a := e.get("/api/v1/monitor/webhook")
+		if a.status != 200 || string(a.Data) != `{"webhook_url":null,"secret_set":false}` {
+			t.Fatalf("empty config: %d %s", a.status, a.Data)
+		}
+		a = e.send("POST", "/api/v1/monitor/webhook", `{"webhook_url":"http://127.0.0.1:9/hook","webhook_secret":"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}`)
+		if a.status != 200 || string(a.Data) != `{"webhook_url":"http://127.0.0.1:9/hook","secret_set":true}` {
+			t.Fatalf("set: %d %s %s", a.status, a.Data, a.Error)
+		}
+		c, err := e.store.Webhook(ctx, e.ws.ID)
+		if err != nil || c.SealedSecret == "" || strings.Contains(c.SealedSecret, "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw") {
+			t.Fatalf("stored secret is not sealed: %+v %v", c, err)
+		}
+		// The secret is never returned.
+		if a := e.get("/api/v1/monitor/webhook"); strings.Contains(string(a.Data), "whsec") || !strings.Contains(string(a.Data), `"secret_set":true`) {
+			t.Errorf("get: %s", a.Data)
+		}
+		// Changing the URL alone keeps the secret.
+		if a := e.send("POST", "/api/v1/monitor/webhook", `{"webhook_url":"https://hooks.example.com/x"}`); a.status != 200 ||
+			!strings.Contains(string(a.Data), `"secret_set":true`) {
+			t.Errorf("url only: %d %s %s", a.status, a.Data, a.Error)
+		}
+		for _, c := range []struct{ body, code string }{
+			{`{"webhook_url":"ftp://x/"}`, "bad_request"},
+			{`{"webhook_url":42}`, "bad_request"},
+			{`{"webhook_url":"http://10.0.0.8/hook"}`, "forbidden_url"},
+			{`{"webhook_url":"http://169.254.169.254/latest"}`, "forbidden_url"},
+			{`{"webhook_secret":"short"}`, "bad_request"},
+			{`{"webhook_secret":["x"]}`, "bad_request"},
+			{`{"colour":"red"}`, "bad_request"},
+			{`{"webhook_url":`, "bad_request"},
+		} {
+			if a := e.send("POST", "/api/v1/monitor/webhook", c.body); a.Code != c.code || a.status != model.Status(c.code) {
+				t.Errorf("%s: %d %s (%s), want %s", c.body, a.status, a.Code, a.Error, c.code)
+			}
+		}
+		// null clears the whole configuration.
+		if a := e.send("POST", "/api/v1/monitor/webhook", `{"webhook_url":null}`); string(a.Data) != `{"webhook_url":null,"secret_set":false}` {
+			t.Errorf("clear: %s", a.Data)
+		}
+		if c, _ := e.store.Webhook(ctx, e.ws.ID); c != (store.WebhookConfig{}) {
+			t.Errorf("cleared config still stored: %+v", c)
+		}
+	})
 }

@@ -11,6 +11,7 @@ import (
 	"webacq/internal/config"
 	"webacq/internal/model"
 	"webacq/internal/monitor"
+	"webacq/internal/secretbox"
 	"webacq/internal/store"
 )
 
@@ -23,6 +24,8 @@ type Server struct {
 	log    *slog.Logger
 	// monitors serves the monitor endpoints (nil: they answer unavailable).
 	monitors *monitor.Service
+	// secrets seals webhook secrets (no key: secrets cannot be stored).
+	secrets *secretbox.Box
 
 	v1      *http.ServeMux
 	handler http.Handler
@@ -54,6 +57,7 @@ func (s *Server) routes() {
 	s.handle("POST /api/v1/gyre", s.gyre)
 	s.handle("POST /api/v1/search", s.search)
 	s.handle("POST /api/v1/extract", s.extract)
+	s.webhookRoutes()
 	s.monitorRoutes()
 	s.v1.HandleFunc("/api/v1/", s.noRoute)
 
