@@ -287,15 +287,15 @@ func (m *Main) serve(ctx context.Context) error {
 	}
 	svc := billed.New(biller, prims)
 	api := httpapi.New(m.cfg, m.store, biller, svc, m.log)
-	queue, monitors, hk, err := m.background(prims, m.cfg.JobWorkers)
-	if err != nil {
-		return err
-	}
-	api.SetMonitors(monitors)
 	box, err := m.secretBox(ctx)
 	if err != nil {
 		return err
 	}
+	queue, monitors, hk, err := m.background(prims, m.cfg.JobWorkers, box)
+	if err != nil {
+		return err
+	}
+	api.SetMonitors(monitors)
 	api.SetSecrets(box)
 	mcpHandler := mcp.New(m.store, biller, svc, m.log, mcp.Options{BaseURL: m.cfg.BaseURL, CanonicalHost: m.cfg.CanonicalHost,
 		AllowedHosts: m.cfg.AllowedHosts, Addr: m.cfg.Addr, AllowedOrigins: m.cfg.MCPAllowedOrigins,
@@ -400,13 +400,13 @@ func (m *Main) primitives(pages *store.Store) (*primitive.Service, error) {
 // background builds the job queue with every worker of the service (monitor
 // checks and housekeeping) and the monitor service that queues checks;
 // workers 0 makes an insert-only queue (an API-only node).
-func (m *Main) background(prims *primitive.Service, workers int) (*jobs.Queue, *monitor.Service, *jobs.Housekeeping, error) {
+func (m *Main) background(prims *primitive.Service, workers int, box *secretbox.Box) (*jobs.Queue, *monitor.Service, *jobs.Housekeeping, error) {
 	w := river.NewWorkers()
 	hk := &jobs.Housekeeping{Store: m.store, Log: m.log, ExpireEvery: billing.ExpireEvery(m.reservationTTL()),
 		PageRetention: m.cfg.PageRetention, SnapshotRetention: m.cfg.SnapshotRetention}
 	periodic := hk.Register(w)
 	mon := &monitor.Service{Store: m.store, HTTP: prims.HTTP, Browser: prims.Browser, Log: m.log,
-		PerHost: m.cfg.MonitorPerHost, Timeout: m.cfg.MonitorTimeout, Index: m.indexRun}
+		PerHost: m.cfg.MonitorPerHost, Timeout: m.cfg.MonitorTimeout, Index: m.indexRun, Secrets: box}
 	mon.AddWorkers(w)
 	q, err := jobs.New(m.store, w, jobs.Config{Workers: workers, RescueAfter: m.cfg.JobRescueAfter,
 		PollInterval: m.cfg.JobPollInterval, JobTimeout: 5 * time.Minute, Periodic: periodic, Log: m.log})
@@ -491,11 +491,12 @@ func (m *Main) worker(ctx context.Context) error {
 	if prims.Browser != nil {
 		defer prims.Browser.Close()
 	}
-	queue, monitors, hk, err := m.background(prims, max(m.cfg.JobWorkers, 1))
+	box, err := m.secretBox(ctx)
 	if err != nil {
 		return err
 	}
-	if _, err := m.secretBox(ctx); err != nil {
+	queue, monitors, hk, err := m.background(prims, max(m.cfg.JobWorkers, 1), box)
+	if err != nil {
 		return err
 	}
 	if err := queue.Start(ctx); err != nil {

@@ -23,6 +23,8 @@ func (s *Server) monitorRoutes() {
 	s.handle("POST /api/v1/monitor/{id}/check", s.monitorOp(s.checkMonitor))
 	s.handle("GET /api/v1/monitor/{id}/runs", s.monitorOp(s.monitorRuns))
 	s.handle("GET /api/v1/monitor/{id}/runs/{run_id}", s.monitorOp(s.monitorRun))
+	s.handle("GET /api/v1/monitor/{id}/deliveries", s.monitorOp(s.monitorDeliveries))
+	s.handle("POST /api/v1/monitor/{id}/deliveries/{delivery_id}/redeliver", s.monitorOp(s.redeliver))
 }
 
 // monitorView is GET /api/v1/monitor/:id: the spec's fields (2.2) and the
@@ -207,4 +209,40 @@ func (s *Server) monitorRun(_ http.ResponseWriter, r *http.Request, p *model.Pri
 		return nil, err
 	}
 	return s.store.Run(r.Context(), m.ID, r.PathValue("run_id"))
+}
+
+type deliveriesPage struct {
+	Deliveries []*model.Delivery `json:"deliveries"`
+	NextBefore *time.Time        `json:"next_before"`
+}
+
+func (s *Server) monitorDeliveries(_ http.ResponseWriter, r *http.Request, p *model.Principal) (any, error) {
+	limit, before, err := page(r)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.monitors.Get(r.Context(), p, r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	ds, err := s.store.Deliveries(r.Context(), m.ID, before, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := deliveriesPage{Deliveries: ds}
+	if out.Deliveries == nil {
+		out.Deliveries = []*model.Delivery{}
+	}
+	if len(ds) == limit {
+		out.NextBefore = &ds[len(ds)-1].CreatedAt
+	}
+	return out, nil
+}
+
+func (s *Server) redeliver(_ http.ResponseWriter, r *http.Request, p *model.Principal) (any, error) {
+	d, err := s.monitors.Redeliver(r.Context(), p, r.PathValue("id"), r.PathValue("delivery_id"))
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"delivery_id": d.ID, "status": d.Status, "queued": true}, nil
 }

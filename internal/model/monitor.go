@@ -110,3 +110,37 @@ type Run struct {
 	Snapshot        *string         `json:"snapshot,omitempty"`
 	Diff            *string         `json:"diff,omitempty"`
 }
+
+// Delivery statuses.
+const (
+	DeliveryPending   = "pending"
+	DeliveryDelivered = "delivered"
+	DeliveryFailed    = "failed"
+)
+
+// Delivery is one alert of a run to one destination, with its attempts.
+type Delivery struct {
+	ID          string            `json:"delivery_id"`
+	MonitorID   string            `json:"monitor_id"`
+	WorkspaceID string            `json:"-"`
+	RunID       string            `json:"run_id"`
+	Kind        string            `json:"kind"`
+	Status      string            `json:"status"`
+	Payload     json.RawMessage   `json:"payload"`
+	Attempts    int               `json:"attempts"`
+	LastStatus  int               `json:"last_status"`
+	LastError   string            `json:"last_error,omitempty"`
+	CreatedAt   time.Time         `json:"created_at"`
+	UpdatedAt   time.Time         `json:"updated_at"`
+	Log         []DeliveryAttempt `json:"attempt_log,omitempty"`
+}
+
+// DeliveryAttempt is one try of a delivery.
+type DeliveryAttempt struct {
+	Attempt    int       `json:"attempt"`
+	StatusCode int       `json:"status_code"`
+	LatencyMS  int64     `json:"latency_ms"`
+	ErrorClass string    `json:"error_class,omitempty"`
+	Response   string    `json:"response,omitempty"`
+	At         time.Time `json:"at"`
+}

@@ -36,7 +36,10 @@ const maxDocProbes = 5
 const RunEndpoint = "/api/v1/monitor/run"
 
 // AddWorkers registers the check worker.
-func (s *Service) AddWorkers(w *river.Workers) { river.AddWorker(w, &checkWorker{s: s}) }
+func (s *Service) AddWorkers(w *river.Workers) {
+	river.AddWorker(w, &checkWorker{s: s})
+	river.AddWorker(w, &deliverWorker{s: s})
+}
 
 type checkWorker struct {
 	river.WorkerDefaults[CheckArgs]
@@ -461,6 +464,11 @@ func (s *Service) recordTx(ctx context.Context, job *river.Job[CheckArgs], o *ob
 		run.Credits = o.cost
 		if err := s.Store.InsertRun(ctx, tx, run); err != nil {
 			return err
+		}
+		if pay {
+			if err := s.queueAlert(ctx, tx, m, run); err != nil {
+				return err
+			}
 		}
 		s.apply(m, o)
 		if err := s.logRun(ctx, tx, m, run); err != nil {

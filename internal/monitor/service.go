@@ -18,6 +18,7 @@ import (
 	"webacq/internal/fetch"
 	"webacq/internal/jobs"
 	"webacq/internal/model"
+	"webacq/internal/secretbox"
 	"webacq/internal/store"
 )
 
@@ -35,6 +36,10 @@ type Service struct {
 	PerHost int
 	// Timeout bounds one check's fetch.
 	Timeout time.Duration
+	// Secrets opens the workspaces' webhook secrets.
+	Secrets *secretbox.Box
+	// Backoff replaces DefaultBackoff (tests).
+	Backoff []time.Duration
 
 	hosts hostLimiter
 }

@@ -1,0 +1,249 @@
+package monitor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/riverqueue/river"
+
+	"webacq/internal/jobs"
+	"webacq/internal/model"
+	"webacq/internal/store"
+	"webacq/internal/webhook"
+)
+
+// DefaultBackoff is the wait before each retry of a delivery (DECISIONS.md,
+// Webhooks); after the last, the delivery is failed.
+var DefaultBackoff = []time.Duration{30 * time.Second, 2 * time.Minute, 10 * time.Minute, time.Hour, 6 * time.Hour, 24 * time.Hour}
+
+// deliveryTimeout bounds one attempt.
+const deliveryTimeout = 10 * time.Second
+
+// DeliverArgs is the job of one delivery.
+type DeliverArgs struct {
+	DeliveryID string `json:"delivery_id"`
+}
+
+// Kind names the job.
+func (DeliverArgs) Kind() string { return "alert_delivery" }
+
+// InsertOpts puts deliveries on the monitor queue.
+func (DeliverArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: jobs.QueueMonitor, MaxAttempts: len(DefaultBackoff) + 1}
+}
+
+// fires tells whether a run alerts (spec 3.2; DECISIONS.md: blocked and error
+// too). A run that could not be paid alerts nobody.
+func fires(run *model.Run) bool {
+	if run.Error == model.CodeCreditsExhausted {
+		return false
+	}
+	return run.Outcome != model.OutcomeUnchanged
+}
+
+// payload is the webhook body (spec 6, DECISIONS.md Webhooks).
+type payload struct {
+	DeliveryID      string          `json:"delivery_id"`
+	MonitorID       string          `json:"monitor_id"`
+	CallerID        string          `json:"caller_id"`
+	Label           string          `json:"label"`
+	URL             string          `json:"url"`
+	DetectedAt      time.Time       `json:"detected_at"`
+	Outcome         string          `json:"outcome"`
+	TopScore        float64         `json:"top_score"`
+	Channel         string          `json:"channel"`
+	ChangeSignal    []model.Signal  `json:"change_signal"`
+	PDFLinks        []string        `json:"pdf_links"`
+	SizeBytes       *int64          `json:"size_bytes,omitempty"`
+	ExtractedFields json.RawMessage `json:"extracted_fields,omitempty"`
+	ContentPreview  string          `json:"content_preview"`
+	Error           string          `json:"error,omitempty"`
+}
+
+// queueAlert writes the webhook delivery of a run, and the job that sends
+// it, in the run's transaction.
+func (s *Service) queueAlert(ctx context.Context, tx store.Tx, m *model.Monitor, run *model.Run) error {
+	if !fires(run) {
+		return nil
+	}
+	cfg, err := s.Store.Webhook(ctx, m.WorkspaceID)
+	if err != nil || cfg.URL == "" {
+		return err
+	}
+	p := payload{DeliveryID: uuid.NewString(), MonitorID: m.ID, CallerID: m.WorkspaceID, Label: m.Label, URL: m.URL,
+		DetectedAt: run.FinishedAt, Outcome: run.Outcome, TopScore: run.TopScore, Channel: run.Channel,
+		ChangeSignal: run.ChangeSignal, PDFLinks: run.PDFLinks, ContentPreview: run.ContentPreview, Error: run.Error}
+	if p.ChangeSignal == nil {
+		p.ChangeSignal = []model.Signal{}
+	}
+	if p.PDFLinks == nil {
+		p.PDFLinks = []string{}
+	}
+	if run.Outcome == model.OutcomePayloadTooLarge {
+		p.SizeBytes = &run.SizeBytes
+	}
+	body, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	d := &model.Delivery{ID: p.DeliveryID, MonitorID: m.ID, WorkspaceID: m.WorkspaceID, RunID: run.ID, Kind: "webhook",
+		Status: model.DeliveryPending, Payload: body, CreatedAt: run.FinishedAt}
+	if err := s.Store.InsertDelivery(ctx, tx, d); err != nil {
+		return err
+	}
+	_, err = s.Queue.InsertTx(ctx, tx, DeliverArgs{DeliveryID: d.ID}, nil)
+	return err
+}
+
+type deliverWorker struct {
+	river.WorkerDefaults[DeliverArgs]
+	s *Service
+}
+
+func (w *deliverWorker) Timeout(*river.Job[DeliverArgs]) time.Duration {
+	return deliveryTimeout + 20*time.Second
+}
+
+// NextRetry waits the backoff of the attempt, give or take a tenth.
+func (w *deliverWorker) NextRetry(job *river.Job[DeliverArgs]) time.Time {
+	b := w.s.backoff()
+	d := b[min(max(job.Attempt-1, 0), len(b)-1)]
+	jitter := time.Duration(rand.Int64N(int64(d)/5+1)) - d/10
+	return time.Now().Add(d + jitter)
+}
+
+func (w *deliverWorker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
+	return w.s.deliver(ctx, job)
+}
+
+func (s *Service) backoff() []time.Duration {
+	if len(s.Backoff) > 0 {
+		return s.Backoff
+	}
+	return DefaultBackoff
+}
+
+// deliver makes one attempt of a delivery: only a 2xx counts; network
+// errors, 5xx and 429 (after its Retry-After) are retried with backoff, then
+// the delivery is failed; 410 turns the workspace's webhook off; any other
+// answer fails it at once. Deliveries of a monitor go out in order.
+func (s *Service) deliver(ctx context.Context, job *river.Job[DeliverArgs]) error {
+	d, err := s.Store.Delivery(ctx, job.Args.DeliveryID)
+	if model.ErrorCode(err) == model.CodeNotFound {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if d.Status != model.DeliveryPending {
+		return nil
+	}
+	if earlier, err := s.Store.EarlierPending(ctx, d); err != nil {
+		return err
+	} else if earlier {
+		return river.JobSnooze(5 * time.Second)
+	}
+	attempt := model.DeliveryAttempt{Attempt: d.Attempts + 1, At: s.now()}
+	final := attempt.Attempt > len(s.backoff())
+	fail := func(class string) error {
+		attempt.ErrorClass = class
+		return s.Store.RecordAttempt(ctx, d.ID, model.DeliveryFailed, attempt)
+	}
+	cfg, err := s.Store.Webhook(ctx, d.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	if cfg.URL == "" {
+		return fail("no_webhook")
+	}
+	secret := ""
+	if cfg.SealedSecret != "" {
+		if secret, err = s.Secrets.Open(cfg.SealedSecret, d.WorkspaceID); err != nil {
+			return fail("secret_unreadable")
+		}
+	}
+	header := http.Header{"Content-Type": {"application/json"}}
+	if secret != "" {
+		signed, err := webhook.Sign(secret, d.ID, attempt.At, d.Payload)
+		if err != nil {
+			return fail("secret_invalid")
+		}
+		for k, v := range signed {
+			header[k] = v
+		}
+	}
+	res, err := s.HTTP.Post(ctx, cfg.URL, header, d.Payload, deliveryTimeout)
+	if err != nil {
+		attempt.ErrorClass = model.ErrorCode(err)
+		if model.ErrorCode(err) == model.CodeForbiddenURL || final {
+			return s.Store.RecordAttempt(ctx, d.ID, model.DeliveryFailed, attempt)
+		}
+		if err := s.Store.RecordAttempt(ctx, d.ID, model.DeliveryPending, attempt); err != nil {
+			return err
+		}
+		return fmt.Errorf("delivery %s: %s", d.ID, attempt.ErrorClass)
+	}
+	attempt.StatusCode, attempt.LatencyMS, attempt.Response = res.StatusCode, res.Duration.Milliseconds(), string(res.Body)
+	switch code := res.StatusCode; {
+	case code >= 200 && code < 300:
+		return s.Store.RecordAttempt(ctx, d.ID, model.DeliveryDelivered, attempt)
+	case code == http.StatusGone:
+		if err := s.Store.SetWebhook(ctx, d.WorkspaceID, store.WebhookConfig{SealedSecret: cfg.SealedSecret}); err != nil {
+			return err
+		}
+		return fail("gone")
+	case code == http.StatusTooManyRequests || code >= 500:
+		attempt.ErrorClass = "http_" + strconv.Itoa(code)
+		if final {
+			return s.Store.RecordAttempt(ctx, d.ID, model.DeliveryFailed, attempt)
+		}
+		if err := s.Store.RecordAttempt(ctx, d.ID, model.DeliveryPending, attempt); err != nil {
+			return err
+		}
+		if wait, ok := retryAfter(res.Header.Get("Retry-After")); ok && code == http.StatusTooManyRequests {
+			return river.JobSnooze(wait)
+		}
+		return fmt.Errorf("delivery %s: HTTP %d", d.ID, code)
+	default:
+		return fail("http_" + strconv.Itoa(res.StatusCode))
+	}
+}
+
+// retryAfter reads a Retry-After of seconds, bounded to a day.
+func retryAfter(v string) (time.Duration, bool) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return min(time.Duration(n)*time.Second, 24*time.Hour), true
+}
+
+// Redeliver sends a delivery again, as a new series of attempts.
+func (s *Service) Redeliver(ctx context.Context, p *model.Principal, monitorID, deliveryID string) (*model.Delivery, error) {
+	m, err := s.Get(ctx, p, monitorID)
+	if err != nil {
+		return nil, err
+	}
+	d, err := s.Store.Delivery(ctx, deliveryID)
+	if err != nil || d.MonitorID != m.ID {
+		return nil, model.Errorf(model.CodeNotFound, "delivery not found")
+	}
+	err = s.Store.InTx(ctx, func(tx store.Tx) error {
+		if err := s.Store.ResetDelivery(ctx, tx, d.ID, s.now()); err != nil {
+			return err
+		}
+		_, err := s.Queue.InsertTx(ctx, tx, DeliverArgs{DeliveryID: d.ID}, nil)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	d.Status = model.DeliveryPending
+	return d, nil
+}

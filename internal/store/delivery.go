@@ -1,0 +1,134 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"webacq/internal/model"
+)
+
+const deliveryColumns = `id, monitor_id, workspace_id, run_id, kind, status, payload, attempts, last_status, last_error,
+	created_at, updated_at`
+
+// InsertDelivery writes a delivery in tx (with the run that causes it).
+func (s *Store) InsertDelivery(ctx context.Context, tx Tx, d *model.Delivery) error {
+	_, err := tx.Exec(ctx, `INSERT INTO deliveries (`+deliveryColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, 0, 0, '', $8, $8)`,
+		d.ID, d.MonitorID, d.WorkspaceID, d.RunID, d.Kind, d.Status, string(d.Payload), d.CreatedAt)
+	if err != nil {
+		return fmt.Errorf("store: insert delivery: %w", err)
+	}
+	return nil
+}
+
+// Delivery reads one delivery.
+func (s *Store) Delivery(ctx context.Context, id string) (*model.Delivery, error) {
+	return scanDelivery(s.rdb.QueryRowContext(ctx, `SELECT `+deliveryColumns+` FROM deliveries WHERE id = $1`, id))
+}
+
+// EarlierPending reports whether a delivery of the same monitor and kind,
+// created before d, is still pending (deliveries go out in order).
+func (s *Store) EarlierPending(ctx context.Context, d *model.Delivery) (bool, error) {
+	var n int
+	err := s.rdb.QueryRowContext(ctx, `SELECT COUNT(*) FROM deliveries WHERE monitor_id = $1 AND kind = $2
+		AND status = 'pending' AND created_at < $3`, d.MonitorID, d.Kind, d.CreatedAt).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("store: earlier deliveries: %w", err)
+	}
+	return n > 0, nil
+}
+
+// RecordAttempt logs an attempt and moves the delivery to status.
+func (s *Store) RecordAttempt(ctx context.Context, id, status string, a model.DeliveryAttempt) error {
+	return s.InTx(ctx, func(tx Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO delivery_attempts (delivery_id, attempt, status_code, latency_ms, error_class,
+			response, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`, id, a.Attempt, a.StatusCode, a.LatencyMS, a.ErrorClass,
+			a.Response, a.At); err != nil {
+			return fmt.Errorf("store: delivery attempt: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE deliveries SET status = $2, attempts = $3, last_status = $4, last_error = $5,
+			updated_at = $6 WHERE id = $1`, id, status, a.Attempt, a.StatusCode, a.ErrorClass, a.At); err != nil {
+			return fmt.Errorf("store: delivery status: %w", err)
+		}
+		return nil
+	})
+}
+
+// ResetDelivery makes a delivery pending again (redeliver) in tx.
+func (s *Store) ResetDelivery(ctx context.Context, tx Tx, id string, now time.Time) error {
+	_, err := tx.Exec(ctx, `UPDATE deliveries SET status = 'pending', updated_at = $2 WHERE id = $1`, id, now)
+	if err != nil {
+		return fmt.Errorf("store: reset delivery: %w", err)
+	}
+	return nil
+}
+
+// Deliveries lists a monitor's deliveries, newest first, with their attempts.
+func (s *Store) Deliveries(ctx context.Context, monitorID string, before time.Time, limit int) ([]*model.Delivery, error) {
+	q, args := `SELECT `+deliveryColumns+` FROM deliveries WHERE monitor_id = $1`, []any{monitorID}
+	if !before.IsZero() {
+		q += ` AND created_at < $2`
+		args = append(args, before)
+	}
+	q += fmt.Sprintf(` ORDER BY created_at DESC, id DESC LIMIT %d`, limit)
+	rows, err := s.rdb.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: deliveries: %w", err)
+	}
+	var out []*model.Delivery
+	for rows.Next() {
+		d, err := scanDelivery(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: deliveries: %w", err)
+	}
+	for _, d := range out {
+		if d.Log, err = s.attempts(ctx, d.ID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) attempts(ctx context.Context, id string) ([]model.DeliveryAttempt, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT attempt, status_code, latency_ms, error_class, response, created_at
+		FROM delivery_attempts WHERE delivery_id = $1 ORDER BY attempt, id`, id)
+	if err != nil {
+		return nil, fmt.Errorf("store: delivery attempts: %w", err)
+	}
+	defer rows.Close()
+	var out []model.DeliveryAttempt
+	for rows.Next() {
+		var a model.DeliveryAttempt
+		if err := rows.Scan(&a.Attempt, &a.StatusCode, &a.LatencyMS, &a.ErrorClass, &a.Response, &a.At); err != nil {
+			return nil, fmt.Errorf("store: delivery attempts: %w", err)
+		}
+		a.At = a.At.UTC()
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+func scanDelivery(row Row) (*model.Delivery, error) {
+	var d model.Delivery
+	var payload string
+	err := row.Scan(&d.ID, &d.MonitorID, &d.WorkspaceID, &d.RunID, &d.Kind, &d.Status, &payload, &d.Attempts,
+		&d.LastStatus, &d.LastError, &d.CreatedAt, &d.UpdatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, model.Errorf(model.CodeNotFound, "delivery not found")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: read delivery: %w", err)
+	}
+	d.Payload = []byte(payload)
+	d.CreatedAt, d.UpdatedAt = d.CreatedAt.UTC(), d.UpdatedAt.UTC()
+	return &d, nil
+}
