@@ -151,6 +151,16 @@ func page(r *http.Request) (limit int, before time.Time, err error) {
 	return limit, before, nil
 }
 
+// nextBefore is the cursor of the next page: the last item's time when the
+// page is full, else nil (no more pages).
+func nextBefore[T any](items []T, limit int, at func(T) time.Time) *time.Time {
+	if len(items) < limit || len(items) == 0 {
+		return nil
+	}
+	t := at(items[len(items)-1])
+	return &t
+}
+
 type monitorsPage struct {
 	Monitors   []monitorView `json:"monitors"`
 	NextBefore *time.Time    `json:"next_before"`
@@ -169,9 +179,7 @@ func (s *Server) listMonitors(_ http.ResponseWriter, r *http.Request, p *model.P
 	for i, m := range ms {
 		out.Monitors[i] = viewOf(m)
 	}
-	if len(ms) == limit {
-		out.NextBefore = &ms[len(ms)-1].CreatedAt
-	}
+	out.NextBefore = nextBefore(ms, limit, func(m *model.Monitor) time.Time { return m.CreatedAt })
 	return out, nil
 }
 
@@ -197,9 +205,7 @@ func (s *Server) monitorRuns(_ http.ResponseWriter, r *http.Request, p *model.Pr
 	if out.Runs == nil {
 		out.Runs = []*model.Run{}
 	}
-	if len(runs) == limit {
-		out.NextBefore = &runs[len(runs)-1].StartedAt
-	}
+	out.NextBefore = nextBefore(runs, limit, func(r *model.Run) time.Time { return r.StartedAt })
 	return out, nil
 }
 
@@ -233,9 +239,7 @@ func (s *Server) monitorDeliveries(_ http.ResponseWriter, r *http.Request, p *mo
 	if out.Deliveries == nil {
 		out.Deliveries = []*model.Delivery{}
 	}
-	if len(ds) == limit {
-		out.NextBefore = &ds[len(ds)-1].CreatedAt
-	}
+	out.NextBefore = nextBefore(ds, limit, func(d *model.Delivery) time.Time { return d.CreatedAt })
 	return out, nil
 }
 
