@@ -406,7 +406,8 @@ func (m *Main) background(prims *primitive.Service, workers int, box *secretbox.
 		PageRetention: m.cfg.PageRetention, SnapshotRetention: m.cfg.SnapshotRetention}
 	periodic := hk.Register(w)
 	mon := &monitor.Service{Store: m.store, HTTP: prims.HTTP, Browser: prims.Browser, Log: m.log,
-		PerHost: m.cfg.MonitorPerHost, Timeout: m.cfg.MonitorTimeout, Index: m.indexRun, Secrets: box}
+		PerHost: m.cfg.MonitorPerHost, Timeout: m.cfg.MonitorTimeout, Index: m.indexRun, Secrets: box,
+		LLM: prims.LLM}
 	mon.AddWorkers(w)
 	q, err := jobs.New(m.store, w, jobs.Config{Workers: workers, RescueAfter: m.cfg.JobRescueAfter,
 		PollInterval: m.cfg.JobPollInterval, JobTimeout: 5 * time.Minute, Periodic: periodic, Log: m.log})

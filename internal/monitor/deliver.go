@@ -78,7 +78,8 @@ func (s *Service) queueAlert(ctx context.Context, tx store.Tx, m *model.Monitor,
 	}
 	p := payload{DeliveryID: uuid.NewString(), MonitorID: m.ID, CallerID: m.WorkspaceID, Label: m.Label, URL: m.URL,
 		DetectedAt: run.FinishedAt, Outcome: run.Outcome, TopScore: run.TopScore, Channel: run.Channel,
-		ChangeSignal: run.ChangeSignal, PDFLinks: run.PDFLinks, ContentPreview: run.ContentPreview, Error: run.Error}
+		ChangeSignal: run.ChangeSignal, PDFLinks: run.PDFLinks, ContentPreview: run.ContentPreview, Error: run.Error,
+		ExtractedFields: run.ExtractedFields}
 	if p.ChangeSignal == nil {
 		p.ChangeSignal = []model.Signal{}
 	}

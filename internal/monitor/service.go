@@ -15,8 +15,10 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"webacq/internal/alert"
 	"webacq/internal/fetch"
 	"webacq/internal/jobs"
+	"webacq/internal/llm"
 	"webacq/internal/model"
 	"webacq/internal/secretbox"
 	"webacq/internal/store"
@@ -40,6 +42,13 @@ type Service struct {
 	Secrets *secretbox.Box
 	// Backoff replaces DefaultBackoff (tests).
 	Backoff []time.Duration
+	// LLM runs the extraction previews and the locked extraction of
+	// changed runs (nil: extraction unavailable).
+	LLM llm.Client
+	// Mail and SMS are the operator's alert transports (nil: not
+	// configured; setting that channel is bad_request).
+	Mail *alert.Mailer
+	SMS  *alert.SMS
 
 	hosts hostLimiter
 }
