@@ -109,6 +109,14 @@ type Run struct {
 	ContentPreview  string          `json:"content_preview,omitempty"`
 	Snapshot        *string         `json:"snapshot,omitempty"`
 	Diff            *string         `json:"diff,omitempty"`
+	// Webhook is the run's webhook delivery (nil: none was written).
+	Webhook *RunDelivery `json:"webhook"`
+}
+
+// RunDelivery is a run's webhook delivery and its status, in the run record.
+type RunDelivery struct {
+	DeliveryID string `json:"delivery_id"`
+	Status     string `json:"status"`
 }
 
 // Delivery statuses.
@@ -120,19 +128,22 @@ const (
 
 // Delivery is one alert of a run to one destination, with its attempts.
 type Delivery struct {
-	ID          string            `json:"delivery_id"`
-	MonitorID   string            `json:"monitor_id"`
-	WorkspaceID string            `json:"-"`
-	RunID       string            `json:"run_id"`
-	Kind        string            `json:"kind"`
-	Status      string            `json:"status"`
-	Payload     json.RawMessage   `json:"payload"`
-	Attempts    int               `json:"attempts"`
-	LastStatus  int               `json:"last_status"`
-	LastError   string            `json:"last_error,omitempty"`
-	CreatedAt   time.Time         `json:"created_at"`
-	UpdatedAt   time.Time         `json:"updated_at"`
-	Log         []DeliveryAttempt `json:"attempt_log,omitempty"`
+	ID          string `json:"delivery_id"`
+	MonitorID   string `json:"monitor_id"`
+	WorkspaceID string `json:"-"`
+	RunID       string `json:"run_id"`
+	Kind        string `json:"kind"`
+	// Target is where a Slack, email or SMS delivery goes (a sealed URL,
+	// an address, a number); a webhook goes to the workspace's webhook.
+	Target     string            `json:"-"`
+	Status     string            `json:"status"`
+	Payload    json.RawMessage   `json:"payload"`
+	Attempts   int               `json:"attempts"`
+	LastStatus int               `json:"last_status"`
+	LastError  string            `json:"last_error,omitempty"`
+	CreatedAt  time.Time         `json:"created_at"`
+	UpdatedAt  time.Time         `json:"updated_at"`
+	Log        []DeliveryAttempt `json:"attempt_log,omitempty"`
 }
 
 // DeliveryAttempt is one try of a delivery.
