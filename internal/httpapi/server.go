@@ -58,6 +58,8 @@ func (s *Server) routes() {
 	s.handle("POST /api/v1/search", s.search)
 	s.handle("POST /api/v1/extract", s.extract)
 	s.webhookRoutes()
+	s.alertRoutes()
+	s.extractRoutes()
 	s.monitorRoutes()
 	s.v1.HandleFunc("/api/v1/", s.noRoute)
 
