@@ -20,13 +20,21 @@ type Config struct {
 	Addr          string // WEBACQ_ADDR
 	BaseURL       string // WEBACQ_BASE_URL: public URL of the service
 	CanonicalHost string // WEBACQ_CANONICAL_HOST: other hosts answer 307 to it
-	SecretKey     string // WEBACQ_SECRET_KEY: encrypts webhook secrets at rest
-	AllowPrivate  bool   // WEBACQ_ALLOW_PRIVATE=1: fetches may reach loopback (tests, local development)
-	Chromium      string // WEBACQ_CHROMIUM: browser binary
-	LogLevel      string // WEBACQ_LOG_LEVEL: debug|info|warn|error
-	LogFormat     string // WEBACQ_LOG_FORMAT: text|json
-	AccessLog     bool   // WEBACQ_ACCESS_LOG: one log line per request (default on)
-	DebugAddr     string // WEBACQ_DEBUG_ADDR: serve net/http/pprof here (off when empty)
+	SecretKey     string // WEBACQ_SECRET_KEY: encrypts webhook secrets and Slack URLs at rest
+	// Alert transports (DECISIONS.md, Alert channels); empty: that channel
+	// is off. SMTPURL and SMSToken are credentials: never logged.
+	SMTPURL      string // WEBACQ_SMTP_URL: smtp://user:pass@host:587 (STARTTLS), smtps://…:465, ?tls=none
+	SMTPFrom     string // WEBACQ_SMTP_FROM: sender address of alert email
+	SMSURL       string // WEBACQ_SMS_URL: base of a Twilio-compatible Messages API
+	SMSAccount   string // WEBACQ_SMS_ACCOUNT
+	SMSToken     string // WEBACQ_SMS_TOKEN
+	SMSFrom      string // WEBACQ_SMS_FROM: sending number
+	AllowPrivate bool   // WEBACQ_ALLOW_PRIVATE=1: fetches may reach loopback (tests, local development)
+	Chromium     string // WEBACQ_CHROMIUM: browser binary
+	LogLevel     string // WEBACQ_LOG_LEVEL: debug|info|warn|error
+	LogFormat    string // WEBACQ_LOG_FORMAT: text|json
+	AccessLog    bool   // WEBACQ_ACCESS_LOG: one log line per request (default on)
+	DebugAddr    string // WEBACQ_DEBUG_ADDR: serve net/http/pprof here (off when empty)
 	// MCPAllowedOrigins (WEBACQ_MCP_ALLOWED_ORIGINS, comma-separated) are the
 	// browser origins besides the service's own host that may call /api/mcp.
 	MCPAllowedOrigins []string
@@ -84,6 +92,10 @@ type Config struct {
 	MonitorPerHost    int           // WEBACQ_MONITOR_PER_HOST: concurrent checks of one host per node (default 4)
 	MonitorTimeout    time.Duration // WEBACQ_MONITOR_TIMEOUT: one check's fetch (default 60s)
 	SnapshotRetention time.Duration // WEBACQ_SNAPSHOT_RETENTION: how long run snapshots and diffs are kept (default 2160h)
+	// DeliveryRetryWait (WEBACQ_DELIVERY_RETRY_WAIT, tests only) replaces
+	// every wait of the webhook retry schedule (30s, 2m, … 24h), so that
+	// crash tests see retries within seconds; 0 keeps the schedule.
+	DeliveryRetryWait time.Duration
 }
 
 // MinReservationTTL is the shortest WEBACQ_RESERVATION_TTL: holds are
@@ -111,6 +123,12 @@ func Load(getenv func(string) string) (*Config, error) {
 		BaseURL:       strings.TrimRight(get("WEBACQ_BASE_URL", ""), "/"),
 		CanonicalHost: get("WEBACQ_CANONICAL_HOST", ""),
 		SecretKey:     get("WEBACQ_SECRET_KEY", ""),
+		SMTPURL:       get("WEBACQ_SMTP_URL", ""),
+		SMTPFrom:      get("WEBACQ_SMTP_FROM", ""),
+		SMSURL:        get("WEBACQ_SMS_URL", ""),
+		SMSAccount:    get("WEBACQ_SMS_ACCOUNT", ""),
+		SMSToken:      get("WEBACQ_SMS_TOKEN", ""),
+		SMSFrom:       get("WEBACQ_SMS_FROM", ""),
 		Chromium:      get("WEBACQ_CHROMIUM", "chromium"),
 		LogLevel:      get("WEBACQ_LOG_LEVEL", "info"),
 		LogFormat:     get("WEBACQ_LOG_FORMAT", "text"),
@@ -178,7 +196,8 @@ func Load(getenv func(string) string) (*Config, error) {
 		dst  *time.Duration
 	}{{"WEBACQ_LLM_TIMEOUT", &c.LLMTimeout}, {"WEBACQ_CRAWL_DELAY", &c.CrawlDelay}, {"WEBACQ_RESERVATION_TTL", &c.ReservationTTL},
 		{"WEBACQ_JOB_RESCUE_AFTER", &c.JobRescueAfter}, {"WEBACQ_JOB_POLL_INTERVAL", &c.JobPollInterval},
-		{"WEBACQ_MONITOR_TIMEOUT", &c.MonitorTimeout}, {"WEBACQ_SNAPSHOT_RETENTION", &c.SnapshotRetention}}
+		{"WEBACQ_MONITOR_TIMEOUT", &c.MonitorTimeout}, {"WEBACQ_SNAPSHOT_RETENTION", &c.SnapshotRetention},
+		{"WEBACQ_DELIVERY_RETRY_WAIT", &c.DeliveryRetryWait}}
 	for _, f := range durations {
 		if v := get(f.name, ""); v != "" {
 			if *f.dst, err = time.ParseDuration(v); err != nil || *f.dst < 0 {

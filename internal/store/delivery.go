@@ -5,18 +5,19 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"webacq/internal/model"
 )
 
-const deliveryColumns = `id, monitor_id, workspace_id, run_id, kind, status, payload, attempts, last_status, last_error,
-	created_at, updated_at`
+const deliveryColumns = `id, monitor_id, workspace_id, run_id, kind, target, status, payload, attempts, last_status,
+	last_error, created_at, updated_at`
 
 // InsertDelivery writes a delivery in tx (with the run that causes it).
 func (s *Store) InsertDelivery(ctx context.Context, tx Tx, d *model.Delivery) error {
-	_, err := tx.Exec(ctx, `INSERT INTO deliveries (`+deliveryColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, 0, 0, '', $8, $8)`,
-		d.ID, d.MonitorID, d.WorkspaceID, d.RunID, d.Kind, d.Status, string(d.Payload), d.CreatedAt)
+	_, err := tx.Exec(ctx, `INSERT INTO deliveries (`+deliveryColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, 0, '', $9, $9)`,
+		d.ID, d.MonitorID, d.WorkspaceID, d.RunID, d.Kind, d.Target, d.Status, string(d.Payload), d.CreatedAt)
 	if err != nil {
 		return fmt.Errorf("store: insert delivery: %w", err)
 	}
@@ -28,12 +29,12 @@ func (s *Store) Delivery(ctx context.Context, id string) (*model.Delivery, error
 	return scanDelivery(s.rdb.QueryRowContext(ctx, `SELECT `+deliveryColumns+` FROM deliveries WHERE id = $1`, id))
 }
 
-// EarlierPending reports whether a delivery of the same monitor and kind,
-// created before d, is still pending (deliveries go out in order).
+// EarlierPending reports whether a delivery of the same monitor, kind and
+// target, created before d, is still pending (deliveries go out in order).
 func (s *Store) EarlierPending(ctx context.Context, d *model.Delivery) (bool, error) {
 	var n int
 	err := s.rdb.QueryRowContext(ctx, `SELECT COUNT(*) FROM deliveries WHERE monitor_id = $1 AND kind = $2
-		AND status = 'pending' AND created_at < $3`, d.MonitorID, d.Kind, d.CreatedAt).Scan(&n)
+		AND target = $3 AND status = 'pending' AND created_at < $4`, d.MonitorID, d.Kind, d.Target, d.CreatedAt).Scan(&n)
 	if err != nil {
 		return false, fmt.Errorf("store: earlier deliveries: %w", err)
 	}
@@ -120,7 +121,7 @@ func (s *Store) attempts(ctx context.Context, id string) ([]model.DeliveryAttemp
 func scanDelivery(row Row) (*model.Delivery, error) {
 	var d model.Delivery
 	var payload string
-	err := row.Scan(&d.ID, &d.MonitorID, &d.WorkspaceID, &d.RunID, &d.Kind, &d.Status, &payload, &d.Attempts,
+	err := row.Scan(&d.ID, &d.MonitorID, &d.WorkspaceID, &d.RunID, &d.Kind, &d.Target, &d.Status, &payload, &d.Attempts,
 		&d.LastStatus, &d.LastError, &d.CreatedAt, &d.UpdatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, model.Errorf(model.CodeNotFound, "delivery not found")
@@ -131,4 +132,32 @@ func scanDelivery(row Row) (*model.Delivery, error) {
 	d.Payload = []byte(payload)
 	d.CreatedAt, d.UpdatedAt = d.CreatedAt.UTC(), d.UpdatedAt.UTC()
 	return &d, nil
+}
+
+// RunWebhooks returns the webhook delivery of each of runIDs that has one.
+func (s *Store) RunWebhooks(ctx context.Context, runIDs []string) (map[string]*model.RunDelivery, error) {
+	out := make(map[string]*model.RunDelivery, len(runIDs))
+	if len(runIDs) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(runIDs))
+	marks := make([]string, len(runIDs))
+	for i, id := range runIDs {
+		args[i], marks[i] = id, fmt.Sprintf("$%d", i+1)
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT run_id, id, status FROM deliveries WHERE kind = 'webhook' AND run_id IN (`+
+		strings.Join(marks, ", ")+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: run webhooks: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var run string
+		var d model.RunDelivery
+		if err := rows.Scan(&run, &d.DeliveryID, &d.Status); err != nil {
+			return nil, fmt.Errorf("store: run webhooks: %w", err)
+		}
+		out[run] = &d
+	}
+	return out, rows.Err()
 }

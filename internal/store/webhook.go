@@ -39,11 +39,13 @@ func (s *Store) SetWebhook(ctx context.Context, workspaceID string, c WebhookCon
 	return nil
 }
 
-// SealedSecrets returns up to limit stored webhook secrets with their
-// workspace ids, so that start-up can check they open with the key.
+// SealedSecrets returns up to limit sealed values (webhook secrets, else
+// Slack URLs) with their workspace ids, so that start-up can check they
+// open with the key.
 func (s *Store) SealedSecrets(ctx context.Context, limit int) (map[string]string, error) {
 	rows, err := s.rdb.QueryContext(ctx, fmt.Sprintf(
-		`SELECT id, webhook_secret FROM workspaces WHERE webhook_secret IS NOT NULL LIMIT %d`, limit))
+		`SELECT id, COALESCE(webhook_secret, alert_slack_url) FROM workspaces
+		WHERE webhook_secret IS NOT NULL OR alert_slack_url IS NOT NULL LIMIT %d`, limit))
 	if err != nil {
 		return nil, fmt.Errorf("store: sealed secrets: %w", err)
 	}
