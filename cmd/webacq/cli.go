@@ -13,6 +13,7 @@ import (
 	"net/http/pprof"
 	"os/exec"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/riverqueue/river"
 
+	"webacq/internal/alert"
 	"webacq/internal/billed"
 	"webacq/internal/billing"
 	"webacq/internal/config"
@@ -408,6 +410,16 @@ func (m *Main) background(prims *primitive.Service, workers int, box *secretbox.
 	mon := &monitor.Service{Store: m.store, HTTP: prims.HTTP, Browser: prims.Browser, Log: m.log,
 		PerHost: m.cfg.MonitorPerHost, Timeout: m.cfg.MonitorTimeout, Index: m.indexRun, Secrets: box,
 		LLM: prims.LLM}
+	var err error
+	if mon.Mail, err = alert.NewMailer(m.cfg.SMTPURL, m.cfg.SMTPFrom); err != nil {
+		return nil, nil, nil, fmt.Errorf("config: %w", err)
+	}
+	if mon.SMS, err = alert.NewSMS(m.cfg.SMSURL, m.cfg.SMSAccount, m.cfg.SMSToken, m.cfg.SMSFrom); err != nil {
+		return nil, nil, nil, fmt.Errorf("config: %w", err)
+	}
+	if d := m.cfg.DeliveryRetryWait; d > 0 {
+		mon.Backoff = slices.Repeat([]time.Duration{d}, len(monitor.DefaultBackoff))
+	}
 	mon.AddWorkers(w)
 	q, err := jobs.New(m.store, w, jobs.Config{Workers: workers, RescueAfter: m.cfg.JobRescueAfter,
 		PollInterval: m.cfg.JobPollInterval, JobTimeout: 5 * time.Minute, Periodic: periodic, Log: m.log})

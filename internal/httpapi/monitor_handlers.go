@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"time"
@@ -201,6 +202,9 @@ func (s *Server) monitorRuns(_ http.ResponseWriter, r *http.Request, p *model.Pr
 	if err != nil {
 		return nil, err
 	}
+	if err := s.withWebhooks(r.Context(), runs...); err != nil {
+		return nil, err
+	}
 	out := runsPage{Runs: runs}
 	if out.Runs == nil {
 		out.Runs = []*model.Run{}
@@ -214,7 +218,27 @@ func (s *Server) monitorRun(_ http.ResponseWriter, r *http.Request, p *model.Pri
 	if err != nil {
 		return nil, err
 	}
-	return s.store.Run(r.Context(), m.ID, r.PathValue("run_id"))
+	run, err := s.store.Run(r.Context(), m.ID, r.PathValue("run_id"))
+	if err != nil {
+		return nil, err
+	}
+	return run, s.withWebhooks(r.Context(), run)
+}
+
+// withWebhooks fills each run's webhook delivery and its status.
+func (s *Server) withWebhooks(ctx context.Context, runs ...*model.Run) error {
+	ids := make([]string, len(runs))
+	for i, run := range runs {
+		ids[i] = run.ID
+	}
+	hooks, err := s.store.RunWebhooks(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for _, run := range runs {
+		run.Webhook = hooks[run.ID]
+	}
+	return nil
 }
 
 type deliveriesPage struct {

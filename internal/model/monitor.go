@@ -55,7 +55,7 @@ type Monitor struct {
 	ExtractIntent      string          `json:"extract_intent,omitempty"`
 	AcceptSelectors    []string        `json:"accept_selectors"`
 	Company            *Company        `json:"company,omitempty"`
-	Alerts             json.RawMessage `json:"alerts,omitempty"`
+	Alerts             AlertsOverride  `json:"alerts,omitempty"`
 	Status             string          `json:"status"`
 	ConsecutiveErrors  int             `json:"consecutive_errors"`
 	Anchor             json.RawMessage `json:"-"`
@@ -154,4 +154,38 @@ type DeliveryAttempt struct {
 	ErrorClass string    `json:"error_class,omitempty"`
 	Response   string    `json:"response,omitempty"`
 	At         time.Time `json:"at"`
+}
+
+// AlertsOverride is a monitor's own alert channels as stored (DECISIONS.md,
+// Alert channels): a JSON object whose present fields replace the
+// workspace's. The Slack URL, a credential, is stored sealed with a
+// redacted hint beside it; only the hint is ever shown.
+type AlertsOverride json.RawMessage
+
+// Alert override fields as stored.
+const (
+	AlertSlackURL  = "slack_webhook_url"
+	AlertSlackHint = "slack_hint"
+	AlertEmailTo   = "email_to"
+	AlertSMSTo     = "sms_to"
+)
+
+// MarshalJSON shows the override with the Slack URL replaced by its hint.
+func (a AlertsOverride) MarshalJSON() ([]byte, error) {
+	if len(a) == 0 {
+		return []byte("null"), nil
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(a, &fields); err != nil {
+		return nil, err
+	}
+	if _, ok := fields[AlertSlackURL]; ok {
+		hint, ok := fields[AlertSlackHint]
+		if !ok {
+			hint = json.RawMessage(`""`)
+		}
+		fields[AlertSlackURL] = hint
+	}
+	delete(fields, AlertSlackHint)
+	return json.Marshal(fields)
 }

@@ -3,6 +3,7 @@ package monitor
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/riverqueue/river"
 
+	"webacq/internal/alert"
 	"webacq/internal/jobs"
 	"webacq/internal/model"
 	"webacq/internal/store"
@@ -47,59 +49,52 @@ func fires(run *model.Run) bool {
 	return run.Outcome != model.OutcomeUnchanged
 }
 
-// payload is the webhook body (spec 6, DECISIONS.md Webhooks).
-type payload struct {
-	DeliveryID      string          `json:"delivery_id"`
-	MonitorID       string          `json:"monitor_id"`
-	CallerID        string          `json:"caller_id"`
-	Label           string          `json:"label"`
-	URL             string          `json:"url"`
-	DetectedAt      time.Time       `json:"detected_at"`
-	Outcome         string          `json:"outcome"`
-	TopScore        float64         `json:"top_score"`
-	Channel         string          `json:"channel"`
-	ChangeSignal    []model.Signal  `json:"change_signal"`
-	PDFLinks        []string        `json:"pdf_links"`
-	SizeBytes       *int64          `json:"size_bytes,omitempty"`
-	ExtractedFields json.RawMessage `json:"extracted_fields,omitempty"`
-	ContentPreview  string          `json:"content_preview"`
-	Error           string          `json:"error,omitempty"`
-}
-
-// queueAlert writes the webhook delivery of a run, and the job that sends
-// it, in the run's transaction.
+// queueAlert writes a run's deliveries (the webhook, then Slack, email and
+// SMS as configured), and the jobs that send them, in the run's
+// transaction.
 func (s *Service) queueAlert(ctx context.Context, tx store.Tx, m *model.Monitor, run *model.Run) error {
 	if !fires(run) {
 		return nil
 	}
 	cfg, err := s.Store.Webhook(ctx, m.WorkspaceID)
-	if err != nil || cfg.URL == "" {
-		return err
-	}
-	p := payload{DeliveryID: uuid.NewString(), MonitorID: m.ID, CallerID: m.WorkspaceID, Label: m.Label, URL: m.URL,
-		DetectedAt: run.FinishedAt, Outcome: run.Outcome, TopScore: run.TopScore, Channel: run.Channel,
-		ChangeSignal: run.ChangeSignal, PDFLinks: run.PDFLinks, ContentPreview: run.ContentPreview, Error: run.Error,
-		ExtractedFields: run.ExtractedFields}
-	if p.ChangeSignal == nil {
-		p.ChangeSignal = []model.Signal{}
-	}
-	if p.PDFLinks == nil {
-		p.PDFLinks = []string{}
-	}
-	if run.Outcome == model.OutcomePayloadTooLarge {
-		p.SizeBytes = &run.SizeBytes
-	}
-	body, err := json.Marshal(p)
 	if err != nil {
 		return err
 	}
-	d := &model.Delivery{ID: p.DeliveryID, MonitorID: m.ID, WorkspaceID: m.WorkspaceID, RunID: run.ID, Kind: "webhook",
-		Status: model.DeliveryPending, Payload: body, CreatedAt: run.FinishedAt}
-	if err := s.Store.InsertDelivery(ctx, tx, d); err != nil {
+	targets, err := s.alertTargets(ctx, m)
+	if err != nil {
 		return err
 	}
-	_, err = s.Queue.InsertTx(ctx, tx, DeliverArgs{DeliveryID: d.ID}, nil)
-	return err
+	if cfg.URL != "" {
+		targets = append([]target{{kind: alert.KindWebhook}}, targets...)
+	}
+	for _, t := range targets {
+		p := alert.Payload{DeliveryID: uuid.NewString(), MonitorID: m.ID, CallerID: m.WorkspaceID, Label: m.Label, URL: m.URL,
+			DetectedAt: run.FinishedAt, Outcome: run.Outcome, TopScore: run.TopScore, Channel: run.Channel,
+			ChangeSignal: run.ChangeSignal, PDFLinks: run.PDFLinks, ContentPreview: run.ContentPreview, Error: run.Error,
+			ExtractedFields: run.ExtractedFields}
+		if p.ChangeSignal == nil {
+			p.ChangeSignal = []model.Signal{}
+		}
+		if p.PDFLinks == nil {
+			p.PDFLinks = []string{}
+		}
+		if run.Outcome == model.OutcomePayloadTooLarge {
+			p.SizeBytes = &run.SizeBytes
+		}
+		body, err := json.Marshal(p)
+		if err != nil {
+			return err
+		}
+		d := &model.Delivery{ID: p.DeliveryID, MonitorID: m.ID, WorkspaceID: m.WorkspaceID, RunID: run.ID, Kind: t.kind,
+			Target: t.to, Status: model.DeliveryPending, Payload: body, CreatedAt: run.FinishedAt}
+		if err := s.Store.InsertDelivery(ctx, tx, d); err != nil {
+			return err
+		}
+		if _, err = s.Queue.InsertTx(ctx, tx, DeliverArgs{DeliveryID: d.ID}, nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type deliverWorker struct {
@@ -156,6 +151,9 @@ func (s *Service) deliver(ctx context.Context, job *river.Job[DeliverArgs]) erro
 		attempt.ErrorClass = class
 		return s.Store.RecordAttempt(ctx, d.ID, model.DeliveryFailed, attempt)
 	}
+	if d.Kind != alert.KindWebhook {
+		return s.deliverChannel(ctx, d, attempt, final)
+	}
 	cfg, err := s.Store.Webhook(ctx, d.WorkspaceID)
 	if err != nil {
 		return err
@@ -181,39 +179,93 @@ func (s *Service) deliver(ctx context.Context, job *river.Job[DeliverArgs]) erro
 	}
 	res, err := s.HTTP.Post(ctx, cfg.URL, header, d.Payload, deliveryTimeout)
 	if err != nil {
-		attempt.ErrorClass = model.ErrorCode(err)
-		if model.ErrorCode(err) == model.CodeForbiddenURL || final {
-			return s.Store.RecordAttempt(ctx, d.ID, model.DeliveryFailed, attempt)
-		}
-		if err := s.Store.RecordAttempt(ctx, d.ID, model.DeliveryPending, attempt); err != nil {
-			return err
-		}
-		return fmt.Errorf("delivery %s: %s", d.ID, attempt.ErrorClass)
+		return s.retryOrFail(ctx, d, attempt, final, model.ErrorCode(err), model.ErrorCode(err) != model.CodeForbiddenURL, 0)
 	}
 	attempt.StatusCode, attempt.LatencyMS, attempt.Response = res.StatusCode, res.Duration.Milliseconds(), string(res.Body)
-	switch code := res.StatusCode; {
-	case code >= 200 && code < 300:
-		return s.Store.RecordAttempt(ctx, d.ID, model.DeliveryDelivered, attempt)
-	case code == http.StatusGone:
+	if res.StatusCode == http.StatusGone {
 		if err := s.Store.SetWebhook(ctx, d.WorkspaceID, store.WebhookConfig{SealedSecret: cfg.SealedSecret}); err != nil {
 			return err
 		}
 		return fail("gone")
-	case code == http.StatusTooManyRequests || code >= 500:
-		attempt.ErrorClass = "http_" + strconv.Itoa(code)
-		if final {
-			return s.Store.RecordAttempt(ctx, d.ID, model.DeliveryFailed, attempt)
-		}
-		if err := s.Store.RecordAttempt(ctx, d.ID, model.DeliveryPending, attempt); err != nil {
-			return err
-		}
-		if wait, ok := retryAfter(res.Header.Get("Retry-After")); ok && code == http.StatusTooManyRequests {
-			return river.JobSnooze(wait)
-		}
-		return fmt.Errorf("delivery %s: HTTP %d", d.ID, code)
-	default:
-		return fail("http_" + strconv.Itoa(res.StatusCode))
 	}
+	return s.answered(ctx, d, attempt, final, res.StatusCode, res.Header.Get("Retry-After"))
+}
+
+// answered records an attempt that got an HTTP answer: only a 2xx counts;
+// 429 (after its Retry-After) and 5xx are retried; anything else fails.
+func (s *Service) answered(ctx context.Context, d *model.Delivery, attempt model.DeliveryAttempt, final bool, code int,
+	retryAfterHeader string) error {
+	if code >= 200 && code < 300 {
+		return s.Store.RecordAttempt(ctx, d.ID, model.DeliveryDelivered, attempt)
+	}
+	var wait time.Duration
+	if code == http.StatusTooManyRequests {
+		wait, _ = retryAfter(retryAfterHeader)
+	}
+	return s.retryOrFail(ctx, d, attempt, final, "http_"+strconv.Itoa(code), code == http.StatusTooManyRequests || code >= 500, wait)
+}
+
+// retryOrFail records a failed attempt: a temporary failure is retried
+// (after wait when the receiver asked for one, else with backoff) until the
+// last attempt; a permanent one fails the delivery.
+func (s *Service) retryOrFail(ctx context.Context, d *model.Delivery, attempt model.DeliveryAttempt, final bool, class string,
+	temporary bool, wait time.Duration) error {
+	attempt.ErrorClass = class
+	if !temporary || final {
+		return s.Store.RecordAttempt(ctx, d.ID, model.DeliveryFailed, attempt)
+	}
+	if err := s.Store.RecordAttempt(ctx, d.ID, model.DeliveryPending, attempt); err != nil {
+		return err
+	}
+	if wait > 0 {
+		return river.JobSnooze(wait)
+	}
+	return fmt.Errorf("delivery %s: %s", d.ID, class)
+}
+
+// deliverChannel makes one attempt of a Slack, email or SMS delivery, by
+// the webhook's rules.
+func (s *Service) deliverChannel(ctx context.Context, d *model.Delivery, attempt model.DeliveryAttempt, final bool) error {
+	var p alert.Payload
+	if err := json.Unmarshal(d.Payload, &p); err != nil {
+		return s.retryOrFail(ctx, d, attempt, final, "payload_unreadable", false, 0)
+	}
+	var res alert.Result
+	var err error
+	switch d.Kind {
+	case alert.KindSlack:
+		u, oerr := s.Secrets.Open(d.Target, d.WorkspaceID)
+		if oerr != nil {
+			return s.retryOrFail(ctx, d, attempt, final, "secret_unreadable", false, 0)
+		}
+		r, perr := s.HTTP.Post(ctx, u, http.Header{"Content-Type": {"application/json"}}, p.Slack(), deliveryTimeout)
+		if perr != nil {
+			return s.retryOrFail(ctx, d, attempt, final, model.ErrorCode(perr), model.ErrorCode(perr) != model.CodeForbiddenURL, 0)
+		}
+		attempt.StatusCode, attempt.LatencyMS, attempt.Response = r.StatusCode, r.Duration.Milliseconds(), string(r.Body)
+		return s.answered(ctx, d, attempt, final, r.StatusCode, r.Header.Get("Retry-After"))
+	case alert.KindEmail:
+		if s.Mail == nil {
+			return s.retryOrFail(ctx, d, attempt, final, "no_transport", false, 0)
+		}
+		res, err = s.Mail.SendEmail(ctx, d.Target, &p)
+	case alert.KindSMS:
+		if s.SMS == nil {
+			return s.retryOrFail(ctx, d, attempt, final, "no_transport", false, 0)
+		}
+		res, err = s.SMS.SendSMS(ctx, d.Target, &p)
+	default:
+		return s.retryOrFail(ctx, d, attempt, final, "unknown_kind", false, 0)
+	}
+	attempt.StatusCode, attempt.LatencyMS, attempt.Response = res.Status, res.Latency.Milliseconds(), res.Response
+	if err == nil {
+		return s.Store.RecordAttempt(ctx, d.ID, model.DeliveryDelivered, attempt)
+	}
+	var f *alert.Failure
+	if !errors.As(err, &f) {
+		return s.retryOrFail(ctx, d, attempt, final, "error", true, 0)
+	}
+	return s.retryOrFail(ctx, d, attempt, final, f.Class, f.Temporary, 0)
 }
 
 // retryAfter reads a Retry-After of seconds, bounded to a day.

@@ -189,48 +189,6 @@ func validateCompany(c *model.Company) (*model.Company, error) {
 	return out, nil
 }
 
-// alertsShape is the alert override of a monitor (DECISIONS.md, Alert
-// channels); delivery comes with the alerts issue, the shape is checked now.
-type alertsShape struct {
-	SlackWebhookURL *string  `json:"slack_webhook_url"`
-	EmailTo         []string `json:"email_to"`
-	SMSTo           []string `json:"sms_to"`
-}
-
-func validateAlerts(raw json.RawMessage) (json.RawMessage, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
-	}
-	var a alertsShape
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&a); err != nil {
-		return nil, badf("alerts must be an object with slack_webhook_url (string), email_to and sms_to (arrays of strings)")
-	}
-	if a.SlackWebhookURL != nil && *a.SlackWebhookURL != "" {
-		if _, err := validateURL(*a.SlackWebhookURL); err != nil {
-			return nil, badf("alerts.slack_webhook_url must be an absolute http(s) URL")
-		}
-	}
-	for _, l := range [][]string{a.EmailTo, a.SMSTo} {
-		if len(l) > 20 {
-			return nil, badf("alerts: at most 20 recipients per channel")
-		}
-	}
-	for i, e := range a.EmailTo {
-		if !strings.Contains(e, "@") || len(e) > 254 {
-			return nil, badf("alerts.email_to[%d] is not an email address", i)
-		}
-	}
-	for i, p := range a.SMSTo {
-		if len(p) < 4 || len(p) > 20 || strings.Trim(p, "+0123456789") != "" {
-			return nil, badf("alerts.sms_to[%d] is not a phone number in E.164 form", i)
-		}
-	}
-	b, _ := json.Marshal(a)
-	return b, nil
-}
-
 // immutable refuses a PATCH of a field fixed at registration.
 func immutable(name string, raw json.RawMessage) error {
 	if len(raw) == 0 || string(raw) == "null" {

@@ -95,7 +95,7 @@ func (s *Service) Register(ctx context.Context, p *model.Principal, req Register
 	if m.Company, err = validateCompany(req.Company); err != nil {
 		return nil, err
 	}
-	if m.Alerts, err = validateAlerts(req.Alerts); err != nil {
+	if m.Alerts, err = s.alertsOverride(p.WorkspaceID, req.Alerts); err != nil {
 		return nil, err
 	}
 	now := s.now()
@@ -288,7 +288,7 @@ func (s *Service) Patch(ctx context.Context, p *model.Principal, id string, req 
 			}
 		}
 		if len(req.Alerts) > 0 {
-			if m.Alerts, err = validateAlerts(req.Alerts); err != nil {
+			if m.Alerts, err = s.alertsOverride(m.WorkspaceID, req.Alerts); err != nil {
 				return err
 			}
 		}

@@ -20,7 +20,7 @@ const monitorColumns = `id, workspace_id, url, host, label, channels, check_inte
 // workspace answers conflict (a unique constraint decides, so concurrent
 // registrations of one URL leave exactly one).
 func (s *Store) InsertMonitor(ctx context.Context, tx Tx, m *model.Monitor) error {
-	company, alerts := nullJSON(m.Company), nullRaw(m.Alerts)
+	company, alerts := nullJSON(m.Company), nullRaw(json.RawMessage(m.Alerts))
 	_, err := tx.Exec(ctx, `INSERT INTO monitors (`+monitorColumns+`) VALUES
 		($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, NULL, NULL, '', '', '', $15, NULL, NULL, '', 0, $16,
 		 NULL, $17, $17)`,
@@ -93,7 +93,7 @@ func (s *Store) UpdateMonitor(ctx context.Context, tx Tx, m *model.Monitor) erro
 		reanchor = $16, last_checked = $17, last_changed = $18, last_outcome = $19, top_score = $20,
 		next_check_at = $21, job_id = $22, updated_at = $23 WHERE id = $1`,
 		m.ID, m.Label, mustJSON(m.Channels), m.CheckIntervalHours, mustJSON(m.DiscoveryKeywords),
-		mustJSON(m.AcceptSelectors), nullJSON(m.Company), nullRaw(m.Alerts), m.Status, m.ConsecutiveErrors,
+		mustJSON(m.AcceptSelectors), nullJSON(m.Company), nullRaw(json.RawMessage(m.Alerts)), m.Status, m.ConsecutiveErrors,
 		nullRaw(m.Anchor), nullString(m.Snapshot), m.ETag, m.LastModified, m.BodyHash, m.Reanchor,
 		nullTime(m.LastChecked), nullTime(m.LastChanged), m.LastOutcome, m.TopScore, m.NextCheckAt, job, s.Now())
 	if err != nil {
@@ -273,7 +273,7 @@ func scanMonitor(row Row) (*model.Monitor, error) {
 		return nil, fmt.Errorf("store: read monitor %s: %w", m.ID, err)
 	}
 	if alerts.Valid {
-		m.Alerts = json.RawMessage(alerts.String)
+		m.Alerts = model.AlertsOverride(alerts.String)
 	}
 	if anchor.Valid {
 		m.Anchor = json.RawMessage(anchor.String)
