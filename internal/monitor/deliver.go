@@ -24,8 +24,15 @@ import (
 // Webhooks); after the last, the delivery is failed.
 var DefaultBackoff = []time.Duration{30 * time.Second, 2 * time.Minute, 10 * time.Minute, time.Hour, 6 * time.Hour, 24 * time.Hour}
 
-// deliveryTimeout bounds one attempt.
-const deliveryTimeout = 10 * time.Second
+// defaultDeliveryTimeout bounds one attempt (Service.DeliveryTimeout).
+const defaultDeliveryTimeout = 10 * time.Second
+
+func (s *Service) deliveryTimeout() time.Duration {
+	if s.DeliveryTimeout > 0 {
+		return s.DeliveryTimeout
+	}
+	return defaultDeliveryTimeout
+}
 
 // DeliverArgs is the job of one delivery.
 type DeliverArgs struct {
@@ -103,7 +110,7 @@ type deliverWorker struct {
 }
 
 func (w *deliverWorker) Timeout(*river.Job[DeliverArgs]) time.Duration {
-	return deliveryTimeout + 20*time.Second
+	return w.s.deliveryTimeout() + 20*time.Second
 }
 
 // NextRetry waits the backoff of the attempt, give or take a tenth.
@@ -177,7 +184,7 @@ func (s *Service) deliver(ctx context.Context, job *river.Job[DeliverArgs]) erro
 			header[k] = v
 		}
 	}
-	res, err := s.HTTP.Post(ctx, cfg.URL, header, d.Payload, deliveryTimeout)
+	res, err := s.HTTP.Post(ctx, cfg.URL, header, d.Payload, s.deliveryTimeout())
 	if err != nil {
 		return s.retryOrFail(ctx, d, attempt, final, model.ErrorCode(err), model.ErrorCode(err) != model.CodeForbiddenURL, 0)
 	}
@@ -238,7 +245,7 @@ func (s *Service) deliverChannel(ctx context.Context, d *model.Delivery, attempt
 		if oerr != nil {
 			return s.retryOrFail(ctx, d, attempt, final, "secret_unreadable", false, 0)
 		}
-		r, perr := s.HTTP.Post(ctx, u, http.Header{"Content-Type": {"application/json"}}, p.Slack(), deliveryTimeout)
+		r, perr := s.HTTP.Post(ctx, u, http.Header{"Content-Type": {"application/json"}}, p.Slack(), s.deliveryTimeout())
 		if perr != nil {
 			return s.retryOrFail(ctx, d, attempt, final, model.ErrorCode(perr), model.ErrorCode(perr) != model.CodeForbiddenURL, 0)
 		}

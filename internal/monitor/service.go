@@ -42,6 +42,8 @@ type Service struct {
 	Secrets *secretbox.Box
 	// Backoff replaces DefaultBackoff (tests).
 	Backoff []time.Duration
+	// DeliveryTimeout bounds one webhook or Slack attempt (default 10 s).
+	DeliveryTimeout time.Duration
 	// LLM runs the extraction previews and the locked extraction of
 	// changed runs (nil: extraction unavailable).
 	LLM llm.Client
