@@ -30,7 +30,9 @@ import (
 
 // newMonitorEnv is an API with monitors and a River queue that works them;
 // the workspace is entitled to monitoring and has credits.
-func newMonitorEnv(t *testing.T, dialect string) *env {
+// newMonitorEnv serves the API with a monitor service on dialect; opts
+// configure the service before its workers start.
+func newMonitorEnv(t *testing.T, dialect string, opts ...func(*monitor.Service)) *env {
 	t.Helper()
 	s := storetest.Open(t, dialect)
 	if err := jobs.Migrate(ctx, s); err != nil {
@@ -64,6 +66,10 @@ func newMonitorEnv(t *testing.T, dialect string) *env {
 		t.Fatal(err)
 	}
 	api.SetSecrets(box)
+	mon.Secrets = box
+	for _, o := range opts {
+		o(mon)
+	}
 	if err := q.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,118 @@
+package httpapi_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"webacq/internal/alert"
+	"webacq/internal/alert/alerttest"
+	"webacq/internal/model"
+	"webacq/internal/monitor"
+	"webacq/internal/store"
+	"webacq/internal/store/storetest"
+)
+
+func TestAlertsEndpoints(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, dialect string) {
+		smtp := alerttest.NewSMTPServer(t, alerttest.SMTPOptions{})
+		slack := alerttest.NewSlackServer(t)
+		e := newMonitorEnv(t, dialect, func(m *monitor.Service) {
+			var err error
+			if m.Mail, err = alert.NewMailer(smtp.URL, "alerts@webacq.test"); err != nil {
+				t.Fatal(err)
+			}
+		})
+		a := e.get("/api/v1/alerts")
+		if a.status != 200 || string(a.Data) != `{"slack_webhook_url":null,"email_to":[],"sms_to":[],"transports":{"email":true,"slack":true,"sms":false}}` {
+			t.Fatalf("empty settings: %d %s", a.status, a.Data)
+		}
+		a = e.send("POST", "/api/v1/alerts", `{"slack_webhook_url":"`+slack.URL+`","email_to":["ops@example.com"]}`)
+		if a.status != 200 || strings.Contains(string(a.Data), "XXXX") || !strings.Contains(string(a.Data), `/services/[redacted]"`) ||
+			!strings.Contains(string(a.Data), `"email_to":["ops@example.com"]`) {
+			t.Fatalf("set: %d %s %s", a.status, a.Data, a.Error)
+		}
+		for _, c := range []struct{ body, code string }{
+			{`{"sms_to":["+14155550100"]}`, "bad_request"}, // no SMS transport on this node
+			{`{"email_to":["nobody"]}`, "bad_request"},
+			{`{"slack_webhook_url":"http://10.0.0.8/hook"}`, "forbidden_url"},
+			{`{"slack_webhook_url":"http://169.254.169.254/latest"}`, "forbidden_url"},
+			{`{"pager":"x"}`, "bad_request"},
+			{`["x"]`, "bad_request"},
+			{`{"email_to":`, "bad_request"},
+		} {
+			if a := e.send("POST", "/api/v1/alerts", c.body); a.Code != c.code || a.status != model.Status(c.code) {
+				t.Errorf("%s: %d %s (%s), want %s", c.body, a.status, a.Code, a.Error, c.code)
+			}
+		}
+		if a := e.send("POST", "/api/v1/alerts", `{"sms_to":["+14155550100"]}`); !strings.Contains(a.Error, "WEBACQ_SMS_URL") {
+			t.Errorf("a missing transport is not explained: %s", a.Error)
+		}
+
+		// A monitor's alerts go where the settings say, and its run record
+		// names its webhook delivery.
+		rcv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+		defer rcv.Close()
+		if err := e.store.SetWebhook(ctx, e.ws.ID, store.WebhookConfig{URL: rcv.URL}); err != nil {
+			t.Fatal(err)
+		}
+		site := newSite(t, map[string]http.HandlerFunc{"/ir": page(article)})
+		a = e.post("/api/v1/monitor/register", `{"url":"`+site.URL+`/ir","alerts":{"email_to":["analyst@example.com"],"slack_webhook_url":""}}`)
+		if a.status != 200 {
+			t.Fatalf("register: %d %s", a.status, a.Error)
+		}
+		var m struct {
+			ID string `json:"monitor_id"`
+		}
+		json.Unmarshal(a.Data, &m)
+		a = e.get("/api/v1/monitor/" + m.ID)
+		if !strings.Contains(string(a.Data), `"alerts":{"email_to":["analyst@example.com"],"slack_webhook_url":""}`) {
+			t.Errorf("monitor shows %s", a.Data)
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for len(smtp.Mail()) == 0 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if got := smtp.Mail(); len(got) != 1 || got[0].To[0] != "analyst@example.com" {
+			t.Fatalf("mail %+v", got)
+		}
+		if n := len(slack.Texts()); n != 0 {
+			t.Errorf("slack got %d messages from a monitor that turned it off", n)
+		}
+		var runs struct {
+			Runs []model.Run `json:"runs"`
+		}
+		for time.Now().Before(deadline) {
+			json.Unmarshal(e.get("/api/v1/monitor/"+m.ID+"/runs").Data, &runs)
+			if len(runs.Runs) == 1 && runs.Runs[0].Webhook != nil && runs.Runs[0].Webhook.Status != model.DeliveryPending {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if len(runs.Runs) != 1 || runs.Runs[0].Webhook == nil || runs.Runs[0].Webhook.Status != model.DeliveryDelivered {
+			t.Fatalf("run record webhook: %+v", runs.Runs)
+		}
+		a = e.get("/api/v1/monitor/" + m.ID + "/runs/" + runs.Runs[0].ID)
+		if !strings.Contains(string(a.Data), `"webhook":{"delivery_id":"`+runs.Runs[0].Webhook.DeliveryID+`","status":"delivered"}`) {
+			t.Errorf("one run: %s", a.Data)
+		}
+		a = e.get("/api/v1/monitor/" + m.ID + "/deliveries")
+		for _, kind := range []string{`"kind":"webhook"`, `"kind":"email"`} {
+			if !strings.Contains(string(a.Data), kind) {
+				t.Errorf("deliveries lack %s: %s", kind, a.Data)
+			}
+		}
+		if strings.Contains(string(a.Data), `"target"`) {
+			t.Errorf("deliveries show their target: %s", a.Data)
+		}
+
+		// null clears.
+		if a := e.send("POST", "/api/v1/alerts", `{"slack_webhook_url":null,"email_to":null}`); !strings.Contains(string(a.Data),
+			`"slack_webhook_url":null,"email_to":[]`) {
+			t.Errorf("clear: %s", a.Data)
+		}
+	})
+}
