@@ -17,7 +17,8 @@ type ExpireHoldsArgs struct{}
 // Kind names the job.
 func (ExpireHoldsArgs) Kind() string { return "expire_holds" }
 
-// PruneArgs drops stored pages and run snapshots past their retention.
+// PruneArgs drops stored pages, run snapshots and settled alert deliveries
+// past their retention.
 type PruneArgs struct{}
 
 // Kind names the job.
@@ -94,8 +95,12 @@ func (h *Housekeeping) prune(ctx context.Context, _ *river.Job[PruneArgs]) error
 	if err != nil {
 		return err
 	}
-	if pages+snaps > 0 {
-		h.Log.Info("pruned", "pages", pages, "run_snapshots", snaps)
+	deliveries, err := h.Store.PruneDeliveries(ctx, now.Add(-h.SnapshotRetention))
+	if err != nil {
+		return err
+	}
+	if pages+snaps+deliveries > 0 {
+		h.Log.Info("pruned", "pages", pages, "run_snapshots", snaps, "deliveries", deliveries)
 	}
 	return nil
 }

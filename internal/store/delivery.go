@@ -161,3 +161,23 @@ func (s *Store) RunWebhooks(ctx context.Context, runIDs []string) (map[string]*m
 	}
 	return out, rows.Err()
 }
+
+// PruneDeliveries deletes deliveries settled (delivered or failed) before
+// cutoff, with their attempts, and returns how many; pending ones stay
+// whatever their age.
+func (s *Store) PruneDeliveries(ctx context.Context, cutoff time.Time) (int64, error) {
+	var n int64
+	err := s.InTx(ctx, func(tx Tx) error {
+		if _, err := tx.Exec(ctx, `DELETE FROM delivery_attempts WHERE delivery_id IN
+			(SELECT id FROM deliveries WHERE status <> 'pending' AND updated_at < $1)`, cutoff); err != nil {
+			return err
+		}
+		var err error
+		n, err = tx.Exec(ctx, `DELETE FROM deliveries WHERE status <> 'pending' AND updated_at < $1`, cutoff)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: prune deliveries: %w", err)
+	}
+	return n, nil
+}
