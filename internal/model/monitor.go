@@ -53,6 +53,7 @@ type Monitor struct {
 	CheckIntervalHours int             `json:"check_interval_hours"`
 	DiscoveryKeywords  []string        `json:"discovery_keywords"`
 	ExtractIntent      string          `json:"extract_intent,omitempty"`
+	Extraction         *Extraction     `json:"extraction,omitempty"`
 	AcceptSelectors    []string        `json:"accept_selectors"`
 	Company            *Company        `json:"company,omitempty"`
 	Alerts             AlertsOverride  `json:"alerts,omitempty"`

@@ -35,9 +35,10 @@ const maxDocProbes = 5
 // RunEndpoint names monitor runs in the usage and activity logs.
 const RunEndpoint = "/api/v1/monitor/run"
 
-// AddWorkers registers the check worker.
+// AddWorkers registers the check, preview and delivery workers.
 func (s *Service) AddWorkers(w *river.Workers) {
 	river.AddWorker(w, &checkWorker{s: s})
+	river.AddWorker(w, &previewWorker{s: s})
 	river.AddWorker(w, &deliverWorker{s: s})
 }
 
@@ -46,10 +47,10 @@ type checkWorker struct {
 	s *Service
 }
 
-// Timeout bounds a check: its fetch, the browser tier, conversion and the
-// write.
+// Timeout bounds a check: its fetch, the browser tier, conversion, the
+// locked extraction of a changed run and the write.
 func (w *checkWorker) Timeout(*river.Job[CheckArgs]) time.Duration {
-	return 2*w.s.timeout() + 30*time.Second
+	return 2*w.s.timeout() + extractTimeout + 30*time.Second
 }
 
 func (w *checkWorker) Work(ctx context.Context, job *river.Job[CheckArgs]) error {
@@ -66,8 +67,9 @@ func (s *Service) timeout() time.Duration {
 // observation is what a check saw, before it is recorded.
 type observation struct {
 	run *model.Run
-	// cost is what the check drew on (fetch tiers; extraction later).
-	cost int64
+	// cost is what the run is billed: its fetch tier, plus extractCost
+	// when the locked extraction ran.
+	cost, extractCost int64
 	// state, when set, is the monitor's new anchor and snapshot; nil keeps
 	// them (unchanged, failures).
 	anchor   json.RawMessage
@@ -109,6 +111,7 @@ func (s *Service) check(ctx context.Context, job *river.Job[CheckArgs]) error {
 	}
 	obs := s.observe(ctx, m, due)
 	release()
+	s.extractRun(ctx, m, obs)
 	next, err := s.record(ctx, job, obs)
 	if err != nil {
 		return s.later(ctx, err)
@@ -174,7 +177,7 @@ func (s *Service) observe(ctx context.Context, m *model.Monitor, due time.Time) 
 	if !anchoring {
 		req.IfNoneMatch, req.IfModifiedSince = m.ETag, m.LastModified
 	}
-	resp, err := s.HTTP.Get(ctx, req)
+	resp, tier, err := s.get(ctx, m, req)
 	if err != nil {
 		var big *fetch.TooLargeError
 		if errors.As(err, &big) {
@@ -185,18 +188,10 @@ func (s *Service) observe(ctx context.Context, m *model.Monitor, due time.Time) 
 		}
 		return fail(model.OutcomeError, model.ErrorCode(err)+": "+model.ErrorMessage(err))
 	}
-	run.Tier, run.StatusCode, o.cost = model.TierHTTP, resp.StatusCode, billing.FetchHTTP
+	run.Tier, run.StatusCode, o.cost = tier, resp.StatusCode, billing.FetchCost(tier)
 	if resp.NotModified {
 		run.Outcome = model.OutcomeUnchanged
 		return o
-	}
-	if blocked(resp) && s.Browser != nil {
-		br, err := s.Browser.Render(ctx, fetch.BrowserRequest{URL: m.URL, AcceptSelectors: m.AcceptSelectors,
-			Timeout: s.timeout()})
-		if err == nil {
-			resp = br
-			run.Tier, run.StatusCode, o.cost = model.TierBrowser, br.StatusCode, billing.FetchBrowser
-		}
 	}
 	if blocked(resp) {
 		// Like a fetch that no tier could pass, a blocked check is not
@@ -278,6 +273,25 @@ func (s *Service) observe(ctx context.Context, m *model.Monitor, due time.Time) 
 		s.sizeDocuments(ctx, run)
 	}
 	return o
+}
+
+// get fetches the monitor's URL on the HTTP tier and, when the site walls
+// it off and a browser tier exists, again in the browser with the
+// monitor's accept_selectors clicked. It returns the answer that counts
+// and the tier that gave it; a browser that fails leaves the HTTP answer.
+func (s *Service) get(ctx context.Context, m *model.Monitor, req fetch.Request) (*fetch.Response, string, error) {
+	resp, err := s.HTTP.Get(ctx, req)
+	if err != nil {
+		return nil, "", err
+	}
+	if !resp.NotModified && blocked(resp) && s.Browser != nil {
+		br, err := s.Browser.Render(ctx, fetch.BrowserRequest{URL: m.URL, AcceptSelectors: m.AcceptSelectors,
+			Timeout: s.timeout()})
+		if err == nil {
+			return br, model.TierBrowser, nil
+		}
+	}
+	return resp, model.TierHTTP, nil
 }
 
 // keep makes region the monitor's new anchor and snapshot.
@@ -376,8 +390,11 @@ func linesDoc(text string) *xhtml.Node {
 	return doc
 }
 
-func preview(md string) string {
-	const n = 500
+func preview(md string) string { return excerpt(md, 500) }
+
+// excerpt is md cut to at most n bytes, on a character boundary, with an
+// ellipsis when cut.
+func excerpt(md string, n int) string {
 	md = strings.TrimSpace(md)
 	if len(md) <= n {
 		return md
@@ -404,6 +421,12 @@ func toSignals(in []detect.Signal) []model.Signal {
 // further check by this job).
 func (s *Service) record(ctx context.Context, job *river.Job[CheckArgs], o *observation) (time.Time, error) {
 	next, indexed, err := s.recordTx(ctx, job, o, true)
+	if errors.Is(err, errUnpaid) && o.extractCost > 0 {
+		// The workspace may still pay the fetch: the run alerts without
+		// its extraction.
+		o.unpaidExtraction()
+		next, indexed, err = s.recordTx(ctx, job, o, true)
+	}
 	if errors.Is(err, errUnpaid) {
 		o.unpaid()
 		next, indexed, err = s.recordTx(ctx, job, o, false)

@@ -106,6 +106,9 @@ func (s *Service) Register(ctx context.Context, p *model.Principal, req Register
 		if err := s.Store.InsertMonitor(ctx, tx, m); err != nil {
 			return err
 		}
+		if err := s.queuePreview(ctx, tx, m); err != nil {
+			return err
+		}
 		return s.schedule(ctx, tx, m, now)
 	})
 	if err != nil {

@@ -40,7 +40,7 @@ func (s *Store) InsertMonitor(ctx context.Context, tx Tx, m *model.Monitor) erro
 // tx ends, so a run and a pause or a delete of the same monitor take turns
 // (SQLite's write transactions already do). Unknown ids answer not_found.
 func (s *Store) MonitorTx(ctx context.Context, tx Tx, id string) (*model.Monitor, error) {
-	q := `SELECT ` + monitorColumns + ` FROM monitors WHERE id = $1`
+	q := `SELECT ` + monitorSelect + ` FROM monitors WHERE id = $1`
 	if s.dialect == Postgres {
 		q += ` FOR UPDATE`
 	}
@@ -50,13 +50,13 @@ func (s *Store) MonitorTx(ctx context.Context, tx Tx, id string) (*model.Monitor
 // Monitor reads a workspace's monitor; another workspace's is not_found.
 func (s *Store) Monitor(ctx context.Context, workspaceID, id string) (*model.Monitor, error) {
 	return scanMonitor(s.rdb.QueryRowContext(ctx,
-		`SELECT `+monitorColumns+` FROM monitors WHERE id = $1 AND workspace_id = $2`, id, workspaceID))
+		`SELECT `+monitorSelect+` FROM monitors WHERE id = $1 AND workspace_id = $2`, id, workspaceID))
 }
 
 // Monitors lists a workspace's monitors, newest first, created before
 // before (zero: no bound), at most limit.
 func (s *Store) Monitors(ctx context.Context, workspaceID string, before time.Time, limit int) ([]*model.Monitor, error) {
-	q, args := `SELECT `+monitorColumns+` FROM monitors WHERE workspace_id = $1`, []any{workspaceID}
+	q, args := `SELECT `+monitorSelect+` FROM monitors WHERE workspace_id = $1`, []any{workspaceID}
 	if !before.IsZero() {
 		q += ` AND created_at < $2`
 		args = append(args, before)
@@ -254,10 +254,11 @@ func scanMonitor(row Row) (*model.Monitor, error) {
 	var company, alerts, anchor, snapshot sql.NullString
 	var checked, changed sql.NullTime
 	var job sql.NullInt64
-	err := row.Scan(&m.ID, &m.WorkspaceID, &m.URL, &m.Host, &m.Label, &channels, &m.CheckIntervalHours, &keywords,
+	var x extractionScan
+	err := row.Scan(append([]any{&m.ID, &m.WorkspaceID, &m.URL, &m.Host, &m.Label, &channels, &m.CheckIntervalHours, &keywords,
 		&m.ExtractIntent, &selectors, &company, &alerts, &m.Status, &m.ConsecutiveErrors, &anchor, &snapshot, &m.ETag,
 		&m.LastModified, &m.BodyHash, &m.Reanchor, &checked, &changed, &m.LastOutcome, &m.TopScore, &m.NextCheckAt,
-		&job, &m.CreatedAt, &m.UpdatedAt)
+		&job, &m.CreatedAt, &m.UpdatedAt}, x.dest()...)...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, model.Errorf(model.CodeNotFound, "monitor not found")
 	}
@@ -269,7 +270,9 @@ func scanMonitor(row Row) (*model.Monitor, error) {
 	if company.Valid {
 		err = errors.Join(err, json.Unmarshal([]byte(company.String), &m.Company))
 	}
-	if err != nil {
+	var xerr error
+	m.Extraction, xerr = x.extraction(m.ExtractIntent)
+	if err = errors.Join(err, xerr); err != nil {
 		return nil, fmt.Errorf("store: read monitor %s: %w", m.ID, err)
 	}
 	if alerts.Valid {
@@ -359,7 +362,7 @@ func nullTime(t *time.Time) any {
 
 // MonitorByID reads any workspace's monitor (for the check worker).
 func (s *Store) MonitorByID(ctx context.Context, id string) (*model.Monitor, error) {
-	return scanMonitor(s.rdb.QueryRowContext(ctx, `SELECT `+monitorColumns+` FROM monitors WHERE id = $1`, id))
+	return scanMonitor(s.rdb.QueryRowContext(ctx, `SELECT `+monitorSelect+` FROM monitors WHERE id = $1`, id))
 }
 
 // StrandedMonitors lists active monitors due before overdue whose job will
