@@ -1,0 +1,267 @@
+// Package wire reads press-wire news feeds (Business Wire, GlobeNewswire)
+// for the businesswire and globenewswire discovery channels: it fetches a
+// feed conditionally and with a size bound, parses RSS or Atom with gofeed,
+// and keeps the items about a company that carry the monitor's keywords.
+package wire
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mmcdole/gofeed"
+	"golang.org/x/net/html"
+
+	"webacq/internal/model"
+)
+
+// Bounds of one feed: news feeds list tens of items; a feed far larger is
+// not a news feed, and reading it whole would cost the node.
+const (
+	MaxFeedBytes   = 16 << 20
+	MaxItems       = 2000
+	maxSummary     = 2000
+	requestTimeout = 30 * time.Second
+)
+
+// Item is one release of a feed.
+type Item struct {
+	ID         string    `json:"id"` // the GUID, else the link
+	Title      string    `json:"title"`
+	Link       string    `json:"link"`
+	Summary    string    `json:"summary,omitempty"` // the description as text, bounded
+	Published  time.Time `json:"published,omitzero"`
+	Categories []string  `json:"categories,omitempty"`
+}
+
+// Feed is a fetched feed, or NotModified with the validators kept.
+type Feed struct {
+	Items        []Item
+	ETag         string
+	LastModified string
+	NotModified  bool
+}
+
+// Client fetches feeds. The feeds' URLs are the operator's settings, so the
+// client need not be the SSRF-guarded one.
+type Client struct {
+	HTTP      *http.Client
+	UserAgent string
+}
+
+// NewClient returns a client with a request timeout.
+func NewClient(userAgent string) *Client {
+	return &Client{HTTP: &http.Client{Timeout: requestTimeout}, UserAgent: userAgent}
+}
+
+// Fetch reads a feed, conditionally when etag or lastModified are given.
+func (c *Client) Fetch(ctx context.Context, feedURL, etag, lastModified string) (*Feed, error) {
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, feedURL, nil)
+	if err != nil {
+		return nil, model.Wrap(model.CodeBadRequest, err, "the feed URL is not valid")
+	}
+	req.Header.Set("User-Agent", c.UserAgent)
+	req.Header.Set("Accept", "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5")
+	if etag != "" {
+		req.Header.Set("If-None-Match", etag)
+	}
+	if lastModified != "" {
+		req.Header.Set("If-Modified-Since", lastModified)
+	}
+	res, err := c.HTTP.Do(req)
+	if err != nil {
+		return nil, model.Wrap(model.CodeUpstreamError, err, "the news feed did not answer")
+	}
+	defer res.Body.Close()
+	out := &Feed{ETag: etag, LastModified: lastModified}
+	if v := res.Header.Get("ETag"); v != "" {
+		out.ETag = v
+	}
+	if v := res.Header.Get("Last-Modified"); v != "" {
+		out.LastModified = v
+	}
+	switch {
+	case res.StatusCode == http.StatusNotModified:
+		out.NotModified = true
+		return out, nil
+	case res.StatusCode == http.StatusTooManyRequests:
+		return nil, model.Errorf(model.CodeRateLimited, "the news feed answered HTTP 429")
+	case res.StatusCode != http.StatusOK:
+		return nil, model.Errorf(model.CodeUpstreamError, "the news feed answered HTTP %d", res.StatusCode)
+	}
+	body, err := io.ReadAll(io.LimitReader(res.Body, MaxFeedBytes+1))
+	if err != nil {
+		return nil, model.Wrap(model.CodeUpstreamError, err, "reading the news feed")
+	}
+	if len(body) > MaxFeedBytes {
+		return nil, model.Errorf(model.CodeUpstreamError, "the news feed is larger than %d MB", MaxFeedBytes>>20)
+	}
+	if out.Items, err = Parse(body); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Parse reads an RSS or Atom feed: items newest first, at most MaxItems
+// (a feed with more is refused whole, so that no item is silently lost).
+func Parse(body []byte) ([]Item, error) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, model.Errorf(model.CodeUpstreamError, "the news feed is empty")
+	}
+	// Count the items before gofeed builds them all.
+	if n := bytes.Count(body, []byte("<item")) + bytes.Count(body, []byte("<entry")); n > MaxItems {
+		return nil, model.Errorf(model.CodeUpstreamError, "the news feed lists about %d items, more than %d: not read", n, MaxItems)
+	}
+	f, err := gofeed.NewParser().Parse(bytes.NewReader(body))
+	if err != nil {
+		if errors.Is(err, gofeed.ErrFeedTypeNotDetected) {
+			return nil, model.Errorf(model.CodeUpstreamError, "the news feed is neither RSS nor Atom")
+		}
+		return nil, model.Wrap(model.CodeUpstreamError, err, "the news feed cannot be parsed: "+err.Error())
+	}
+	items := make([]Item, 0, len(f.Items))
+	for _, it := range f.Items {
+		if it == nil {
+			continue
+		}
+		i := Item{ID: strings.TrimSpace(it.GUID), Title: oneLine(it.Title), Link: strings.TrimSpace(it.Link),
+			Summary: clip(textOf(it.Description), maxSummary)}
+		if i.Summary == "" {
+			i.Summary = clip(textOf(it.Content), maxSummary)
+		}
+		if i.ID == "" {
+			i.ID = i.Link
+		}
+		if i.ID == "" {
+			i.ID = i.Title
+		}
+		if i.ID == "" {
+			continue
+		}
+		switch {
+		case it.PublishedParsed != nil:
+			i.Published = it.PublishedParsed.UTC()
+		case it.UpdatedParsed != nil:
+			i.Published = it.UpdatedParsed.UTC()
+		}
+		for _, c := range it.Categories {
+			if c = oneLine(c); c != "" {
+				i.Categories = append(i.Categories, c)
+			}
+		}
+		items = append(items, i)
+	}
+	sort.SliceStable(items, func(a, b int) bool { return items[a].Published.After(items[b].Published) })
+	return items, nil
+}
+
+// Matching keeps the items about the company (every word of its name, in
+// the title or the summary) that carry one of the keywords (all items when
+// there are none).
+func Matching(items []Item, company string, keywords []string) []Item {
+	name := nameWords(company)
+	var out []Item
+	for _, it := range items {
+		hay := " " + strings.ToLower(it.Title+" "+it.Summary+" "+strings.Join(it.Categories, " ")) + " "
+		if len(name) == 0 || !containsWords(hay, name) {
+			continue
+		}
+		if len(keywords) > 0 && !anyKeyword(hay, keywords) {
+			continue
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// corporate suffixes left out of a company name when matching.
+var suffixes = map[string]bool{"inc": true, "corp": true, "corporation": true, "co": true, "company": true, "ltd": true,
+	"limited": true, "plc": true, "llc": true, "lp": true, "sa": true, "nv": true, "ag": true, "se": true, "the": true}
+
+func nameWords(name string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(name), notWord) {
+		if !suffixes[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func notWord(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127) }
+
+// containsWords: each word appears as a whole word.
+func containsWords(hay string, words []string) bool {
+	tokens := map[string]bool{}
+	for _, t := range strings.FieldsFunc(hay, notWord) {
+		tokens[t] = true
+	}
+	for _, w := range words {
+		if !tokens[w] {
+			return false
+		}
+	}
+	return true
+}
+
+func anyKeyword(hay string, keywords []string) bool {
+	for _, k := range keywords {
+		if k = strings.ToLower(strings.TrimSpace(k)); k != "" && strings.Contains(hay, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// textOf turns an item's HTML description into one line of text.
+func textOf(s string) string {
+	if !strings.ContainsAny(s, "<&") {
+		return oneLine(s)
+	}
+	doc, err := html.Parse(strings.NewReader(s))
+	if err != nil {
+		return oneLine(s)
+	}
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && (n.Data == "script" || n.Data == "style") {
+			return
+		}
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+			b.WriteByte(' ')
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	return oneLine(b.String())
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+// String describes an item in one line, for a change signal.
+func (i Item) String() string {
+	if i.Published.IsZero() {
+		return i.Title
+	}
+	return fmt.Sprintf("%s (%s)", i.Title, i.Published.Format("2006-01-02"))
+}
