@@ -451,6 +451,33 @@ func TestExtractionWithoutModelOrCredits(t *testing.T) {
 			t.Errorf("balance %d after the run, want 3", got)
 		}
 
+		// The balance drops while the model works (another run drew it):
+		// the run's transaction cannot draw fetch and extraction, so it
+		// keeps the fetch and says the extraction was not paid.
+		if _, err := e.st.AddCredits(ctx, e.ws.ID, 100); err != nil {
+			t.Fatal(err)
+		}
+		ms.mu.Lock()
+		ms.reply = func(string) (int, string) {
+			if _, err := e.st.AddCredits(ctx, e.ws.ID, 4-e.balance(t, e.ws.ID)); err != nil {
+				t.Error(err)
+			}
+			return http.StatusOK, `{"found":true,"data":[{"quarter":"Q1"}]}`
+		}
+		ms.mu.Unlock()
+		addRelease(site, "/ir", releasesList, `<a href="/pr/y.html">Acme reports full year results</a>`)
+		r = e.check(t, id)
+		if f := fieldsOf(t, r.ExtractedFields); r.Outcome != model.OutcomeChanged || r.Credits != 1 ||
+			!strings.HasPrefix(f.Error, model.CodeCreditsExhausted+": ") || f.Found || len(f.Data) != 0 {
+			t.Errorf("run whose extraction could no longer be paid: %s credits %d fields %s", r.Outcome, r.Credits, r.ExtractedFields)
+		}
+		if n := len(ms.requests()); n != 1 {
+			t.Errorf("%d model calls, want 1", n)
+		}
+		if got := e.balance(t, e.ws.ID); got != 3 {
+			t.Errorf("balance %d after the run, want 3", got)
+		}
+
 		// A workspace without credits: the registration's preview records
 		// credits_exhausted without calling the model; so does the endpoint.
 		poor, err := e.st.CreateWorkspace(ctx, "poor", 0, true)
@@ -469,8 +496,8 @@ func TestExtractionWithoutModelOrCredits(t *testing.T) {
 		if _, err := pv.preview(pp, m.ID, ptr("dates in ISO form")); model.ErrorCode(err) != model.CodeCreditsExhausted {
 			t.Errorf("preview-extract without credits: %v, want credits_exhausted", err)
 		}
-		if n := len(ms.requests()); n != 0 {
-			t.Errorf("%d model calls for previews nobody could pay", n)
+		if n := len(ms.requests()); n != 1 {
+			t.Errorf("%d model calls for previews nobody could pay", n-1)
 		}
 		if got, _ := e.svc.Get(ctx, pp, m.ID); len(got.Extraction.Refinements) != 0 {
 			t.Errorf("an unpaid preview kept its refinement: %q", got.Extraction.Refinements)
