@@ -134,7 +134,7 @@ func TestResolve(t *testing.T) {
 
 func TestFilingsAndDocuments(t *testing.T) {
 	s := newSEC(t, map[string]string{
-		"/submissions/CIK0000320193.json": submissions,
+		"/submissions/CIK0000320193.json":                                                submissions,
 		"/Archives/edgar/data/320193/000032019323000075/0000320193-23-000075-index.html": index,
 		"/Archives/edgar/data/320193/000032019323000064/index.json": `{"directory":{"item":[{"name":"aapl-20230504.htm"},
 			{"name":"a8-kex991q2202304012023.htm"},{"name":"ex99-2_001.jpg"},{"name":"FilingSummary.xml"}]}}`,
