@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 )
 
@@ -18,8 +20,11 @@ type bboxResult struct {
 // parseBBox reads the XHTML that `pdftotext -bbox-layout` writes: the
 // document information in <head>, then pages of flows of blocks of lines
 // of words, one element per line. A block becomes a paragraph, its lines
-// joined by "\n" and its words by a space, so the paragraphs poppler
-// found survive (plain pdftotext output separates flows only).
+// joined by "\n", so the paragraphs poppler found survive (plain
+// pdftotext output separates flows only). Words of a line are joined by
+// a space unless their boxes touch: poppler also ends a word where the
+// font changes ("command" in typewriter type, then "." in roman; a
+// footnote mark after a word), and its text output puts no space there.
 //
 // It keeps at most maxText bytes of text, reading the stream as it comes
 // and stopping with a *LimitError past that, so that neither a huge
@@ -33,16 +38,17 @@ func parseBBox(rd io.Reader, maxText int64) (bboxResult, error) {
 
 	var (
 		out     strings.Builder
-		para    []string // lines of the current block
-		line    []string // words of the current line
-		kept    int64    // bytes of text kept so far
-		pending string   // an element whose closing tag is on a later line
-		closer  string   // that closing tag
+		para    []string        // lines of the current block
+		line    strings.Builder // the current line
+		last    box             // the box of the line's last word
+		kept    int64           // bytes of text kept so far
+		pending string          // an element whose closing tag is on a later line
+		closer  string          // that closing tag
 	)
 	endLine := func() {
-		if len(line) > 0 {
-			para = append(para, strings.Join(line, " "))
-			line = line[:0]
+		if line.Len() > 0 {
+			para = append(para, line.String())
+			line.Reset()
 		}
 	}
 	endBlock := func() {
@@ -74,7 +80,7 @@ func parseBBox(rd io.Reader, maxText int64) (bboxResult, error) {
 		}
 		switch {
 		case strings.HasPrefix(t, "<word"):
-			w := strings.Join(strings.Fields(html.UnescapeString(between(t, ">", "</word>"))), " ")
+			w := ligatures.Replace(strings.Join(strings.Fields(html.UnescapeString(between(t, ">", "</word>"))), " "))
 			if w == "" {
 				continue
 			}
@@ -82,7 +88,12 @@ func parseBBox(rd io.Reader, maxText int64) (bboxResult, error) {
 			if kept > maxText {
 				return res, tooLarge
 			}
-			line = append(line, w)
+			b, ok := wordBox(t)
+			if line.Len() > 0 && !(ok && last.ok && touching(last, b)) {
+				line.WriteByte(' ')
+			}
+			line.WriteString(w)
+			last = b
 			res.words++
 		case strings.HasPrefix(t, "<line"), strings.HasPrefix(t, "</line>"):
 			endLine()
@@ -104,6 +115,66 @@ func parseBBox(rd io.Reader, maxText int64) (bboxResult, error) {
 	endBlock()
 	res.Text = out.String()
 	return res, nil
+}
+
+// joinGap is the share of the font size under which the gap between two
+// words of a line is no space. poppler's own threshold is 3 % of the font
+// size (maxCharSpacing in TextOutputDev.cc); a word box is about 1.2 font
+// sizes high, which makes this about the same. Spaces between words are
+// 15 % of the font size or more even in tightly set lines.
+const joinGap = 0.03
+
+// box is a word's bounding box as pdftotext writes it.
+type box struct {
+	x0, y0, x1, y1 float64
+	ok             bool // the four coordinates were read
+}
+
+// wordBox reads the coordinates of a <word> element.
+func wordBox(t string) (box, bool) {
+	var b box
+	for _, c := range []struct {
+		name string
+		v    *float64
+	}{{"xMin", &b.x0}, {"yMin", &b.y0}, {"xMax", &b.x1}, {"yMax", &b.y1}} {
+		v, err := strconv.ParseFloat(attr(t, c.name), 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return box{}, false
+		}
+		*c.v = v
+	}
+	b.ok = b.x1 >= b.x0 && b.y1 >= b.y0
+	return b, b.ok
+}
+
+// attr returns the value of the attribute name in the opening tag t.
+func attr(t, name string) string {
+	end := strings.IndexByte(t, '>')
+	if end < 0 {
+		end = len(t)
+	}
+	_, v, ok := strings.Cut(t[:end], " "+name+`="`)
+	if !ok {
+		return ""
+	}
+	v, _, _ = strings.Cut(v, `"`)
+	return v
+}
+
+// touching reports whether b, the next word of a line after a, starts
+// where a ends. The line runs along the axis on which the two words lie
+// further apart (poppler writes rotated lines with page-aligned boxes);
+// the gap along it is compared to the words' size across it.
+func touching(a, b box) bool {
+	dx := math.Abs((b.x0 + b.x1 - a.x0 - a.x1) / 2)
+	dy := math.Abs((b.y0 + b.y1 - a.y0 - a.y1) / 2)
+	gap := max(b.x0-a.x1, a.x0-b.x1)
+	size := max(a.y1-a.y0, b.y1-b.y0)
+	if dy > dx {
+		gap = max(b.y0-a.y1, a.y0-b.y1)
+		size = max(a.x1-a.x0, b.x1-b.x0)
+	}
+	return gap < joinGap*size
 }
 
 // openCloser is the closing tag an element on line t must reach before it

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -31,6 +32,7 @@ const (
 	maxCMapWork    = 200000  // entries a CMap may make the library append
 	maxDifferences = 1024    // entries of an encoding's Differences array
 	maxColumns     = 1 << 16 // a predictor's Columns (the library allocates a row)
+	maxCIDWidths   = 1 << 16 // widths read from a composite font's /W
 	maxStack       = 64      // operands waiting for an operator
 	maxGStack      = 256     // graphics states saved by q
 	decodeChunk    = 512     // bytes of a string decoded between context checks
@@ -150,7 +152,7 @@ func readGo(ctx context.Context, body []byte, lim Limits) (res *Result, err erro
 		}
 	}
 	info := trailer.Key("Info")
-	return &Result{Text: out.String(), Title: info.Key("Title").Text(), Author: info.Key("Author").Text()}, nil
+	return &Result{Text: mendHyphens(out.String()), Title: info.Key("Title").Text(), Author: info.Key("Author").Text()}, nil
 }
 
 type pageRef struct {
@@ -285,9 +287,38 @@ type textState struct {
 }
 
 // run is text drawn in one go, from (x, y) to (end, y) in user space.
+//
+// The coordinates are turned with the text: x runs along the baseline and
+// y up across it, in whichever of the four directions of the page the
+// text is written (rot quarter turns counterclockwise), so that the text
+// of a landscape page reads the same as that of an upright one.
 type run struct {
 	x, y, end, size float64
+	rot             int
 	text            string
+}
+
+// turns are the unit vectors along a baseline turned rot quarter turns.
+var turns = [4][2]float64{{1, 0}, {0, 1}, {-1, 0}, {0, -1}}
+
+// newRun places text drawn from the text-space origin of start to that of
+// end in the direction of start's baseline.
+func newRun(start, end mat, size float64, text string) run {
+	a, b := start[0], start[1]
+	rot := 0
+	switch {
+	case math.Abs(b) > math.Abs(a) && b > 0:
+		rot = 1
+	case math.Abs(a) >= math.Abs(b) && a < 0:
+		rot = 2
+	case math.Abs(b) > math.Abs(a):
+		rot = 3
+	}
+	d := turns[rot]
+	along := func(m mat) float64 { return m[4]*d[0] + m[5]*d[1] }
+	// Up is the baseline direction turned a quarter counterclockwise.
+	up := start[4]*-d[1] + start[5]*d[0]
+	return run{x: along(start), y: up, end: along(end), size: size, rot: rot, text: text}
 }
 
 // pageText interprets the page's content streams and lays out the text.
@@ -480,7 +511,7 @@ func (w *walker) showRun(ts *textState, parts []token) {
 	}
 	end := ts.tm.mul(ts.ctm)
 	size := math.Abs(ts.fs) * math.Hypot(start[2], start[3])
-	ts.runs = append(ts.runs, run{x: start[4], y: start[5], end: end[4], size: size, text: b.String()})
+	ts.runs = append(ts.runs, newRun(start, end, size, b.String()))
 }
 
 // advance is the horizontal displacement of drawing raw, in text space.
@@ -514,7 +545,7 @@ func (w *walker) decode(f *fontInfo, raw string) string {
 			w.stop = ctxError(w.ctx)
 			break
 		}
-		b.WriteString(f.decode(raw[i:min(i+decodeChunk, len(raw))]))
+		b.WriteString(ligatures.Replace(f.decode(raw[i:min(i+decodeChunk, len(raw))])))
 	}
 	return b.String()
 }
@@ -525,6 +556,17 @@ type fontInfo struct {
 	twoByte bool // a composite font: codes of two bytes
 	first   int
 	widths  []float64
+	// A composite font's widths: cids by CID, sorted, for codes that are
+	// CIDs (the Identity encodings); dw for the others.
+	cids  []cidWidth
+	byCID bool
+	dw    float64
+}
+
+// cidWidth is the width of the CIDs lo to hi of a composite font.
+type cidWidth struct {
+	lo, hi int
+	w      float64
 }
 
 // plainFont stands for a missing or unusable font.
@@ -533,10 +575,58 @@ var plainFont = &fontInfo{enc: rawEncoding{}}
 // width is a glyph's width in thousandths of the font size; 500 (an
 // average Latin glyph) where the font does not say.
 func (f *fontInfo) width(code int) float64 {
+	if f.twoByte {
+		if f.byCID {
+			i := sort.Search(len(f.cids), func(i int) bool { return f.cids[i].hi >= code })
+			if i < len(f.cids) && f.cids[i].lo <= code {
+				return f.cids[i].w
+			}
+		}
+		return f.dw
+	}
 	if i := code - f.first; i >= 0 && i < len(f.widths) && f.widths[i] > 0 {
 		return f.widths[i]
 	}
 	return 500
+}
+
+// loadCIDWidths reads a composite font's glyph widths from its
+// descendant font: /DW, 1000 unless given, and /W, whose entries are
+// either "c [w1 w2 …]" (the widths of c, c+1, …) or "c1 c2 w". Without
+// them every glyph would count 500 wide and the runs' ends, from which
+// the layout finds the spaces between words, would drift.
+func loadCIDWidths(f *fontInfo, fv pdf.Value) {
+	f.dw = 1000
+	enc := fv.Key("Encoding").Name()
+	f.byCID = enc == "Identity-H" || enc == "Identity-V"
+	desc := fv.Key("DescendantFonts").Index(0)
+	if dw := desc.Key("DW"); dw.Kind() == pdf.Integer || dw.Kind() == pdf.Real {
+		f.dw = dw.Float64()
+	}
+	ws := desc.Key("W")
+	read := 0
+	for i := 0; i+1 < ws.Len() && read < maxCIDWidths; {
+		c := ws.Index(i)
+		if c.Kind() != pdf.Integer {
+			return
+		}
+		lo := int(c.Int64())
+		if next := ws.Index(i + 1); next.Kind() == pdf.Array {
+			for j := 0; j < next.Len() && read < maxCIDWidths; j++ {
+				f.cids = append(f.cids, cidWidth{lo + j, lo + j, next.Index(j).Float64()})
+				read++
+			}
+			i += 2
+			continue
+		}
+		if i+2 >= ws.Len() {
+			break
+		}
+		f.cids = append(f.cids, cidWidth{lo, int(ws.Index(i + 1).Int64()), ws.Index(i + 2).Float64()})
+		read++
+		i += 3
+	}
+	sort.Slice(f.cids, func(i, j int) bool { return f.cids[i].lo < f.cids[j].lo })
 }
 
 // decode decodes with the font's encoding; codes it cannot decode pass
@@ -582,7 +672,9 @@ func (w *walker) loadFont(fv pdf.Value) (f *fontInfo) {
 		return f
 	}
 	f.twoByte = fv.Key("Subtype").Name() == "Type0"
-	if !f.twoByte {
+	if f.twoByte {
+		loadCIDWidths(f, fv)
+	} else {
 		f.first = int(fv.Key("FirstChar").Int64())
 		ws := fv.Key("Widths")
 		for i := 0; i < ws.Len() && i < 256; i++ {

@@ -1,33 +1,60 @@
 package pdftext
 
 import (
-	"math"
 	"sort"
 	"strings"
 )
 
-// layout turns a page's runs into text: runs on the same baseline form a
-// line, left to right, with a space where the gap between two runs passes
-// wordGap of the font size; lines go top to bottom, and a gap between
-// lines much larger than the usual line spacing starts a new paragraph.
+// lineSpan is the share of the font size within which two baselines
+// belong to one line: a superscript (raised about 0.4 of the size), a
+// subscript, the raised A of the TeX logo, and a baseline that wobbles by
+// a fraction of a point stay in their line, while lines, at least a font
+// size apart, stay apart.
+const lineSpan = 0.5
+
+// layout turns a page's runs into text, the runs of each direction of
+// writing apart, upright text first.
 func layout(runs []run) string {
-	type line struct {
-		y    float64
-		runs []run
-	}
-	rows := map[int64]*line{}
+	var byRot [4][]run
 	for _, r := range runs {
-		k := int64(math.Round(r.y))
-		if rows[k] == nil {
-			rows[k] = &line{y: float64(k)}
+		byRot[r.rot] = append(byRot[r.rot], r)
+	}
+	var parts []string
+	for _, rs := range byRot {
+		if t := layoutLines(rs); t != "" {
+			parts = append(parts, t)
 		}
-		rows[k].runs = append(rows[k].runs, r)
 	}
-	lines := make([]*line, 0, len(rows))
-	for _, l := range rows {
-		lines = append(lines, l)
+	return strings.Join(parts, "\n\n")
+}
+
+// layoutLines turns runs written in one direction into text: runs whose baselines lie within
+// lineSpan of the font size of each other form a line, left to right,
+// with a space where the gap between two runs passes wordGap of the font
+// size; lines go top to bottom, and a gap between lines much larger than
+// the usual line spacing starts a new paragraph.
+func layoutLines(runs []run) string {
+	type line struct {
+		y, size float64 // the baseline and size of the line's largest run
+		runs    []run
 	}
-	sort.Slice(lines, func(i, j int) bool { return lines[i].y > lines[j].y })
+	sort.SliceStable(runs, func(i, j int) bool { return runs[i].y > runs[j].y })
+	var lines []*line
+	for _, r := range runs {
+		// Runs come down the page, so the line's baseline is never
+		// below r's.
+		if n := len(lines); n > 0 {
+			l := lines[n-1]
+			if l.y-r.y <= lineSpan*max(l.size, r.size, 1) {
+				l.runs = append(l.runs, r)
+				if r.size > l.size {
+					l.y, l.size = r.y, r.size
+				}
+				continue
+			}
+		}
+		lines = append(lines, &line{y: r.y, size: r.size, runs: []run{r}})
+	}
 
 	type text struct {
 		y float64

@@ -246,12 +246,13 @@ Annual</title>
     <flow>
       <block xMin="1" yMin="1" xMax="2" yMax="2">
         <line xMin="1" yMin="1" xMax="2" yMax="2">
-          <word xMin="1" yMin="1" xMax="2" yMax="2">a&lt;b</word>
-          <word xMin="1" yMin="1" xMax="2" yMax="2">split
+          <word xMin="10" yMin="1" xMax="20" yMax="11">a&lt;b</word>
+          <word xMin="23" yMin="1" xMax="40" yMax="11">split
 word</word>
+          <word xMin="40" yMin="1" xMax="41" yMax="11">.</word>
         </line>
         <line xMin="1" yMin="1" xMax="2" yMax="2">
-          <word xMin="1" yMin="1" xMax="2" yMax="2">second</word>
+          <word xMin="10" yMin="13" xMax="30" yMax="23">second</word>
         </line>
       </block>
       <block xMin="1" yMin="1" xMax="2" yMax="2">
@@ -278,10 +279,10 @@ word</word>
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "a<b split word\nsecond\n\npara\n\nnext"; res.Text != want {
+	if want := "a<b split word.\nsecond\n\npara\n\nnext"; res.Text != want {
 		t.Errorf("text %q, want %q", res.Text, want)
 	}
-	if res.Title != "Fish & Chips\nAnnual" || res.Author != `A "B" C` || res.words != 5 {
+	if res.Title != "Fish & Chips\nAnnual" || res.Author != `A "B" C` || res.words != 6 {
 		t.Errorf("got title %q, author %q, %d words", res.Title, res.Author, res.words)
 	}
 

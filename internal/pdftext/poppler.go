@@ -64,6 +64,7 @@ func (r *Reader) poppler(ctx context.Context, body []byte) (*Result, error) {
 			// document, not an empty one.
 			return nil, fmt.Errorf("%w: %s", ErrUnreadable, stderr.excerpt())
 		}
+		res.Text = mendHyphens(res.Text)
 		return &res.Result, nil
 	case ctx.Err() != nil:
 		return nil, ctxError(ctx)
