@@ -35,6 +35,7 @@ const (
 	maxCIDWidths   = 1 << 16 // widths read from a composite font's /W
 	maxStack       = 64      // operands waiting for an operator
 	maxGStack      = 256     // graphics states saved by q
+	maxFormDepth   = 8       // form XObjects drawn within one another
 	decodeChunk    = 512     // bytes of a string decoded between context checks
 	// wordGap is the share of the font size that a horizontal gap must
 	// pass to separate words; kerning inside a word stays well under it.
@@ -284,6 +285,7 @@ type textState struct {
 	fonts        map[string]*fontInfo // this page's, by resource name
 	res          pdf.Value
 	runs         []run
+	depth        int // form XObjects being drawn
 }
 
 // run is text drawn in one go, from (x, y) to (end, y) in user space.
@@ -343,17 +345,25 @@ func (w *walker) pageText(p pageRef) (string, error) {
 		return "", nil
 	}
 	ts := &textState{ctm: identity, tm: identity, tlm: identity, th: 1, fonts: map[string]*fontInfo{}, res: p.res}
-	lx := newLexer(&countingReader{w: w, r: io.MultiReader(readers...)})
+	if err := w.interpret(ts, io.MultiReader(readers...)); err != nil {
+		return "", err
+	}
+	return layout(ts.runs), nil
+}
+
+// interpret applies the operators of the content stream rd to ts.
+func (w *walker) interpret(ts *textState, rd io.Reader) error {
+	lx := newLexer(&countingReader{w: w, r: rd})
 	var stack []token
 	for ops := 1; ; ops++ {
 		t, err := lx.next()
 		if w.stop != nil {
-			return "", w.stop
+			return w.stop
 		}
 		if err != nil {
 			// The end of the content, or broken data (bad compressed
 			// bytes, say): the page ends there and keeps what was read.
-			break
+			return nil
 		}
 		if t.kind != kOp {
 			if len(stack) >= maxStack {
@@ -363,7 +373,7 @@ func (w *walker) pageText(p pageRef) (string, error) {
 			continue
 		}
 		if ops%256 == 0 && w.ctx.Err() != nil {
-			return "", ctxError(w.ctx)
+			return ctxError(w.ctx)
 		}
 		if t.s == "BI" {
 			lx.skipInlineImage()
@@ -372,10 +382,48 @@ func (w *walker) pageText(p pageRef) (string, error) {
 		}
 		stack = stack[:0]
 		if w.stop != nil {
-			return "", w.stop
+			return w.stop
 		}
 	}
-	return layout(ts.runs), nil
+}
+
+// form draws the form XObject named name in the current resources, the
+// way a page includes another document's page (pdfTeX's \includegraphics
+// of a PDF, say): with the current state, its /Matrix applied, its own
+// resources, and everything but the text it draws restored afterwards.
+// Forms nest at most maxFormDepth deep; the decompressed-bytes limit
+// bounds how often one form can be drawn.
+func (w *walker) form(ts *textState, name string) {
+	if ts.depth >= maxFormDepth {
+		return
+	}
+	xo := ts.res.Key("XObject").Key(name)
+	if xo.Key("Subtype").Name() != "Form" {
+		return
+	}
+	rd, ok := openStream(xo)
+	if !ok {
+		return
+	}
+	outer := *ts
+	if m := xo.Key("Matrix"); m.Len() == 6 {
+		var f mat
+		for i := range f {
+			f[i] = m.Index(i).Float64()
+		}
+		ts.ctm = f.mul(ts.ctm)
+	}
+	if r := xo.Key("Resources"); r.Kind() == pdf.Dict {
+		ts.res, ts.fonts = r, map[string]*fontInfo{}
+	}
+	ts.saved = nil
+	ts.depth++
+	if err := w.interpret(ts, rd); err != nil && w.stop == nil {
+		w.stop = err
+	}
+	runs := ts.runs
+	*ts = outer
+	ts.runs = runs
 }
 
 // op applies one content operator to the text state.
@@ -465,6 +513,10 @@ func (w *walker) op(ts *textState, op string, stack []token) {
 			ts.tw, ts.tc = a[0].num, a[1].num
 			ts.newLine(0, -ts.tl)
 			w.showRun(ts, a[2:])
+		}
+	case "Do":
+		if a := args(1); a != nil && a[0].kind == kName {
+			w.form(ts, a[0].s)
 		}
 	case "TJ":
 		if a := args(1); a != nil && a[0].kind == kArr {

@@ -20,6 +20,10 @@ func FuzzPDF(f *testing.F) {
 		contenttest.HugeCountPDF(),
 		contenttest.FlateBombPDF(64 << 10),
 		pagesPDF("a", "b"),
+		formPDF("/X0 Do", "BT /F1 12 Tf 72 700 Td (form) Tj ET /X0 Do", "/Matrix [0 1 -1 0 600 0]"),
+		streamPDF("BT /F3 10 Tf 72 720 Td <00410042> Tj ET", "/F3 7 0 R",
+			"<< /Type /Font /Subtype /Type0 /BaseFont /T /Encoding /Identity-H /DescendantFonts [8 0 R] >>",
+			"<< /Type /Font /Subtype /CIDFontType2 /BaseFont /T /DW 300 /W [65 [250 260] 70 80 400] >>"),
 		[]byte("%PDF-1.4\n%%EOF\n"),
 	} {
 		f.Add(seed)

@@ -2,9 +2,11 @@ package pdftext
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"webacq/internal/content/contenttest"
 )
@@ -184,5 +186,57 @@ func TestTouching(t *testing.T) {
 	up := box{x0: 0, y0: 10, x1: 12, y1: 50}
 	if !touching(up, box{x0: 0, y0: 50, x1: 12, y1: 60}) || touching(up, box{x0: 0, y0: 54, x1: 12, y1: 70}) {
 		t.Error("a vertical line's gaps are not read along y")
+	}
+}
+
+// formPDF builds a one-page PDF whose content stream is stream, with the
+// form XObject /X0 (object 6) drawing form and using Helvetica as /F1.
+func formPDF(stream, form, formDict string) []byte {
+	return contenttest.Build([]string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> /XObject << /X0 6 0 R >> >> >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(stream), stream),
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+		fmt.Sprintf("<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] %s /Length %d >>\nstream\n%s\nendstream", formDict, len(form), form),
+	}, "")
+}
+
+// TestReadFormXObject: text drawn by a form XObject (an included page)
+// is read in its place, moved by the form's matrix and the cm before it.
+func TestReadFormXObject(t *testing.T) {
+	body := formPDF(
+		"BT /F1 12 Tf 72 720 Td (Above the form.) Tj ET q 1 0 0 1 0 -100 cm /X0 Do Q BT /F1 12 Tf 72 500 Td (Below it.) Tj ET",
+		"BT /F1 12 Tf 72 700 Td (Drawn by the form.) Tj ET",
+		"/Matrix [1 0 0 1 0 -20] /Resources << /Font << /F1 5 0 R >> >>")
+	want := "Above the form. Drawn by the form. Below it."
+	for name, r := range readers(t, Limits{}) {
+		t.Run(name, func(t *testing.T) {
+			res, err := r.Read(context.Background(), body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(strings.Fields(res.Text), " ") != want {
+				t.Errorf("got %q, want %q", res.Text, want)
+			}
+		})
+	}
+}
+
+// TestFallbackFormLoop: a form that draws itself many times over is cut
+// off by the nesting bound and the decompressed-bytes limit, well within
+// a deadline.
+func TestFallbackFormLoop(t *testing.T) {
+	form := "BT /F1 12 Tf 72 700 Td (again) Tj ET " + strings.Repeat("/X0 Do ", 50)
+	body := formPDF("/X0 Do", form, "/Resources << /Font << /F1 5 0 R >> /XObject << /X0 6 0 R >> >>")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	t0 := time.Now()
+	_, err := NewFallback(Limits{MaxInflated: 1 << 20}).Read(ctx, body)
+	if !errors.Is(err, ErrLimit) {
+		t.Errorf("got %v, want a limit", err)
+	}
+	if d := time.Since(t0); d > 10*time.Second {
+		t.Errorf("took %s", d)
 	}
 }
