@@ -126,6 +126,7 @@ func fromTree(root *html.Node, pageURL string, opt Options) *Document {
 		}
 		prune(node)
 	}
+	normalizeTables(node)
 	absolutize(node, s.base, langs)
 
 	doc.Text = textOf(node)
