@@ -736,6 +736,12 @@ func (w *walker) loadFont(fv pdf.Value) (f *fontInfo) {
 	if !w.encodingSafe(fv) {
 		return f
 	}
+	if !f.twoByte {
+		if enc := w.builtinEncoding(fv); enc != nil {
+			f.enc = enc
+			return f
+		}
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			if _, abort := p.(abortError); abort {

@@ -20,6 +20,7 @@ func FuzzPDF(f *testing.F) {
 		contenttest.HugeCountPDF(),
 		contenttest.FlateBombPDF(64 << 10),
 		pagesPDF("a", "b"),
+		builtinFontPDF(),
 		formPDF("/X0 Do", "BT /F1 12 Tf 72 700 Td (form) Tj ET /X0 Do", "/Matrix [0 1 -1 0 600 0]"),
 		streamPDF("BT /F3 10 Tf 72 720 Td <00410042> Tj ET", "/F3 7 0 R",
 			"<< /Type /Font /Subtype /Type0 /BaseFont /T /Encoding /Identity-H /DescendantFonts [8 0 R] >>",

@@ -240,3 +240,42 @@ func TestFallbackFormLoop(t *testing.T) {
 		t.Errorf("took %s", d)
 	}
 }
+
+// TestFallbackBuiltinEncoding: a TeX font that names no encoding and has
+// no ToUnicode map is decoded by the encoding of its embedded Type 1
+// program, where code 12 is the "fi" ligature and 58 a period (math
+// italic's), not PDFDocEncoding's U+FFFD and colon.
+func TestFallbackBuiltinEncoding(t *testing.T) {
+	res, err := NewFallback(Limits{}).Read(context.Background(), builtinFontPDF())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "The file." {
+		t.Errorf("got %q, want %q", res.Text, "The file.")
+	}
+}
+
+// builtinFontPDF draws "The file." with a font whose encoding is only in
+// its embedded Type 1 program.
+func builtinFontPDF() []byte {
+	program := "%!PS-AdobeFont-1.0: CMR10 003.002\n/FontName /CMR10 def\n/Encoding 256 array\n" +
+		"0 1 255 {1 index exch /.notdef put} for\ndup 12 /fi put\ndup 58 /period put\ndup 84 /T put\n" +
+		"dup 104 /h put\ndup 101 /e put\ndup 32 /space put\ndup 108 /l put\nreadonly def\ncurrentfile eexec\n" +
+		"\x8a\x01\xff dup 13 /colon put garbage"
+	return streamPDF("BT /F3 12 Tf 72 720 Td (The \\014le:) Tj ET", "/F3 7 0 R",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /CMR10 /FontDescriptor 8 0 R >>",
+		"<< /Type /FontDescriptor /FontName /CMR10 /Flags 4 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 700 /Descent -200 /CapHeight 700 /StemV 80 /FontFile 9 0 R >>",
+		fmt.Sprintf("<< /Length %d /Length1 %d /Length2 0 /Length3 0 >>\nstream\n%s\nendstream", len(program), len(program), program))
+}
+
+func TestGlyphRunes(t *testing.T) {
+	for name, want := range map[string]string{
+		"fi": "fi", "period": ".", "quoteright": "’", "T": "T", "eacute": "é",
+		"Scaron": "Š", "uni00E9": "é", "u1F600": "😀", "f_f_i": "ffi", "a.sc": "a",
+		"one.oldstyle": "1", "alpha": "α", "a10": "", "uniZZZZ": "", ".notdef": "",
+	} {
+		if got := glyphRunes(name); got != want {
+			t.Errorf("%s: got %q, want %q", name, got, want)
+		}
+	}
+}
