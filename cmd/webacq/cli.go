@@ -24,6 +24,8 @@ import (
 	"webacq/internal/alert"
 	"webacq/internal/billed"
 	"webacq/internal/billing"
+	"webacq/internal/channel/edgar"
+	"webacq/internal/channel/wire"
 	"webacq/internal/config"
 	"webacq/internal/fetch"
 	"webacq/internal/httpapi"
@@ -417,6 +419,18 @@ func (m *Main) background(prims *primitive.Service, workers int, box *secretbox.
 	if mon.SMS, err = alert.NewSMS(m.cfg.SMSURL, m.cfg.SMSAccount, m.cfg.SMSToken, m.cfg.SMSFrom); err != nil {
 		return nil, nil, nil, fmt.Errorf("config: %w", err)
 	}
+	if m.cfg.SECUserAgent != "" {
+		if mon.EDGAR, err = edgar.New(m.cfg.EdgarDataURL, m.cfg.EdgarWWWURL, m.cfg.SECUserAgent); err != nil {
+			return nil, nil, nil, fmt.Errorf("config: %w", err)
+		}
+		// SEC fair access: at most 10 requests a second from all nodes.
+		mon.EDGAR.Wait = func(ctx context.Context) error {
+			return m.store.WaitSlot(ctx, "sec.gov", 100*time.Millisecond, time.Minute)
+		}
+	}
+	mon.Wire = wire.NewClient(m.cfg.UserAgent)
+	mon.WireFeeds = map[string]string{model.ChannelBusinessWire: m.cfg.BusinessWireFeed,
+		model.ChannelGlobeNewswire: m.cfg.GlobeNewswireFeed}
 	if d := m.cfg.DeliveryRetryWait; d > 0 {
 		mon.Backoff = slices.Repeat([]time.Duration{d}, len(monitor.DefaultBackoff))
 	}

@@ -23,18 +23,25 @@ type Config struct {
 	SecretKey     string // WEBACQ_SECRET_KEY: encrypts webhook secrets and Slack URLs at rest
 	// Alert transports (DECISIONS.md, Alert channels); empty: that channel
 	// is off. SMTPURL and SMSToken are credentials: never logged.
-	SMTPURL      string // WEBACQ_SMTP_URL: smtp://user:pass@host:587 (STARTTLS), smtps://…:465, ?tls=none
-	SMTPFrom     string // WEBACQ_SMTP_FROM: sender address of alert email
-	SMSURL       string // WEBACQ_SMS_URL: base of a Twilio-compatible Messages API
-	SMSAccount   string // WEBACQ_SMS_ACCOUNT
-	SMSToken     string // WEBACQ_SMS_TOKEN
-	SMSFrom      string // WEBACQ_SMS_FROM: sending number
-	AllowPrivate bool   // WEBACQ_ALLOW_PRIVATE=1: fetches may reach loopback (tests, local development)
-	Chromium     string // WEBACQ_CHROMIUM: browser binary
-	LogLevel     string // WEBACQ_LOG_LEVEL: debug|info|warn|error
-	LogFormat    string // WEBACQ_LOG_FORMAT: text|json
-	AccessLog    bool   // WEBACQ_ACCESS_LOG: one log line per request (default on)
-	DebugAddr    string // WEBACQ_DEBUG_ADDR: serve net/http/pprof here (off when empty)
+	SMTPURL    string // WEBACQ_SMTP_URL: smtp://user:pass@host:587 (STARTTLS), smtps://…:465, ?tls=none
+	SMTPFrom   string // WEBACQ_SMTP_FROM: sender address of alert email
+	SMSURL     string // WEBACQ_SMS_URL: base of a Twilio-compatible Messages API
+	SMSAccount string // WEBACQ_SMS_ACCOUNT
+	SMSToken   string // WEBACQ_SMS_TOKEN
+	SMSFrom    string // WEBACQ_SMS_FROM: sending number
+	// Discovery channels (DECISIONS.md, Monitors): edgar_8k is on when
+	// SECUserAgent is set; a wire channel when its feed URL is.
+	EdgarDataURL      string // WEBACQ_EDGAR_DATA_URL (default https://data.sec.gov)
+	EdgarWWWURL       string // WEBACQ_EDGAR_WWW_URL (default https://www.sec.gov)
+	SECUserAgent      string // WEBACQ_SEC_USER_AGENT: "Name contact@example.com"
+	BusinessWireFeed  string // WEBACQ_BUSINESSWIRE_FEED_URL
+	GlobeNewswireFeed string // WEBACQ_GLOBENEWSWIRE_FEED_URL
+	AllowPrivate      bool   // WEBACQ_ALLOW_PRIVATE=1: fetches may reach loopback (tests, local development)
+	Chromium          string // WEBACQ_CHROMIUM: browser binary
+	LogLevel          string // WEBACQ_LOG_LEVEL: debug|info|warn|error
+	LogFormat         string // WEBACQ_LOG_FORMAT: text|json
+	AccessLog         bool   // WEBACQ_ACCESS_LOG: one log line per request (default on)
+	DebugAddr         string // WEBACQ_DEBUG_ADDR: serve net/http/pprof here (off when empty)
 	// MCPAllowedOrigins (WEBACQ_MCP_ALLOWED_ORIGINS, comma-separated) are the
 	// browser origins besides the service's own host that may call /api/mcp.
 	MCPAllowedOrigins []string
@@ -118,22 +125,27 @@ func Load(getenv func(string) string) (*Config, error) {
 		return def
 	}
 	c := &Config{
-		DatabaseURL:   get("WEBACQ_DATABASE_URL", DefaultDatabaseURL),
-		Addr:          get("WEBACQ_ADDR", DefaultAddr),
-		BaseURL:       strings.TrimRight(get("WEBACQ_BASE_URL", ""), "/"),
-		CanonicalHost: get("WEBACQ_CANONICAL_HOST", ""),
-		SecretKey:     get("WEBACQ_SECRET_KEY", ""),
-		SMTPURL:       get("WEBACQ_SMTP_URL", ""),
-		SMTPFrom:      get("WEBACQ_SMTP_FROM", ""),
-		SMSURL:        get("WEBACQ_SMS_URL", ""),
-		SMSAccount:    get("WEBACQ_SMS_ACCOUNT", ""),
-		SMSToken:      get("WEBACQ_SMS_TOKEN", ""),
-		SMSFrom:       get("WEBACQ_SMS_FROM", ""),
-		Chromium:      get("WEBACQ_CHROMIUM", "chromium"),
-		LogLevel:      get("WEBACQ_LOG_LEVEL", "info"),
-		LogFormat:     get("WEBACQ_LOG_FORMAT", "text"),
-		UserAgent:     get("WEBACQ_USER_AGENT", ""),
-		DebugAddr:     get("WEBACQ_DEBUG_ADDR", ""),
+		DatabaseURL:       get("WEBACQ_DATABASE_URL", DefaultDatabaseURL),
+		Addr:              get("WEBACQ_ADDR", DefaultAddr),
+		BaseURL:           strings.TrimRight(get("WEBACQ_BASE_URL", ""), "/"),
+		CanonicalHost:     get("WEBACQ_CANONICAL_HOST", ""),
+		SecretKey:         get("WEBACQ_SECRET_KEY", ""),
+		SMTPURL:           get("WEBACQ_SMTP_URL", ""),
+		SMTPFrom:          get("WEBACQ_SMTP_FROM", ""),
+		SMSURL:            get("WEBACQ_SMS_URL", ""),
+		SMSAccount:        get("WEBACQ_SMS_ACCOUNT", ""),
+		SMSToken:          get("WEBACQ_SMS_TOKEN", ""),
+		SMSFrom:           get("WEBACQ_SMS_FROM", ""),
+		EdgarDataURL:      get("WEBACQ_EDGAR_DATA_URL", "https://data.sec.gov"),
+		EdgarWWWURL:       get("WEBACQ_EDGAR_WWW_URL", "https://www.sec.gov"),
+		SECUserAgent:      get("WEBACQ_SEC_USER_AGENT", ""),
+		BusinessWireFeed:  get("WEBACQ_BUSINESSWIRE_FEED_URL", ""),
+		GlobeNewswireFeed: get("WEBACQ_GLOBENEWSWIRE_FEED_URL", ""),
+		Chromium:          get("WEBACQ_CHROMIUM", "chromium"),
+		LogLevel:          get("WEBACQ_LOG_LEVEL", "info"),
+		LogFormat:         get("WEBACQ_LOG_FORMAT", "text"),
+		UserAgent:         get("WEBACQ_USER_AGENT", ""),
+		DebugAddr:         get("WEBACQ_DEBUG_ADDR", ""),
 
 		SearchProvider: get("WEBACQ_SEARCH_PROVIDER", "local"),
 		SearXNGURL:     get("WEBACQ_SEARXNG_URL", ""),

@@ -73,6 +73,10 @@ type Monitor struct {
 	JobID              int64           `json:"-"`
 	CreatedAt          time.Time       `json:"created_at"`
 	UpdatedAt          time.Time       `json:"updated_at"`
+
+	// ChannelState is the state of the channels besides the page, as JSON
+	// by channel (internal/monitor).
+	ChannelState json.RawMessage `json:"-"`
 }
 
 // AnchorSet reports whether a fingerprint anchor exists.

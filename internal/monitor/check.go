@@ -80,6 +80,10 @@ type observation struct {
 	keepValidators               bool
 	title                        string
 	url                          string
+	// channel is set on a feed channel's observation (not the page's);
+	// state, when set, is that channel's new state.
+	channel string
+	state   *channelState
 }
 
 // check runs a monitor's due check and records it with its bill and the
@@ -102,16 +106,24 @@ func (s *Service) check(ctx context.Context, job *river.Job[CheckArgs]) error {
 	if wait := due.Sub(s.now()); wait > time.Second {
 		return river.JobSnooze(wait) // woken early: a retry after a crash, or a later due time
 	}
-	release, ok := s.hosts.acquire(ctx, m.Host, s.perHost(), 10*time.Second)
-	if !ok {
-		if ctx.Err() != nil {
-			return ctx.Err()
+	var obs []*observation
+	if pageChannel(m) {
+		release, ok := s.hosts.acquire(ctx, m.Host, s.perHost(), 10*time.Second)
+		if !ok {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return river.JobSnooze(time.Second + time.Duration(job.ID%4)*time.Second)
 		}
-		return river.JobSnooze(time.Second + time.Duration(job.ID%4)*time.Second)
+		o := s.observe(ctx, m, due)
+		release()
+		s.extractRun(ctx, m, o)
+		obs = append(obs, o)
 	}
-	obs := s.observe(ctx, m, due)
-	release()
-	s.extractRun(ctx, m, obs)
+	states := channelStates(m)
+	for _, ch := range feedChannels(m) {
+		obs = append(obs, s.observeFeed(ctx, m, ch, states[ch], due))
+	}
 	next, err := s.record(ctx, job, obs)
 	if err != nil {
 		return s.later(ctx, err)
@@ -416,26 +428,37 @@ func toSignals(in []detect.Signal) []model.Signal {
 	return out
 }
 
-// record writes the observation, its bill, the monitor's new state and its
-// next due time in one transaction, and returns that time (zero: no
-// further check by this job).
-func (s *Service) record(ctx context.Context, job *river.Job[CheckArgs], o *observation) (time.Time, error) {
-	next, indexed, err := s.recordTx(ctx, job, o, true)
-	if errors.Is(err, errUnpaid) && o.extractCost > 0 {
-		// The workspace may still pay the fetch: the run alerts without
-		// its extraction.
-		o.unpaidExtraction()
-		next, indexed, err = s.recordTx(ctx, job, o, true)
+// record writes the observations of a check (the page's, then each feed
+// channel's: one run each), their bill, the monitor's new state and its next
+// due time in one transaction, and returns that time (zero: no further
+// check by this job).
+func (s *Service) record(ctx context.Context, job *river.Job[CheckArgs], obs []*observation) (time.Time, error) {
+	next, indexed, err := s.recordTx(ctx, job, obs, true)
+	if errors.Is(err, errUnpaid) {
+		// The workspace may still pay the fetches: the runs alert without
+		// the page's extraction.
+		dropped := false
+		for _, o := range obs {
+			if o.extractCost > 0 {
+				o.unpaidExtraction()
+				dropped = true
+			}
+		}
+		if dropped {
+			next, indexed, err = s.recordTx(ctx, job, obs, true)
+		}
 	}
 	if errors.Is(err, errUnpaid) {
-		o.unpaid()
-		next, indexed, err = s.recordTx(ctx, job, o, false)
+		for _, o := range obs {
+			o.unpaid()
+		}
+		next, indexed, err = s.recordTx(ctx, job, obs, false)
 	}
 	if err != nil {
 		return time.Time{}, err
 	}
-	if indexed && s.Index != nil {
-		s.Index(ctx, o.run.WorkspaceID, o.url, o.title, *o.run.Snapshot)
+	if indexed != nil && s.Index != nil {
+		s.Index(ctx, indexed.run.WorkspaceID, indexed.url, indexed.title, *indexed.run.Snapshot)
 	}
 	return next, nil
 }
@@ -450,15 +473,20 @@ func (o *observation) unpaid() {
 	o.run = &model.Run{ID: r.ID, MonitorID: r.MonitorID, WorkspaceID: r.WorkspaceID, DueAt: r.DueAt,
 		StartedAt: r.StartedAt, FinishedAt: r.FinishedAt, Channel: r.Channel, Tier: r.Tier, StatusCode: r.StatusCode,
 		Outcome: model.OutcomeError, Error: model.CodeCreditsExhausted}
-	o.cost, o.anchor, o.snapshot, o.keepValidators, o.reanchor = 0, nil, nil, true, false
+	o.cost, o.anchor, o.snapshot, o.keepValidators, o.reanchor, o.state = 0, nil, nil, true, false, nil
 }
 
 // recordTx is record's transaction. The credits are drawn last: on
 // PostgreSQL that locks the workspace's row, which every check of the
-// workspace needs, so it is held only until the commit.
-func (s *Service) recordTx(ctx context.Context, job *river.Job[CheckArgs], o *observation, pay bool) (next time.Time, indexed bool, err error) {
-	run := o.run
+// workspace needs, so it is held only until the commit. indexed is the
+// page observation whose region goes into the search index.
+func (s *Service) recordTx(ctx context.Context, job *river.Job[CheckArgs], obs []*observation, pay bool) (next time.Time, indexed *observation, err error) {
+	if len(obs) == 0 {
+		return time.Time{}, nil, nil
+	}
+	due := obs[0].run.DueAt
 	err = s.Store.InTx(ctx, func(tx store.Tx) error {
+		indexed = nil
 		// A run lost whole in a database crash (with its bill and its next
 		// due time) is only checked again, so its commit does not wait for
 		// the disk: the workspace row the bill locks is held microseconds,
@@ -473,7 +501,7 @@ func (s *Service) recordTx(ctx context.Context, job *river.Job[CheckArgs], o *ob
 		if err != nil {
 			return err
 		}
-		if done, err := s.Store.RunDone(ctx, tx, m.ID, run.DueAt); err != nil {
+		if done, err := s.Store.RunDone(ctx, tx, m.ID, due); err != nil {
 			return err
 		} else if done {
 			if m.JobID == job.ID {
@@ -481,59 +509,103 @@ func (s *Service) recordTx(ctx context.Context, job *river.Job[CheckArgs], o *ob
 			}
 			return nil
 		}
-		if !pay {
-			run.TopScore, run.ContentHash = m.TopScore, lastHash(m)
-		}
-		run.Credits = o.cost
-		if err := s.Store.InsertRun(ctx, tx, run); err != nil {
-			return err
-		}
-		if pay {
-			if err := s.queueAlert(ctx, tx, m, run); err != nil {
+		var cost int64
+		for _, o := range obs {
+			run := o.run
+			if !pay && o.channel == "" {
+				run.TopScore, run.ContentHash = m.TopScore, lastHash(m)
+			}
+			run.Credits = o.cost
+			cost += o.cost
+			if err := s.Store.InsertRun(ctx, tx, run); err != nil {
 				return err
 			}
+			if pay {
+				if err := s.queueAlert(ctx, tx, m, run); err != nil {
+					return err
+				}
+			}
+			if err := s.logRun(ctx, tx, m, run); err != nil {
+				return err
+			}
+			if run.Snapshot != nil && o.channel == "" &&
+				(run.Outcome == model.OutcomeAnchored || run.Outcome == model.OutcomeChanged) {
+				indexed = o
+			}
 		}
-		s.apply(m, o)
-		if err := s.logRun(ctx, tx, m, run); err != nil {
+		if err := s.apply(m, obs); err != nil {
 			return err
 		}
 		switch {
 		case m.JobID != job.ID: // paused, or resumed with a newer job, while it ran
 		case m.Status == model.MonitorPaused: // a paused monitor checked once
 			m.JobID = 0
-		case !m.NextCheckAt.Equal(run.DueAt): // checked now or rescheduled while it ran
+		case !m.NextCheckAt.Equal(due): // checked now or rescheduled while it ran
 			next = m.NextCheckAt
 		default:
-			m.NextCheckAt = nextDue(m, run.DueAt, s.now()).UTC().Truncate(time.Millisecond)
+			m.NextCheckAt = nextDue(m, due, s.now()).UTC().Truncate(time.Millisecond)
 			next = m.NextCheckAt
 		}
 		if err := s.Store.UpdateMonitor(ctx, tx, m); err != nil {
 			return err
 		}
 		if pay {
-			if paid, err := s.Store.DrawCredits(ctx, tx, m.WorkspaceID, o.cost); err != nil {
+			if paid, err := s.Store.DrawCredits(ctx, tx, m.WorkspaceID, cost); err != nil {
 				return err
 			} else if !paid {
 				return errUnpaid
 			}
 		}
-		indexed = run.Snapshot != nil && (run.Outcome == model.OutcomeAnchored || run.Outcome == model.OutcomeChanged)
 		return nil
 	})
 	return next, indexed, err
 }
 
-// apply moves the monitor's state past a recorded run (DECISIONS.md,
-// Monitors: five errors in a row make it `error`; any other outcome makes
-// it `active` again).
-func (s *Service) apply(m *model.Monitor, o *observation) {
-	run := o.run
-	finished := run.FinishedAt
-	m.LastChecked, m.LastOutcome, m.TopScore = &finished, run.Outcome, run.TopScore
-	if run.Outcome == model.OutcomeChanged || run.Outcome == model.OutcomePayloadTooLarge {
-		m.LastChanged = &finished
+// apply moves the monitor's state past a check's runs (DECISIONS.md,
+// Monitors: five checks in a row that only erred make it `error`; any other
+// outcome makes it `active` again). The monitor's last outcome and score
+// are those of the check's most telling run.
+func (s *Service) apply(m *model.Monitor, obs []*observation) error {
+	lead, allErrors := obs[0], true
+	states := channelStates(m)
+	for _, o := range obs {
+		run := o.run
+		if rank(run.Outcome) > rank(lead.run.Outcome) {
+			lead = o
+		}
+		if run.Outcome != model.OutcomeError {
+			allErrors = false
+		}
+		if run.Outcome == model.OutcomeChanged || run.Outcome == model.OutcomePayloadTooLarge {
+			finished := run.FinishedAt
+			m.LastChanged = &finished
+		}
+		if o.channel != "" {
+			if o.state != nil {
+				states[o.channel] = *o.state
+			}
+			continue
+		}
+		if o.anchor != nil {
+			m.Anchor = o.anchor
+			m.Reanchor = false
+		}
+		if o.snapshot != nil {
+			m.Snapshot = *o.snapshot
+		}
+		if o.reanchor {
+			m.Reanchor = true
+		}
+		if !o.keepValidators {
+			m.ETag, m.LastModified, m.BodyHash = o.etag, o.lastModified, o.bodyHash
+		}
+		if m.Reanchor {
+			m.BodyHash = ""
+		}
 	}
-	if run.Outcome == model.OutcomeError {
+	finished := lead.run.FinishedAt
+	m.LastChecked, m.LastOutcome, m.TopScore = &finished, lead.run.Outcome, lead.run.TopScore
+	if allErrors {
 		m.ConsecutiveErrors++
 		if m.ConsecutiveErrors >= errorsToFail && m.Status == model.MonitorActive {
 			m.Status = model.MonitorError
@@ -544,22 +616,33 @@ func (s *Service) apply(m *model.Monitor, o *observation) {
 			m.Status = model.MonitorActive
 		}
 	}
-	if o.anchor != nil {
-		m.Anchor = o.anchor
-		m.Reanchor = false
+	if len(states) > 0 {
+		b, err := json.Marshal(states)
+		if err != nil {
+			return err
+		}
+		m.ChannelState = b
 	}
-	if o.snapshot != nil {
-		m.Snapshot = *o.snapshot
+	return nil
+}
+
+// rank orders outcomes by how much the owner needs to hear of them.
+func rank(outcome string) int {
+	switch outcome {
+	case model.OutcomeChanged:
+		return 6
+	case model.OutcomePayloadTooLarge:
+		return 5
+	case model.OutcomeRelocationFailed:
+		return 4
+	case model.OutcomeBlocked:
+		return 3
+	case model.OutcomeError:
+		return 2
+	case model.OutcomeAnchored:
+		return 1
 	}
-	if o.reanchor {
-		m.Reanchor = true
-	}
-	if !o.keepValidators {
-		m.ETag, m.LastModified, m.BodyHash = o.etag, o.lastModified, o.bodyHash
-	}
-	if m.Reanchor {
-		m.BodyHash = ""
-	}
+	return 0
 }
 
 // errorsToFail is how many error outcomes in a row turn a monitor to error.

@@ -16,6 +16,8 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"webacq/internal/alert"
+	"webacq/internal/channel/edgar"
+	"webacq/internal/channel/wire"
 	"webacq/internal/fetch"
 	"webacq/internal/jobs"
 	"webacq/internal/llm"
@@ -44,6 +46,12 @@ type Service struct {
 	Backoff []time.Duration
 	// DeliveryTimeout bounds one webhook or Slack attempt (default 10 s).
 	DeliveryTimeout time.Duration
+	// EDGAR reads SEC EDGAR for the edgar_8k channel (nil: channel off).
+	EDGAR *edgar.Client
+	// Wire fetches the press-wire feeds; WireFeeds has each wire channel's
+	// feed URL (a channel without one is off).
+	Wire      *wire.Client
+	WireFeeds map[string]string
 	// LLM runs the extraction previews and the locked extraction of
 	// changed runs (nil: extraction unavailable).
 	LLM llm.Client
@@ -95,6 +103,9 @@ func (s *Service) Register(ctx context.Context, p *model.Principal, req Register
 		return nil, err
 	}
 	if m.Company, err = validateCompany(req.Company); err != nil {
+		return nil, err
+	}
+	if err := s.checkChannels(m); err != nil {
 		return nil, err
 	}
 	if m.Alerts, err = s.alertsOverride(p.WorkspaceID, req.Alerts); err != nil {
@@ -276,6 +287,9 @@ func (s *Service) Patch(ctx context.Context, p *model.Principal, id string, req 
 			}
 			if !sameStrings(cs, m.Channels) {
 				m.Channels, m.Reanchor = cs, true
+			}
+			if err := s.checkChannels(m); err != nil {
+				return err
 			}
 		}
 		if req.DiscoveryKeywords != nil {

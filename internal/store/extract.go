@@ -16,7 +16,7 @@ import (
 const extractionColumns = `extract_refinements, extract_preview, extracted_sample, locked_prompt, extract_approved_at`
 
 // monitorSelect is what a monitor is read with.
-const monitorSelect = monitorColumns + `, ` + extractionColumns
+const monitorSelect = monitorColumns + `, channel_state, ` + extractionColumns
 
 // extractionScan receives the extraction columns of a monitor row.
 type extractionScan struct {

@@ -91,11 +91,12 @@ func (s *Store) UpdateMonitor(ctx context.Context, tx Tx, m *model.Monitor) erro
 		discovery_keywords = $5, accept_selectors = $6, company = $7, alerts = $8, status = $9,
 		consecutive_errors = $10, anchor = $11, snapshot = $12, etag = $13, last_modified = $14, body_hash = $15,
 		reanchor = $16, last_checked = $17, last_changed = $18, last_outcome = $19, top_score = $20,
-		next_check_at = $21, job_id = $22, updated_at = $23 WHERE id = $1`,
+		next_check_at = $21, job_id = $22, updated_at = $23, channel_state = $24 WHERE id = $1`,
 		m.ID, m.Label, mustJSON(m.Channels), m.CheckIntervalHours, mustJSON(m.DiscoveryKeywords),
 		mustJSON(m.AcceptSelectors), nullJSON(m.Company), nullRaw(json.RawMessage(m.Alerts)), m.Status, m.ConsecutiveErrors,
 		nullRaw(m.Anchor), nullString(m.Snapshot), m.ETag, m.LastModified, m.BodyHash, m.Reanchor,
-		nullTime(m.LastChecked), nullTime(m.LastChanged), m.LastOutcome, m.TopScore, m.NextCheckAt, job, s.Now())
+		nullTime(m.LastChecked), nullTime(m.LastChanged), m.LastOutcome, m.TopScore, m.NextCheckAt, job, s.Now(),
+		nullRaw(m.ChannelState))
 	if err != nil {
 		return fmt.Errorf("store: update monitor: %w", err)
 	}
@@ -255,10 +256,11 @@ func scanMonitor(row Row) (*model.Monitor, error) {
 	var checked, changed sql.NullTime
 	var job sql.NullInt64
 	var x extractionScan
+	var channelState sql.NullString
 	err := row.Scan(append([]any{&m.ID, &m.WorkspaceID, &m.URL, &m.Host, &m.Label, &channels, &m.CheckIntervalHours, &keywords,
 		&m.ExtractIntent, &selectors, &company, &alerts, &m.Status, &m.ConsecutiveErrors, &anchor, &snapshot, &m.ETag,
 		&m.LastModified, &m.BodyHash, &m.Reanchor, &checked, &changed, &m.LastOutcome, &m.TopScore, &m.NextCheckAt,
-		&job, &m.CreatedAt, &m.UpdatedAt}, x.dest()...)...)
+		&job, &m.CreatedAt, &m.UpdatedAt, &channelState}, x.dest()...)...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, model.Errorf(model.CodeNotFound, "monitor not found")
 	}
@@ -280,6 +282,9 @@ func scanMonitor(row Row) (*model.Monitor, error) {
 	}
 	if anchor.Valid {
 		m.Anchor = json.RawMessage(anchor.String)
+	}
+	if channelState.Valid {
+		m.ChannelState = json.RawMessage(channelState.String)
 	}
 	m.Snapshot = snapshot.String
 	m.LastChecked, m.LastChanged = timePtr(checked), timePtr(changed)
