@@ -93,19 +93,26 @@ func coveringNode(body, art *html.Node) *html.Node {
 }
 
 // NodeMarkdown converts n and its subtree to markdown, links and media
-// made absolute against pageURL. n is modified (its URLs are rewritten);
-// pass a copy when the tree is still needed.
+// made absolute against pageURL, tables normalised as in HTML. n is
+// modified (its URLs are rewritten, its tables rebuilt); pass a copy when
+// the tree is still needed.
 func NodeMarkdown(n *html.Node, pageURL string) string {
 	base, _ := url.Parse(pageURL)
 	wrap := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
 	if n.Parent == nil {
 		wrap.AppendChild(n)
-		defer wrap.RemoveChild(n)
+		defer func() {
+			// A one-column table n has been replaced by its blocks.
+			if n.Parent == wrap {
+				wrap.RemoveChild(n)
+			}
+		}()
 	} else {
 		// Appending n to the wrapper would detach it from its tree.
 		n = cloneTree(n)
 		wrap.AppendChild(n)
 	}
+	normalizeTables(wrap)
 	absolutize(wrap, base, nil)
 	return toMarkdown(wrap)
 }

@@ -3,7 +3,6 @@ package content
 import (
 	"slices"
 	"strings"
-
 	"unicode"
 
 	"golang.org/x/net/html"
@@ -26,8 +25,9 @@ import (
 // cells joined to their number, cell content kept on one line, and the
 // rows above the first figures merged into one header row so that every
 // number sits under its column's heading. Tables that only lay out a
-// page (role=presentation, a table inside, one column, cells of prose)
-// are left alone.
+// page (role=presentation, a table or code block in a cell, cells of
+// prose) are left alone, and those whose content sits in one column
+// become blocks.
 
 // maxColspan is the largest colspan browsers honour. maxGrid bounds the
 // grid columns and the cells of the rebuilt table: real tables stay far
@@ -84,18 +84,17 @@ const (
 
 // tcell is one <td> or <th> placed on the table's grid.
 type tcell struct {
-	n          *html.Node
-	row, col   int // grid origin
-	rows, cols int // spans
-	text       string
-	kind       cellKind
-	header     bool   // a <th>, or a cell of <thead>
-	media      bool   // holds an image, so is not empty without text
-	merged     bool   // joined to a neighbour ("$" beside its number)
-	prefix     string // a neighbour's "$" or "(" joined to this figure
-	suffix     string // a neighbour's ")" or "%" joined to this figure
-	first      int    // first logical column, set once columns are known
-	last       int    // last logical column
+	n         *html.Node
+	col, cols int // first grid column and span (rowspans only move later rows' cells)
+	text      string
+	kind      cellKind
+	header    bool   // a <th>, or a cell of <thead>
+	media     bool   // holds an image, so is not empty without text
+	merged    bool   // joined to a neighbour ("$" beside its number)
+	prefix    string // a neighbour's "$" or "(" joined to this figure
+	suffix    string // a neighbour's ")" or "%" joined to this figure
+	first     int    // first logical column, set once columns are known
+	last      int    // last logical column
 }
 
 func (c *tcell) empty() bool { return c.merged || (c.kind == kindEmpty && !c.media) }
@@ -104,7 +103,7 @@ func (c *tcell) figure() bool { return c.kind == kindAmount || c.kind == kindNil
 
 // normalizeTable rewrites t and reports whether it did: a data table
 // into its normal form, a table whose content is all in one column into
-// a block per row.
+// a block per cell.
 func normalizeTable(t *html.Node) bool {
 	if attr(t, "role") == "presentation" {
 		return false
@@ -231,10 +230,9 @@ func placeCells(trs []*html.Node) ([]tcell, [][]int, bool) {
 			if w.nested || w.lines >= proseLines && len(text) > proseChars {
 				return nil, nil, false
 			}
-			c := tcell{n: td, row: r, col: col, rows: rs, cols: cs, text: text, kind: kindOf(text),
-				header: head || td.DataAtom == atom.Th, media: w.media}
 			byRow[r] = append(byRow[r], len(cells))
-			cells = append(cells, c)
+			cells = append(cells, tcell{n: td, col: col, cols: cs, text: text, kind: kindOf(text),
+				header: head || td.DataAtom == atom.Th, media: w.media})
 			for len(taken) < col+cs {
 				taken = append(taken, 0)
 			}
@@ -306,7 +304,7 @@ func kindOf(s string) cellKind {
 		return kindEmpty
 	}
 	switch strings.ToLower(s) {
-	case "—", "–", "-", "−", "$—", "$ —", "$-", "$ -", "n/a", "nm", "n/m", "*":
+	case "—", "–", "-", "−", "$—", "$ —", "$-", "$ -", "n/a", "nm", "n/m":
 		return kindNil
 	}
 	if len(s) == 4 && (s[:2] == "19" || s[:2] == "20") && isDigits(s) {
@@ -435,11 +433,10 @@ func logicalColumns(cells []tcell) int {
 	// A segment that no cell covers alone goes to the side its cells
 	// all reach: left first, else right, else left when it can.
 	const (
-		alone = iota
-		toLeft
+		toLeft = iota + 1
 		toRight
 	)
-	side := make([]int, segs)
+	side := make([]int, segs) // 0: a column of its own, or dropped
 	for s := range segs {
 		switch {
 		case !covered[s] || exact[s]:
@@ -558,7 +555,7 @@ func figuresHeader(cells []tcell, byRow [][]int, rows []int, firstData int, figu
 	start := end
 	for start > 0 && end-start+1 < maxHeaderRows {
 		row := byRow[rows[start-1]]
-		if !overFigures(cells, row, figures, width) || !labelOnly(cells, row) && !spans(cells, row) && !emptyFirst(cells, row) {
+		if !overFigures(cells, row, figures, width) || !spans(cells, row) && !emptyFirst(cells, row) {
 			break
 		}
 		start--
@@ -622,8 +619,6 @@ func allHeader(cells []tcell, row []int) bool {
 // not a title (one cell spanning every column); its cells are short.
 func overFigures(cells []tcell, row []int, figures []bool, width int) bool {
 	over := false
-	var n int
-	var only *tcell
 	for _, i := range row {
 		c := &cells[i]
 		if c.empty() {
@@ -632,13 +627,9 @@ func overFigures(cells []tcell, row []int, figures []bool, width int) bool {
 		if len(c.text) > maxHeaderChars {
 			return false
 		}
-		n++
-		only = c
-		for j := c.first; j <= c.last; j++ {
-			over = over || figures[j]
-		}
+		over = over || slices.Contains(figures[c.first:c.last+1], true)
 	}
-	return over && !(n == 1 && only.first == 0 && only.last == width-1)
+	return over && !title(cells, row, width)
 }
 
 // labelOnly: the row's content is all in the first column ("ASSETS",

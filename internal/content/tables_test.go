@@ -5,6 +5,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // The tables below are written in the shapes SEC filings and earnings
@@ -307,4 +310,42 @@ func checkNoGlue(t *testing.T, md string) {
 			t.Errorf("glued line %q", line)
 		}
 	}
+}
+
+// TestTablesNodeMarkdown: a monitor's region is converted on its own;
+// its tables come out as in HTML, even when the region is the table.
+func TestTablesNodeMarkdown(t *testing.T) {
+	md := nodeMarkdownOf(t, incomeStatement)
+	if got := markdownTables(md); len(got) != 1 || len(got[0]) != 7 || !reflect.DeepEqual(got[0][2], []string{"Gross profit", "140,071", "147,215"}) {
+		t.Errorf("got tables %q\nmarkdown:\n%s", got, md)
+	}
+	md = nodeMarkdownOf(t, `<table><tr><td></td><td>Not Applicable</td></tr><tr><td></td><td>(Former name)</td></tr></table>`)
+	if md != "Not Applicable\n\n(Former name)" {
+		t.Errorf("one-column region: got %q", md)
+	}
+}
+
+// nodeMarkdownOf converts the first table of page, detached from its
+// tree as a monitor's region copy is.
+func nodeMarkdownOf(t *testing.T, page string) string {
+	t.Helper()
+	root, err := html.Parse(strings.NewReader("<html><body>" + page + "</body></html>"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := findElement(root, atom.Table)
+	table.Parent.RemoveChild(table)
+	return NodeMarkdown(table, "https://example.com/")
+}
+
+func findElement(n *html.Node, a atom.Atom) *html.Node {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.DataAtom == a {
+			return c
+		}
+		if f := findElement(c, a); f != nil {
+			return f
+		}
+	}
+	return nil
 }
