@@ -859,7 +859,8 @@ func trimSpace(n *html.Node, left bool) bool {
 }
 
 // flattenCell keeps the content of n on one line: <br> becomes a space,
-// block elements become spans set apart by spaces, rules go.
+// block elements become spans (headings bold) set apart by spaces, list
+// items are joined by "; ", rules go.
 func flattenCell(n *html.Node) {
 	for c := n.FirstChild; c != nil; {
 		next := c.NextSibling
@@ -884,7 +885,12 @@ func flattenCell(n *html.Node) {
 					n.InsertBefore(textNode(" "), c)
 					n.InsertBefore(textNode(" "), next)
 				}
-				c.Data, c.DataAtom = "span", atom.Span
+				switch c.DataAtom {
+				case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+					c.Data, c.DataAtom = "strong", atom.Strong // a heading keeps its weight
+				default:
+					c.Data, c.DataAtom = "span", atom.Span
+				}
 			default:
 				flattenCell(c)
 			}

@@ -172,7 +172,7 @@ func TestTablesCells(t *testing.T) {
 	want := [][]string{
 		{"Name", "Role", "Links"},
 		{"**Erik B. Nordstrom** Chief Executive Officer", "Director Officer", "[Filing](https://example.com/a); [Exhibit](https://example.com/b)"},
-		{"Peter", "President", "none"},
+		{"**Peter**", "President", "none"},
 	}
 	if got := markdownTables(doc.Markdown); len(got) != 1 || !reflect.DeepEqual(got[0], want) {
 		t.Fatalf("got %q, want %q\nmarkdown:\n%s", got, want, doc.Markdown)
