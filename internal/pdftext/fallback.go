@@ -597,7 +597,7 @@ func (w *walker) decode(f *fontInfo, raw string) string {
 			w.stop = ctxError(w.ctx)
 			break
 		}
-		b.WriteString(ligatures.Replace(f.decode(raw[i:min(i+decodeChunk, len(raw))])))
+		b.WriteString(spellLigatures(f.decode(raw[i:min(i+decodeChunk, len(raw))])))
 	}
 	return b.String()
 }

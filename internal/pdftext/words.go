@@ -10,6 +10,16 @@ import (
 // give its ligature glyphs: "ﬁle" is the word "file".
 var ligatures = strings.NewReplacer("\ufb00", "ff", "\ufb01", "fi", "\ufb02", "fl", "\ufb03", "ffi", "\ufb04", "ffl", "\ufb05", "st", "\ufb06", "st")
 
+// spellLigatures spells out the ligatures of s. The test for their first
+// two bytes (U+FB00 to U+FB06 are EF AC 80 to EF AC 86) spares the
+// replacer, which is slow, on the text of nearly every word.
+func spellLigatures(s string) string {
+	if !strings.Contains(s, "\xef\xac") {
+		return s
+	}
+	return ligatures.Replace(s)
+}
+
 // Hyphens that may end a line inside a word: the ASCII one, U+2010 and
 // the soft hyphen, which only ever marks a break.
 const (
@@ -113,23 +123,25 @@ func compound(stem, first string, vocab map[string]bool) bool {
 // hyphen that ends a line.
 func vocabulary(text string) map[string]bool {
 	vocab := map[string]bool{}
-	var w strings.Builder
+	// The word is built in lower case in a reused buffer and looked up
+	// before it is stored, so that only a new word allocates.
+	var w []byte
 	flush := func() {
-		if w.Len() > 0 {
-			vocab[strings.ToLower(w.String())] = true
-			w.Reset()
+		if len(w) > 0 && !vocab[string(w)] {
+			vocab[string(w)] = true
 		}
+		w = w[:0]
 	}
 	prevLetter := false
 	for i, r := range text {
 		switch {
 		case unicode.IsLetter(r):
-			w.WriteRune(r)
+			w = utf8.AppendRune(w, unicode.ToLower(r))
 			prevLetter = true
 			continue
 		case r == '-' && prevLetter:
 			if n, _ := utf8.DecodeRuneInString(text[i+1:]); unicode.IsLetter(n) {
-				w.WriteRune(r)
+				w = append(w, '-')
 				prevLetter = false
 				continue
 			}
