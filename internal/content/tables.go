@@ -89,7 +89,7 @@ type tcell struct {
 	text      string
 	kind      cellKind
 	header    bool   // a <th>, or a cell of <thead>
-	media     bool   // holds an image, so is not empty without text
+	media     bool   // holds an image or another embed, so is not empty without text
 	merged    bool   // joined to a neighbour ("$" beside its number)
 	prefix    string // a neighbour's "$" or "(" joined to this figure
 	suffix    string // a neighbour's ")" or "%" joined to this figure
@@ -103,7 +103,7 @@ func (c *tcell) figure() bool { return c.kind == kindAmount || c.kind == kindNil
 
 // normalizeTable rewrites t and reports whether it did: a data table
 // into its normal form, a table whose content is all in one column into
-// a block per cell.
+// a block per cell; a table with nothing to show goes.
 func normalizeTable(t *html.Node) bool {
 	if attr(t, "role") == "presentation" {
 		return false
@@ -120,7 +120,12 @@ func normalizeTable(t *html.Node) bool {
 		mergeAffixes(cells, row)
 	}
 	width := logicalColumns(cells)
-	if width == 0 || width*len(trs) > maxGrid {
+	if width == 0 {
+		// Nothing to show: spacer rows, a rule drawn with borders.
+		t.Parent.RemoveChild(t)
+		return true
+	}
+	if width*len(trs) > maxGrid {
 		return false
 	}
 	if width == 1 {
@@ -280,7 +285,7 @@ func (w *cellWriter) node(n *html.Node) {
 			case atom.Br:
 				w.brk()
 				continue
-			case atom.Img, atom.Picture, atom.Video, atom.Svg:
+			case atom.Img, atom.Picture, atom.Video, atom.Audio, atom.Svg, atom.Iframe, atom.Object, atom.Embed, atom.Canvas, atom.Input:
 				w.media = true
 			}
 			block := isBlock(c.DataAtom)

@@ -349,3 +349,16 @@ func findElement(n *html.Node, a atom.Atom) *html.Node {
 	}
 	return nil
 }
+
+// TestTablesEmpty: a table with nothing to show (spacers, a rule drawn
+// with borders) goes; one holding only an image stays as a block.
+func TestTablesEmpty(t *testing.T) {
+	doc := convertBody(t, `<p>Before</p><table><tr><td>&#160;</td><td></td></tr><tr><td style="border-top:1px solid"></td><td></td></tr></table><p>After</p>`)
+	if doc.Markdown != "Before\n\nAfter" {
+		t.Errorf("got %q", doc.Markdown)
+	}
+	doc = convertBody(t, `<table><tr><td></td><td><img src="/logo.png" alt="Logo"></td></tr></table>`)
+	if doc.Markdown != "![Logo](https://example.com/logo.png)" {
+		t.Errorf("got %q", doc.Markdown)
+	}
+}
