@@ -362,3 +362,30 @@ func TestTablesEmpty(t *testing.T) {
 		t.Errorf("got %q", doc.Markdown)
 	}
 }
+
+// FuzzTables feeds table markup (spans, nesting, affixes) through the
+// whole pipeline and a region's conversion: neither may panic.
+func FuzzTables(f *testing.F) {
+	for _, seed := range []string{
+		incomeStatement,
+		`<table><tr><td rowspan="0">a</td><td colspan="0">$</td><td>(1</td><td>)</td></tr><tr><td>%</td></tr></table>`,
+		`<table><tr><th colspan="3">T</th></tr><tr><th>a</th><th rowspan="3">b</th></tr><tr><td><table><tr><td>x</td></tr></table></td></tr></table>`,
+		`<table><caption>c</caption><tr><td><ul><li>a<li>b</ul></td><td><br><hr><h2>h</h2></td></tr></table>`,
+		`<pre><table><tr><td>1</td></tr></table></pre><table role="presentation"><tr><td>1</td><td>2</td></tr></table>`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		if _, err := HTML([]byte("<html><body>"+body+"</body></html>"), "https://example.com/", Options{IncludeHTML: true}); err != nil {
+			return
+		}
+		root, err := html.Parse(strings.NewReader(body))
+		if err != nil {
+			return
+		}
+		if table := findElement(root, atom.Table); table != nil {
+			table.Parent.RemoveChild(table)
+			NodeMarkdown(table, "https://example.com/")
+		}
+	})
+}
