@@ -5,7 +5,7 @@
 GO ?= go
 BIN := bin/webacq
 
-.PHONY: run setup build test vet staticcheck fmt-check fuzz bench bench-health bench-content bench-gyre clean
+.PHONY: run setup build test vet staticcheck fmt-check fuzz bench bench-health bench-content bench-gyre bench-tables bench-pdfwords bench-detect bench-monitors clean
 
 run: setup build
 	./$(BIN) serve
@@ -53,7 +53,20 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
 	done
 
-bench: bench-health bench-content bench-gyre
+bench: bench-health bench-content bench-gyre bench-tables bench-detect
+
+bench-tables:
+	$(GO) run ./bench/tables
+
+bench-pdfwords:
+	bash bench/pdfwords/fetch.sh
+	$(GO) run ./bench/pdfwords
+
+bench-detect:
+	$(GO) run ./bench/detect
+
+bench-monitors:
+	$(GO) run ./bench/monitors -drain
 
 bench-health:
 	$(GO) run ./bench/health
