@@ -54,7 +54,8 @@ func TestMonitorWorkerKilledMidRun(t *testing.T) {
 	api := startServer(t, nodeURL, append(env, "WEBACQ_JOB_WORKERS=0")...)
 	// River's leader rescues a dead worker's jobs with its own setting, so
 	// every worker gets the short one; it also waits out the check's own
-	// timeout (2 × WEBACQ_MONITOR_TIMEOUT + 30 s), kept short here too.
+	// timeout (4 × WEBACQ_MONITOR_TIMEOUT + 30 s: fetches and a locked
+	// extraction), kept short here too.
 	// Eight checks at once per worker keep the four nodes' pools (up to 32
 	// connections each) within PostgreSQL's default 100 connections.
 	workerEnv := append(env, "WEBACQ_JOB_RESCUE_AFTER=10s", "WEBACQ_MONITOR_TIMEOUT=1s", "WEBACQ_JOB_WORKERS=8")

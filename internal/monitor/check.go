@@ -50,7 +50,7 @@ type checkWorker struct {
 // Timeout bounds a check: its fetch, the browser tier, conversion, the
 // locked extraction of a changed run and the write.
 func (w *checkWorker) Timeout(*river.Job[CheckArgs]) time.Duration {
-	return 2*w.s.timeout() + extractTimeout + 30*time.Second
+	return 2*w.s.timeout() + w.s.extractTimeout() + 30*time.Second
 }
 
 func (w *checkWorker) Work(ctx context.Context, job *river.Job[CheckArgs]) error {

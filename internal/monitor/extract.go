@@ -34,9 +34,13 @@ const (
 	// extractChunks bounds the model calls of one preview or run: the
 	// scoped region is usually one chunk.
 	extractChunks = 8
-	// extractTimeout bounds one preview's or run's extraction.
-	extractTimeout = 2 * time.Minute
 )
+
+// extractTimeout bounds one preview's or run's extraction: twice a check's
+// fetch (WEBACQ_MONITOR_TIMEOUT, 2 minutes by default), so that the jobs'
+// timeouts, which River waits out before it rescues a dead worker's job,
+// follow the one setting.
+func (s *Service) extractTimeout() time.Duration { return 2 * s.timeout() }
 
 // PreviewEndpoint names previews in the usage and activity logs: the
 // preview-extract route, also for the preview queued at registration.
@@ -106,7 +110,7 @@ type previewWorker struct {
 
 // Timeout bounds a preview: fetch, browser tier, extraction and the write.
 func (w *previewWorker) Timeout(*river.Job[PreviewArgs]) time.Duration {
-	return 2*w.s.timeout() + extractTimeout + 30*time.Second
+	return 2*w.s.timeout() + w.s.extractTimeout() + 30*time.Second
 }
 
 // NextRetry waits the backoff of the attempt.
@@ -286,7 +290,7 @@ func (s *Service) extract(ctx context.Context, in llm.ExtractInput) (*llm.Extrac
 	if s.LLM == nil {
 		return nil, llm.NotConfigured()
 	}
-	ctx, cancel := context.WithTimeout(ctx, extractTimeout)
+	ctx, cancel := context.WithTimeout(ctx, s.extractTimeout())
 	defer cancel()
 	in.MaxChunks = extractChunks
 	x, err := llm.Extract(ctx, s.LLM, in)
