@@ -1,6 +1,8 @@
-// Command content measures the quality of internal/content against the
-// readability test pages: main-content text F1 (4-gram word shingles) and
-// title accuracy. See README.md.
+// Command content measures the main-content quality of internal/content
+// beside go-trafilatura's on the same pages in the same run: text F1 on
+// the readability test pages (4-gram word shingles against the expected
+// article) and snippet precision and recall on the trafilatura evaluation
+// pages, with the wall time of each extractor. See README.md.
 package main
 
 import (
@@ -8,6 +10,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,122 +18,372 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/markusmobius/go-trafilatura"
 	"golang.org/x/net/html"
 
 	"webacq/internal/content"
+	"webacq/internal/fetch"
 )
 
-// pageURL is the URL the readability test suite gives every page.
-const pageURL = "http://fakehost/test/page.html"
+// readabilityURL is the URL the readability test suite gives every page.
+const readabilityURL = "http://fakehost/test/page.html"
 
-type result struct {
-	name                string
-	f1, prec, recall    float64
-	title, wantTitle    string
-	titleOK, titleLoose bool
+// page is one page of either corpus, decoded to UTF-8.
+type page struct {
+	corpus string // "readability" or "eval"
+	name   string
+	url    string
+	body   []byte
+
+	expected  []string // readability: words of expected.html
+	wantTitle string   // readability: expected title
+	with      []string // eval: snippets the content must contain
+	without   []string // eval: snippets it must not contain
+}
+
+// extraction is one extractor's result on one page.
+type extraction struct {
+	text  string
+	title string
+	took  time.Duration
+	err   error
+}
+
+// score is a page's score: shingle F1 (readability) or snippet counts (eval).
+type score struct {
+	f1, prec, recall float64
+	tp, fn, fp, tn   int
+}
+
+type extractor struct {
+	name string
+	run  func(p *page) extraction
 }
 
 func main() {
-	corpus := flag.String("corpus", "../shared/corpus/readability/test-pages", "folder of readability test pages")
-	lowest := flag.Int("lowest", 10, "how many of the lowest-scoring pages to list")
-	titles := flag.Bool("titles", false, "list every title mismatch")
+	readDir := flag.String("readability", "../shared/corpus/readability/test-pages", "folder of readability test pages")
+	evalDir := flag.String("eval", "../shared/corpus/trafilatura-eval", "folder of the trafilatura evaluation pages")
+	which := flag.String("corpus", "both", "readability, eval or both")
+	oursOnly := flag.Bool("ours", false, "run only our extractor (no go-trafilatura)")
+	tFallback := flag.Bool("tfallback", false, "run go-trafilatura with its fallback extractors")
 	full := flag.Bool("full", false, "convert the whole body (onlyMainContent=false)")
-	page := flag.String("page", "", "print the markdown and text of one page and exit")
+	lowest := flag.Int("lowest", 10, "how many of the worst pages of each corpus to list")
+	titles := flag.Bool("titles", false, "list every title mismatch (readability)")
+	one := flag.String("page", "", "print our text (and go-trafilatura's) of one page, by folder or file name, and exit")
 	flag.Parse()
 
-	if *page != "" {
-		src, err := os.ReadFile(filepath.Join(*corpus, *page, "source.html"))
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+	var pages []*page
+	var err error
+	if *which == "both" || *which == "readability" {
+		if pages, err = loadReadability(*readDir, pages); err != nil {
+			fail(err)
 		}
-		doc, err := content.HTML(src, pageURL, content.Options{OnlyMainContent: !*full})
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+	}
+	if *which == "both" || *which == "eval" {
+		if pages, err = loadEval(*evalDir, pages); err != nil {
+			fail(err)
 		}
-		fmt.Printf("%+v\n--- markdown\n%s\n--- text\n%s\n", doc.Metadata, doc.Markdown, doc.Text)
-		return
 	}
 
-	dirs, err := filepath.Glob(filepath.Join(*corpus, "*", "source.html"))
-	if err != nil || len(dirs) == 0 {
-		fmt.Fprintf(os.Stderr, "no pages under %s\n", *corpus)
-		os.Exit(1)
+	extractors := []extractor{{"webacq", ours(!*full)}}
+	if !*oursOnly {
+		extractors = append(extractors, extractor{"go-trafilatura", theirs(*tFallback)})
 	}
-	var results []result
-	var elapsed time.Duration
-	var bytesIn int
-	for _, src := range dirs {
-		dir := filepath.Dir(src)
-		r, d, n, err := measure(dir, !*full)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "%s: %v\n", filepath.Base(dir), err)
+
+	if *one != "" {
+		for _, p := range pages {
+			if p.name != *one {
+				continue
+			}
+			for _, e := range extractors {
+				x := e.run(p)
+				fmt.Printf("=== %s (%v, %v)\n%s\n", e.name, x.took.Round(time.Millisecond), x.err, x.text)
+			}
+			return
+		}
+		fail(fmt.Errorf("no page %q", *one))
+	}
+
+	// results[e][i] is extractor e on page i. Extractors run one after
+	// the other on each page, in turns, on one goroutine, so that both
+	// meet the same machine load and the time ratio is fair.
+	results := make([][]extraction, len(extractors))
+	for e := range extractors {
+		results[e] = make([]extraction, len(pages))
+	}
+	for i, p := range pages {
+		for k := range extractors {
+			e := (i + k) % len(extractors)
+			results[e][i] = extractors[e].run(p)
+		}
+	}
+
+	for _, corpus := range []string{"readability", "eval"} {
+		var idx []int
+		bytesIn := 0
+		for i, p := range pages {
+			if p.corpus == corpus {
+				idx = append(idx, i)
+				bytesIn += len(p.body)
+			}
+		}
+		if len(idx) == 0 {
 			continue
 		}
-		elapsed += d
-		bytesIn += n
-		results = append(results, r)
-	}
-
-	sort.Slice(results, func(i, j int) bool { return results[i].f1 < results[j].f1 })
-	fmt.Printf("lowest %d by F1:\n", *lowest)
-	for i := 0; i < *lowest && i < len(results); i++ {
-		r := results[i]
-		fmt.Printf("  %-45s F1 %.3f  P %.3f  R %.3f\n", r.name, r.f1, r.prec, r.recall)
-	}
-	var f1, p, rc float64
-	var exact, loose int
-	for _, r := range results {
-		f1 += r.f1
-		p += r.prec
-		rc += r.recall
-		if r.titleOK {
-			exact++
+		fmt.Printf("\n%s: %d pages, %.1f MB\n", corpus, len(idx), float64(bytesIn)/1e6)
+		scores := make([][]score, len(extractors))
+		for e := range extractors {
+			scores[e] = make([]score, len(pages))
+			for _, i := range idx {
+				scores[e][i] = scorePage(pages[i], results[e][i])
+			}
 		}
-		if r.titleLoose {
-			loose++
-		}
-		if *titles && !r.titleOK {
-			fmt.Printf("  title %-30s got %q want %q\n", r.name, r.title, r.wantTitle)
+		report(corpus, pages, idx, extractors, results, scores, *lowest)
+		if corpus == "readability" {
+			reportTitles(pages, idx, results[0], *titles)
 		}
 	}
-	n := float64(len(results))
-	fmt.Printf("pages %d  mean F1 %.4f  precision %.4f  recall %.4f\n", len(results), f1/n, p/n, rc/n)
-	fmt.Printf("title exact %d/%d (%.1f%%)  lenient %d/%d (%.1f%%)\n",
-		exact, len(results), 100*float64(exact)/n, loose, len(results), 100*float64(loose)/n)
-	fmt.Printf("pipeline %.1f ms total, %.2f MB/s\n", elapsed.Seconds()*1000, float64(bytesIn)/1e6/elapsed.Seconds())
+	if len(extractors) == 2 {
+		var t [2]time.Duration
+		for e := range extractors {
+			for _, x := range results[e] {
+				t[e] += x.took
+			}
+		}
+		fmt.Printf("\nspeed: go-trafilatura takes %.2f× our time (all pages, one goroutine each, in turns)\n",
+			t[1].Seconds()/t[0].Seconds())
+	}
 }
 
-func measure(dir string, onlyMain bool) (result, time.Duration, int, error) {
-	r := result{name: filepath.Base(dir)}
-	src, err := os.ReadFile(filepath.Join(dir, "source.html"))
-	if err != nil {
-		return r, 0, 0, err
-	}
-	exp, err := os.ReadFile(filepath.Join(dir, "expected.html"))
-	if err != nil {
-		return r, 0, 0, err
-	}
-	var meta struct {
-		Title string `json:"title"`
-	}
-	if b, err := os.ReadFile(filepath.Join(dir, "expected-metadata.json")); err == nil {
-		_ = json.Unmarshal(b, &meta)
-	}
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, err)
+	os.Exit(1)
+}
 
-	start := time.Now()
-	doc, err := content.HTML(src, pageURL, content.Options{OnlyMainContent: onlyMain})
-	d := time.Since(start)
-	if err != nil {
-		return r, 0, 0, err
+// decode turns a stored page into UTF-8 as the fetch path does with a
+// text/html response that names no charset in its header.
+func decode(b []byte) []byte {
+	out, _ := fetch.ToUTF8(b, "text/html", "text/html")
+	return out
+}
+
+func loadReadability(dir string, pages []*page) ([]*page, error) {
+	srcs, err := filepath.Glob(filepath.Join(dir, "*", "source.html"))
+	if err != nil || len(srcs) == 0 {
+		return nil, fmt.Errorf("no pages under %s", dir)
 	}
-	r.f1, r.prec, r.recall = shingleF1(tokens(doc.Text), tokens(htmlText(exp)))
-	r.title = strings.Join(strings.Fields(doc.Metadata.Title), " ")
-	r.wantTitle = strings.Join(strings.Fields(meta.Title), " ")
-	r.titleOK = r.title == r.wantTitle
-	r.titleLoose = lenientEqual(r.title, r.wantTitle)
-	return r, d, len(src), nil
+	for _, src := range srcs {
+		d := filepath.Dir(src)
+		b, err := os.ReadFile(src)
+		if err != nil {
+			return nil, err
+		}
+		exp, err := os.ReadFile(filepath.Join(d, "expected.html"))
+		if err != nil {
+			return nil, err
+		}
+		var meta struct {
+			Title string `json:"title"`
+		}
+		if m, err := os.ReadFile(filepath.Join(d, "expected-metadata.json")); err == nil {
+			_ = json.Unmarshal(m, &meta)
+		}
+		pages = append(pages, &page{
+			corpus: "readability", name: filepath.Base(d), url: readabilityURL, body: decode(b),
+			expected: tokens(htmlText(exp)), wantTitle: strings.Join(strings.Fields(meta.Title), " "),
+		})
+	}
+	return pages, nil
+}
+
+func loadEval(dir string, pages []*page) ([]*page, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "evaldata.json"))
+	if err != nil {
+		return nil, err
+	}
+	var entries map[string]struct {
+		File    string   `json:"file"`
+		With    []string `json:"with"`
+		Without []string `json:"without"`
+	}
+	if err := json.Unmarshal(b, &entries); err != nil {
+		return nil, fmt.Errorf("evaldata.json: %w", err)
+	}
+	urls := make([]string, 0, len(entries))
+	for u := range entries {
+		urls = append(urls, u)
+	}
+	sort.Strings(urls)
+	for _, u := range urls {
+		e := entries[u]
+		src, err := os.ReadFile(filepath.Join(dir, "pages", e.File))
+		if err != nil {
+			return nil, err
+		}
+		p := &page{corpus: "eval", name: e.File, url: u, body: decode(src)}
+		for _, s := range e.With {
+			p.with = append(p.with, normSpace(s))
+		}
+		for _, s := range e.Without {
+			p.without = append(p.without, normSpace(s))
+		}
+		pages = append(pages, p)
+	}
+	return pages, nil
+}
+
+func ours(onlyMain bool) func(p *page) extraction {
+	return func(p *page) extraction {
+		start := time.Now()
+		doc, err := content.HTML(p.body, p.url, content.Options{OnlyMainContent: onlyMain})
+		x := extraction{took: time.Since(start), err: err}
+		if err == nil {
+			x.text, x.title = doc.Text, doc.Metadata.Title
+		}
+		return x
+	}
+}
+
+// theirs runs go-trafilatura as its own comparison script does (comments
+// excluded, tables kept, balanced focus), with the publication-date scan
+// off as in our fallback: it does not change the content and would only
+// slow it down.
+func theirs(fallback bool) func(p *page) extraction {
+	return func(p *page) extraction {
+		start := time.Now()
+		u, _ := url.Parse(p.url)
+		root, err := html.Parse(bytes.NewReader(p.body))
+		var r *trafilatura.ExtractResult
+		if err == nil {
+			r, err = trafilatura.ExtractDocument(root, trafilatura.Options{
+				OriginalURL:     u,
+				EnableFallback:  fallback,
+				ExcludeComments: true,
+				HtmlDateMode:    trafilatura.Disabled,
+			})
+		}
+		x := extraction{took: time.Since(start), err: err}
+		if err == nil && r != nil {
+			x.text, x.title = r.ContentText, r.Metadata.Title
+		}
+		return x
+	}
+}
+
+func scorePage(p *page, x extraction) score {
+	var s score
+	if p.corpus == "readability" {
+		if x.err == nil {
+			s.f1, s.prec, s.recall = shingleF1(tokens(x.text), p.expected)
+		}
+		return s
+	}
+	// Snippet scoring of trafilatura's evaluation: a failed extraction
+	// misses every wanted snippet.
+	text := normSpace(x.text)
+	for _, w := range p.with {
+		if text != "" && strings.Contains(text, w) {
+			s.tp++
+		} else {
+			s.fn++
+		}
+	}
+	for _, w := range p.without {
+		if text != "" && strings.Contains(text, w) {
+			s.fp++
+		} else {
+			s.tn++
+		}
+	}
+	return s
+}
+
+func report(corpus string, pages []*page, idx []int, extractors []extractor, results [][]extraction, scores [][]score, lowest int) {
+	bytesIn := 0
+	for _, i := range idx {
+		bytesIn += len(pages[i].body)
+	}
+	for e, ex := range extractors {
+		var took time.Duration
+		failed := 0
+		for _, i := range idx {
+			took += results[e][i].took
+			if results[e][i].err != nil {
+				failed++
+			}
+		}
+		var f1, p, r float64
+		extra := ""
+		if corpus == "readability" {
+			for _, i := range idx {
+				f1 += scores[e][i].f1
+				p += scores[e][i].prec
+				r += scores[e][i].recall
+			}
+			n := float64(len(idx))
+			f1, p, r = f1/n, p/n, r/n
+		} else {
+			var tp, fn, fp, tn int
+			for _, i := range idx {
+				s := scores[e][i]
+				tp, fn, fp, tn = tp+s.tp, fn+s.fn, fp+s.fp, tn+s.tn
+			}
+			p = float64(tp) / float64(tp+fp)
+			r = float64(tp) / float64(tp+fn)
+			f1 = 2 * p * r / (p + r)
+			extra = fmt.Sprintf("  tp %d fn %d fp %d tn %d", tp, fn, fp, tn)
+		}
+		fmt.Printf("  %-15s F1 %.4f  P %.4f  R %.4f  %7.0f ms  %5.1f MB/s  failed %d%s\n",
+			ex.name, f1, p, r, took.Seconds()*1000, float64(bytesIn)/1e6/took.Seconds(), failed, extra)
+	}
+	if lowest <= 0 {
+		return
+	}
+	// The worst pages of our extractor, with go-trafilatura's score beside.
+	sorted := append([]int(nil), idx...)
+	bad := func(s score) float64 {
+		if corpus == "readability" {
+			return s.f1
+		}
+		return -float64(s.fn + s.fp)
+	}
+	sort.SliceStable(sorted, func(a, b int) bool { return bad(scores[0][sorted[a]]) < bad(scores[0][sorted[b]]) })
+	fmt.Printf("  worst %d of ours:\n", lowest)
+	for k := 0; k < lowest && k < len(sorted); k++ {
+		i := sorted[k]
+		line := fmt.Sprintf("    %-50.50s", pages[i].name)
+		for e, ex := range extractors {
+			s := scores[e][i]
+			if corpus == "readability" {
+				line += fmt.Sprintf("  %s F1 %.3f P %.3f R %.3f", ex.name, s.f1, s.prec, s.recall)
+			} else {
+				line += fmt.Sprintf("  %s fn %d fp %d", ex.name, s.fn, s.fp)
+			}
+		}
+		fmt.Println(line)
+	}
+}
+
+func reportTitles(pages []*page, idx []int, ours []extraction, list bool) {
+	exact, loose := 0, 0
+	for _, i := range idx {
+		got := strings.Join(strings.Fields(ours[i].title), " ")
+		if got == pages[i].wantTitle {
+			exact++
+		} else if list {
+			fmt.Printf("  title %-30s got %q want %q\n", pages[i].name, got, pages[i].wantTitle)
+		}
+		if lenientEqual(got, pages[i].wantTitle) {
+			loose++
+		}
+	}
+	n := float64(len(idx))
+	fmt.Printf("  webacq titles: exact %d/%d (%.1f%%)  lenient %d/%d (%.1f%%)\n",
+		exact, len(idx), 100*float64(exact)/n, loose, len(idx), 100*float64(loose)/n)
+}
+
+func normSpace(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // htmlText returns the text of an HTML fragment, blocks separated by

@@ -78,12 +78,14 @@ func mediaType(contentType string, body []byte) string {
 
 var xmlEncodingRe = regexp.MustCompile(`^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._:-]+)["']`)
 
-// toUTF8 decodes a text body to UTF-8 and names its original charset. The
-// order follows the HTML standard: byte order mark, Content-Type charset,
-// then (HTML) a meta charset in the first 1024 bytes or (XML) the encoding
-// declaration, then UTF-8 when the bytes are valid UTF-8, else windows-1252.
-// Non-text bodies are returned unchanged with an empty charset.
-func toUTF8(body []byte, mediaType, contentType string) ([]byte, string) {
+// ToUTF8 decodes a text body of the given media type (lower-case, such
+// as "text/html") and Content-Type header to UTF-8 and names its original
+// charset, as Fetch does with every response. The order follows the HTML
+// standard: byte order mark, Content-Type charset, then (HTML) a meta
+// charset in the first 1024 bytes or (XML) the encoding declaration, then
+// UTF-8 when the bytes are valid UTF-8, else windows-1252. Non-text
+// bodies are returned unchanged with an empty charset.
+func ToUTF8(body []byte, mediaType, contentType string) ([]byte, string) {
 	kind := KindOf(mediaType)
 	if !isTextKind(kind) {
 		return body, ""

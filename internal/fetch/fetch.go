@@ -270,7 +270,7 @@ func (c *Client) get(ctx context.Context, r Request, limit int64, truncate bool)
 	ct := resp.Header.Get("Content-Type")
 	out.MediaType = mediaType(ct, body)
 	out.Kind = KindOf(out.MediaType)
-	out.Body, out.Charset = toUTF8(body, out.MediaType, ct)
+	out.Body, out.Charset = ToUTF8(body, out.MediaType, ct)
 	out.Duration = time.Since(start)
 	return out, nil
 }
