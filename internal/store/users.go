@@ -1,0 +1,273 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"webacq/internal/model"
+)
+
+// User is a console account (DECISIONS.md, Console): a person who signs in
+// with an email and a password, granted workspaces one by one. API keys
+// never sign anyone in.
+type User struct {
+	ID    string
+	Email string
+	// PasswordHash is the argon2id hash in PHC form; the password itself is
+	// never stored.
+	PasswordHash string
+	CreatedAt    time.Time
+}
+
+// CreateUser adds a console account; email is stored as given (the caller
+// normalises it), and a taken email is a conflict.
+func (s *Store) CreateUser(ctx context.Context, email, passwordHash string) (*User, error) {
+	var u *User
+	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		u, err = s.insertUser(ctx, tx, email, passwordHash)
+		return err
+	})
+	return u, err
+}
+
+func (s *Store) insertUser(ctx context.Context, tx *sql.Tx, email, passwordHash string) (*User, error) {
+	u := &User{ID: uuid.NewString(), Email: email, PasswordHash: passwordHash, CreatedAt: s.Now()}
+	_, err := tx.ExecContext(ctx, `INSERT INTO console_users (id, email, password_hash, created_at) VALUES ($1, $2, $3, $4)`,
+		u.ID, u.Email, u.PasswordHash, u.CreatedAt)
+	if isUniqueViolation(err) {
+		return nil, model.Errorf(model.CodeConflict, "a console user with email %s already exists", email)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: create user: %w", err)
+	}
+	return u, nil
+}
+
+// UserByEmail finds a console account by its (normalised) email.
+func (s *Store) UserByEmail(ctx context.Context, email string) (*User, error) {
+	var u User
+	err := s.rdb.QueryRowContext(ctx, `SELECT id, email, password_hash, created_at FROM console_users WHERE email = $1`, email).
+		Scan(&u.ID, &u.Email, &u.PasswordHash, &u.CreatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, model.Errorf(model.CodeNotFound, "no console user with email %s", email)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: find user: %w", err)
+	}
+	u.CreatedAt = u.CreatedAt.UTC()
+	return &u, nil
+}
+
+// GrantWorkspace lets a user act on a workspace in the console; granting
+// twice is no error.
+func (s *Store) GrantWorkspace(ctx context.Context, userID, workspaceID string) error {
+	return s.withTx(ctx, func(tx *sql.Tx) error { return s.grant(ctx, tx, userID, workspaceID) })
+}
+
+func (s *Store) grant(ctx context.Context, tx *sql.Tx, userID, workspaceID string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO console_grants (user_id, workspace_id, created_at) VALUES ($1, $2, $3)
+		ON CONFLICT (user_id, workspace_id) DO NOTHING`, userID, workspaceID, s.Now())
+	if err != nil {
+		return fmt.Errorf("store: grant workspace: %w", err)
+	}
+	return nil
+}
+
+// UserWorkspaces lists the workspaces a user was granted, by name.
+func (s *Store) UserWorkspaces(ctx context.Context, userID string) ([]model.Workspace, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT w.id, w.name, w.credits, w.monitoring, w.created_at
+		FROM console_grants g JOIN workspaces w ON w.id = g.workspace_id WHERE g.user_id = $1 ORDER BY w.name`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("store: user workspaces: %w", err)
+	}
+	defer rows.Close()
+	var out []model.Workspace
+	for rows.Next() {
+		var w model.Workspace
+		if err := rows.Scan(&w.ID, &w.Name, &w.Credits, &w.Monitoring, &w.CreatedAt); err != nil {
+			return nil, fmt.Errorf("store: user workspaces: %w", err)
+		}
+		w.CreatedAt = w.CreatedAt.UTC()
+		out = append(out, w)
+	}
+	return out, rows.Err()
+}
+
+// CreateSession starts a session of a user, known by the SHA-256 of its
+// token, until expires. The session the browser held before (replaces, its
+// hash; "" when none) ends in the same transaction, so signing in always
+// rotates the session; sessions that expired are swept on the way.
+func (s *Store) CreateSession(ctx context.Context, tokenHash, userID string, expires time.Time, replaces string) error {
+	now := s.Now()
+	return s.withTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM console_sessions WHERE token_hash = $1 OR expires_at <= $2`,
+			replaces, now); err != nil {
+			return fmt.Errorf("store: create session: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO console_sessions (token_hash, user_id, created_at, expires_at)
+			VALUES ($1, $2, $3, $4)`, tokenHash, userID, now, expires.UTC()); err != nil {
+			return fmt.Errorf("store: create session: %w", err)
+		}
+		return nil
+	})
+}
+
+// SessionUser returns the user of a live session; an unknown or expired
+// session is unauthorized.
+func (s *Store) SessionUser(ctx context.Context, tokenHash string) (*User, error) {
+	var u User
+	err := s.rdb.QueryRowContext(ctx, `SELECT u.id, u.email, u.password_hash, u.created_at
+		FROM console_sessions se JOIN console_users u ON u.id = se.user_id
+		WHERE se.token_hash = $1 AND se.expires_at > $2`, tokenHash, s.Now()).
+		Scan(&u.ID, &u.Email, &u.PasswordHash, &u.CreatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, model.Errorf(model.CodeUnauthorized, "not signed in")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: session: %w", err)
+	}
+	u.CreatedAt = u.CreatedAt.UTC()
+	return &u, nil
+}
+
+// DeleteSession ends a session (sign-out); an unknown one is no error.
+func (s *Store) DeleteSession(ctx context.Context, tokenHash string) error {
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM console_sessions WHERE token_hash = $1`, tokenHash); err != nil {
+		return fmt.Errorf("store: delete session: %w", err)
+	}
+	return nil
+}
+
+// SignInLimit is the most failed sign-ins a subject ("email:…",
+// "addr:…") may have in one window.
+type SignInLimit struct {
+	Subject string
+	Max     int
+}
+
+// SignInBlocked returns when the first of limits whose subject reached its
+// maximum of failures in the current window may try again: zero when none
+// did. A window begins with a subject's first failure and lasts window.
+func (s *Store) SignInBlocked(ctx context.Context, limits []SignInLimit, window time.Duration) (time.Time, error) {
+	if len(limits) == 0 {
+		return time.Time{}, nil
+	}
+	args := []any{s.Now().Add(-window)}
+	marks := make([]string, len(limits))
+	most := map[string]int{}
+	for i, l := range limits {
+		args = append(args, l.Subject)
+		marks[i] = "$" + strconv.Itoa(i+2)
+		most[l.Subject] = l.Max
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT subject, failures, window_start FROM console_signin_failures
+		WHERE window_start > $1 AND subject IN (`+strings.Join(marks, ", ")+`)`, args...)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("store: sign-in failures: %w", err)
+	}
+	defer rows.Close()
+	var until time.Time
+	for rows.Next() {
+		var subject string
+		var n int
+		var start time.Time
+		if err := rows.Scan(&subject, &n, &start); err != nil {
+			return time.Time{}, fmt.Errorf("store: sign-in failures: %w", err)
+		}
+		if end := start.UTC().Add(window); n >= most[subject] && end.After(until) {
+			until = end
+		}
+	}
+	return until, rows.Err()
+}
+
+// AddSignInFailure counts one failed sign-in against each subject, in a
+// window that begins anew once the last one ended.
+func (s *Store) AddSignInFailure(ctx context.Context, subjects []string, window time.Duration) error {
+	now := s.Now()
+	return s.withTx(ctx, func(tx *sql.Tx) error {
+		for _, sub := range subjects {
+			_, err := tx.ExecContext(ctx, `INSERT INTO console_signin_failures (subject, failures, window_start) VALUES ($1, 1, $2)
+				ON CONFLICT (subject) DO UPDATE SET
+				failures = CASE WHEN console_signin_failures.window_start <= $3 THEN 1 ELSE console_signin_failures.failures + 1 END,
+				window_start = CASE WHEN console_signin_failures.window_start <= $3 THEN $2 ELSE console_signin_failures.window_start END`,
+				sub, now, now.Add(-window))
+			if err != nil {
+				return fmt.Errorf("store: sign-in failure: %w", err)
+			}
+		}
+		// Windows that ended count for nothing: keep the table small.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM console_signin_failures WHERE window_start <= $1`, now.Add(-window)); err != nil {
+			return fmt.Errorf("store: sign-in failure: %w", err)
+		}
+		return nil
+	})
+}
+
+// ClearSignInFailures forgets a subject's failures (a successful sign-in).
+func (s *Store) ClearSignInFailures(ctx context.Context, subject string) error {
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM console_signin_failures WHERE subject = $1`, subject); err != nil {
+		return fmt.Errorf("store: clear sign-in failures: %w", err)
+	}
+	return nil
+}
+
+// CreateSetupLink stores a one-time link (by the SHA-256 of its token)
+// that lets whoever holds it create the first console account of a
+// workspace before expires.
+func (s *Store) CreateSetupLink(ctx context.Context, tokenHash, workspaceID string, expires time.Time) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO console_setup_links (token_hash, workspace_id, expires_at) VALUES ($1, $2, $3)`,
+		tokenHash, workspaceID, expires.UTC())
+	if err != nil {
+		return fmt.Errorf("store: create setup link: %w", err)
+	}
+	return nil
+}
+
+// SetupLink returns the workspace of an unused, unexpired setup link;
+// any other is not_found.
+func (s *Store) SetupLink(ctx context.Context, tokenHash string) (*model.Workspace, error) {
+	var id string
+	err := s.rdb.QueryRowContext(ctx, `SELECT workspace_id FROM console_setup_links
+		WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2`, tokenHash, s.Now()).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errSetupLink
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: setup link: %w", err)
+	}
+	return s.Workspace(ctx, id)
+}
+
+var errSetupLink = model.Errorf(model.CodeNotFound, "this setup link is unknown, used or expired")
+
+// UseSetupLink spends a setup link: it creates the account and grants it
+// the link's workspace, in one transaction, so a link makes one account.
+func (s *Store) UseSetupLink(ctx context.Context, tokenHash, email, passwordHash string) (*User, error) {
+	now := s.Now()
+	var u *User
+	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		var ws string
+		err := tx.QueryRowContext(ctx, `UPDATE console_setup_links SET used_at = $2
+			WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING workspace_id`, tokenHash, now).Scan(&ws)
+		if errors.Is(err, sql.ErrNoRows) {
+			return errSetupLink
+		}
+		if err != nil {
+			return fmt.Errorf("store: use setup link: %w", err)
+		}
+		if u, err = s.insertUser(ctx, tx, email, passwordHash); err != nil {
+			return err
+		}
+		return s.grant(ctx, tx, u.ID, ws)
+	})
+	return u, err
+}

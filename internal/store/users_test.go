@@ -1,0 +1,215 @@
+package store_test
+
+import (
+	"testing"
+	"time"
+
+	"webacq/internal/model"
+	"webacq/internal/store"
+	"webacq/internal/store/storetest"
+)
+
+func TestConsoleUsersAndSessions(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, dialect string) {
+		s := storetest.Open(t, dialect)
+		acme, err := s.CreateWorkspace(ctx, "acme", 10, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		other, err := s.CreateWorkspace(ctx, "other", 10, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := s.CreateUser(ctx, "ann@example.com", "$argon2id$hash")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.CreateUser(ctx, "ann@example.com", "x"); model.ErrorCode(err) != model.CodeConflict {
+			t.Fatalf("second account of one email: got %v, want conflict", err)
+		}
+		got, err := s.UserByEmail(ctx, "ann@example.com")
+		if err != nil || got.ID != u.ID || got.PasswordHash != "$argon2id$hash" {
+			t.Fatalf("UserByEmail = %+v, %v", got, err)
+		}
+		if _, err := s.UserByEmail(ctx, "bob@example.com"); model.ErrorCode(err) != model.CodeNotFound {
+			t.Fatalf("unknown email: got %v, want not_found", err)
+		}
+
+		if ws, err := s.UserWorkspaces(ctx, u.ID); err != nil || len(ws) != 0 {
+			t.Fatalf("workspaces before any grant = %v, %v", ws, err)
+		}
+		for range 2 { // granting twice is no error
+			if err := s.GrantWorkspace(ctx, u.ID, acme.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if ws, err := s.UserWorkspaces(ctx, u.ID); err != nil || len(ws) != 1 || ws[0].ID != acme.ID || !ws[0].Monitoring {
+			t.Fatalf("workspaces after a grant of acme = %+v, %v", ws, err)
+		}
+		if err := s.GrantWorkspace(ctx, u.ID, other.ID); err != nil {
+			t.Fatal(err)
+		}
+		if ws, _ := s.UserWorkspaces(ctx, u.ID); len(ws) != 2 || ws[0].Name != "acme" || ws[1].Name != "other" {
+			t.Fatalf("workspaces = %+v, want acme and other by name", ws)
+		}
+
+		// A session is found by its hash until it expires or ends; signing
+		// in again replaces the session the browser held.
+		now := s.Now()
+		if err := s.CreateSession(ctx, "h1", u.ID, now.Add(time.Hour), ""); err != nil {
+			t.Fatal(err)
+		}
+		if su, err := s.SessionUser(ctx, "h1"); err != nil || su.ID != u.ID || su.Email != "ann@example.com" {
+			t.Fatalf("SessionUser = %+v, %v", su, err)
+		}
+		if _, err := s.SessionUser(ctx, "nope"); model.ErrorCode(err) != model.CodeUnauthorized {
+			t.Fatalf("unknown session: got %v, want unauthorized", err)
+		}
+		if err := s.CreateSession(ctx, "h2", u.ID, now.Add(time.Hour), "h1"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.SessionUser(ctx, "h1"); model.ErrorCode(err) != model.CodeUnauthorized {
+			t.Fatalf("replaced session: got %v, want unauthorized", err)
+		}
+		if err := s.CreateSession(ctx, "old", u.ID, now.Add(time.Millisecond), ""); err != nil {
+			t.Fatal(err)
+		}
+		s.Now = func() time.Time { return now.Add(time.Minute) }
+		if _, err := s.SessionUser(ctx, "old"); model.ErrorCode(err) != model.CodeUnauthorized {
+			t.Fatalf("expired session: got %v, want unauthorized", err)
+		}
+		if _, err := s.SessionUser(ctx, "h2"); err != nil {
+			t.Fatalf("live session: %v", err)
+		}
+		if err := s.DeleteSession(ctx, "h2"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.SessionUser(ctx, "h2"); model.ErrorCode(err) != model.CodeUnauthorized {
+			t.Fatalf("signed-out session: got %v, want unauthorized", err)
+		}
+	})
+}
+
+func TestSignInFailuresAndSetupLinks(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, dialect string) {
+		s := storetest.Open(t, dialect)
+		base := s.Now()
+		at := base
+		s.Now = func() time.Time { return at }
+		limits := []store.SignInLimit{{Subject: "email:ann@example.com", Max: 3}, {Subject: "addr:192.0.2.1", Max: 5}}
+		const window = 15 * time.Minute
+		blocked := func() time.Time {
+			t.Helper()
+			until, err := s.SignInBlocked(ctx, limits, window)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return until
+		}
+		for i := range 3 {
+			if !blocked().IsZero() {
+				t.Fatalf("blocked after %d failures, limit 3", i)
+			}
+			if err := s.AddSignInFailure(ctx, []string{"email:ann@example.com", "addr:192.0.2.1"}, window); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// PostgreSQL keeps microseconds.
+		if until := blocked(); until.Sub(base.Add(window)).Abs() > time.Millisecond {
+			t.Fatalf("after 3 failures blocked until %v, want %v", until, base.Add(window))
+		}
+		// Another account from the same address is still let in (the
+		// address has 3 of its 5), and the account's window ends.
+		other := []store.SignInLimit{{Subject: "email:bob@example.com", Max: 3}, {Subject: "addr:192.0.2.1", Max: 5}}
+		if until, _ := s.SignInBlocked(ctx, other, window); !until.IsZero() {
+			t.Fatalf("another account blocked until %v", until)
+		}
+		at = base.Add(window + time.Second)
+		if !blocked().IsZero() {
+			t.Fatal("still blocked after the window")
+		}
+		if err := s.AddSignInFailure(ctx, []string{"email:ann@example.com"}, window); err != nil {
+			t.Fatal(err)
+		}
+		if !blocked().IsZero() {
+			t.Fatal("one failure in a new window blocks")
+		}
+		if err := s.ClearSignInFailures(ctx, "email:ann@example.com"); err != nil {
+			t.Fatal(err)
+		}
+
+		// A setup link makes one account, granted its workspace.
+		at = base
+		def, err := s.CreateWorkspace(ctx, "default", 10, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CreateSetupLink(ctx, "link", def.ID, base.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if w, err := s.SetupLink(ctx, "link"); err != nil || w.ID != def.ID {
+			t.Fatalf("SetupLink = %v, %v", w, err)
+		}
+		u, err := s.UseSetupLink(ctx, "link", "owner@example.com", "hash")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ws, _ := s.UserWorkspaces(ctx, u.ID); len(ws) != 1 || ws[0].ID != def.ID {
+			t.Fatalf("setup account's workspaces = %+v", ws)
+		}
+		if _, err := s.UseSetupLink(ctx, "link", "eve@example.com", "hash"); model.ErrorCode(err) != model.CodeNotFound {
+			t.Fatalf("second use of a setup link: got %v, want not_found", err)
+		}
+		if _, err := s.SetupLink(ctx, "link"); model.ErrorCode(err) != model.CodeNotFound {
+			t.Fatalf("used link still valid: %v", err)
+		}
+		if err := s.CreateSetupLink(ctx, "late", def.ID, base.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		at = base.Add(2 * time.Hour)
+		if _, err := s.UseSetupLink(ctx, "late", "late@example.com", "hash"); model.ErrorCode(err) != model.CodeNotFound {
+			t.Fatalf("expired setup link: got %v, want not_found", err)
+		}
+		if _, err := s.UserByEmail(ctx, "late@example.com"); model.ErrorCode(err) != model.CodeNotFound {
+			t.Fatal("an expired link made an account")
+		}
+	})
+}
+
+func TestCreditsPerDay(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, dialect string) {
+		s := storetest.Open(t, dialect)
+		w, err := s.CreateWorkspace(ctx, "acme", 10, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		day := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+		row := func(at time.Time, prefix, endpoint string, credits int64) store.Record {
+			return store.Record{Usage: model.Usage{WorkspaceID: w.ID, KeyPrefix: prefix, Endpoint: endpoint, Credits: credits,
+				Tier: model.TierHTTP, Status: 200, RequestID: "r", CreatedAt: at},
+				Activity: model.Activity{WorkspaceID: w.ID, KeyPrefix: prefix, Endpoint: endpoint, Via: model.ViaHTTP,
+					Method: "POST", Status: 200, RequestID: "r", CreatedAt: at}}
+		}
+		recs := []store.Record{
+			row(day.Add(time.Hour), "mc_a", "/api/v1/fetch", 1),
+			row(day.Add(23*time.Hour+59*time.Minute), "mc_b", "/api/v1/fetch", 3),
+			row(day.Add(24*time.Hour+time.Minute), "mc_a", "/api/v1/map", 1),
+			row(day.Add(72*time.Hour), "mc_a", "/api/v1/fetch", 5),
+		}
+		if err := s.WriteRecords(ctx, recs); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.CreditsPerDay(ctx, w.ID, model.LogFilter{Since: day, Before: day.Add(72 * time.Hour)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || !got[0].Day.Equal(day) || got[0].Credits != 4 || got[0].Calls != 2 ||
+			!got[1].Day.Equal(day.Add(24*time.Hour)) || got[1].Credits != 1 {
+			t.Fatalf("CreditsPerDay = %+v", got)
+		}
+		got, _ = s.CreditsPerDay(ctx, w.ID, model.LogFilter{KeyPrefix: "mc_a", Endpoint: "/api/v1/fetch"})
+		if len(got) != 2 || got[0].Credits != 1 || got[1].Credits != 5 {
+			t.Fatalf("CreditsPerDay of mc_a's fetches = %+v", got)
+		}
+	})
+}
