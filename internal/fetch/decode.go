@@ -83,8 +83,9 @@ var xmlEncodingRe = regexp.MustCompile(`^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Z
 // charset, as Fetch does with every response. The order follows the HTML
 // standard: byte order mark, Content-Type charset, then (HTML) a meta
 // charset in the first 1024 bytes or (XML) the encoding declaration, then
-// UTF-8 when the bytes are valid UTF-8, else windows-1252. Non-text
-// bodies are returned unchanged with an empty charset.
+// UTF-8 when the bytes are valid UTF-8, else windows-1252; except that
+// valid UTF-8 beats a meta charset (see below). Non-text bodies are
+// returned unchanged with an empty charset.
 func ToUTF8(body []byte, mediaType, contentType string) ([]byte, string) {
 	kind := KindOf(mediaType)
 	if !isTextKind(kind) {
@@ -117,9 +118,15 @@ func ToUTF8(body []byte, mediaType, contentType string) ([]byte, string) {
 			enc, name, certain = encoding.Nop, "utf-8", true
 		}
 	}
-	// DetermineEncoding only looks at the first 1024 bytes; a page that is
-	// ASCII there and UTF-8 further on is still UTF-8.
-	if !certain && name == "windows-1252" && utf8.Valid(body) {
+	// Without a BOM or a header charset, valid UTF-8 wins over the meta
+	// tag and the windows-1252 default, as browsers' sniffing effectively
+	// does: pages saved as UTF-8 by editors and CMSes often keep the meta
+	// charset of the template they came from, and non-ASCII text in a
+	// legacy encoding is almost never valid UTF-8 by chance. DetermineEncoding
+	// only looks at the first 1024 bytes, so a page that is ASCII there and
+	// UTF-8 further on is UTF-8 too. Pure ASCII keeps its declared charset:
+	// ISO-2022-JP is written in 7-bit bytes.
+	if !certain && name != "utf-8" && utf8.Valid(body) && (name == "windows-1252" || !ascii(body)) {
 		enc, name = encoding.Nop, "utf-8"
 	}
 	if name == "utf-8" || enc == encoding.Nop {
@@ -134,6 +141,15 @@ func ToUTF8(body []byte, mediaType, contentType string) ([]byte, string) {
 		return bytes.ToValidUTF8(body, []byte("\uFFFD")), name
 	}
 	return bytes.TrimPrefix(out, []byte("\xef\xbb\xbf")), name
+}
+
+func ascii(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // maxCodings is the most content codings decodeContent undoes. Real
