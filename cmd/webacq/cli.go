@@ -300,7 +300,6 @@ func (m *Main) serve(ctx context.Context) error {
 		return err
 	}
 	api.SetMonitors(monitors)
-	api.SetSecrets(box)
 	mcpHandler := mcp.New(m.store, biller, svc, m.log, mcp.Options{BaseURL: m.cfg.BaseURL, CanonicalHost: m.cfg.CanonicalHost,
 		AllowedHosts: m.cfg.AllowedHosts, Addr: m.cfg.Addr, AllowedOrigins: m.cfg.MCPAllowedOrigins,
 		MaxResultChars: m.cfg.MCPMaxResultChars})

@@ -65,7 +65,6 @@ func newMonitorEnv(t *testing.T, dialect string, opts ...func(*monitor.Service))
 	if err != nil {
 		t.Fatal(err)
 	}
-	api.SetSecrets(box)
 	mon.Secrets = box
 	for _, o := range opts {
 		o(mon)

@@ -11,7 +11,6 @@ import (
 	"webacq/internal/config"
 	"webacq/internal/model"
 	"webacq/internal/monitor"
-	"webacq/internal/secretbox"
 	"webacq/internal/store"
 )
 
@@ -24,17 +23,20 @@ type Server struct {
 	log    *slog.Logger
 	// monitors serves the monitor endpoints (nil: they answer unavailable).
 	monitors *monitor.Service
-	// secrets seals webhook secrets (no key: secrets cannot be stored).
-	secrets *secretbox.Box
 
 	v1      *http.ServeMux
 	handler http.Handler
 	mcp     http.Handler
+	console http.Handler
 }
 
 // SetMCP mounts the MCP endpoint at /api/mcp, behind the same request ids,
 // access log, canonical-host redirect and body cap as the REST API.
 func (s *Server) SetMCP(h http.Handler) { s.mcp = h }
+
+// SetConsole mounts the web console at /console, behind the same request
+// ids, access log, canonical-host redirect and body cap as the REST API.
+func (s *Server) SetConsole(h http.Handler) { s.console = h }
 
 // New builds the API on a store, a biller (which finishes every call and
 // answers the account endpoints) and the billed primitives built on it.
@@ -73,7 +75,17 @@ func (s *Server) routes() {
 		}
 		s.mcp.ServeHTTP(w, r)
 	})
+	mux.HandleFunc("/console/", s.serveConsole)
+	mux.HandleFunc("/console", s.serveConsole)
 	s.handler = s.outer(mux)
+}
+
+func (s *Server) serveConsole(w http.ResponseWriter, r *http.Request) {
+	if s.console == nil {
+		http.NotFound(w, r)
+		return
+	}
+	s.console.ServeHTTP(w, r)
 }
 
 // handle registers an /api/v1 route; the usage and activity rows name its
