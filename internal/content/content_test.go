@@ -33,8 +33,8 @@ func TestHTMLMarkdown(t *testing.T) {
 				"## The grammar",
 				"- An expression is a sum of terms.",
 				"1. Write the grammar first.",
-				"| Input  | Time   |",
-				"| medium | 12 µs  |",
+				"| Input | Time |",
+				"| medium | 12 µs |",
 				"```go\nfunc (p *parser) expr() int {",
 				"\treturn v\n}\n```",
 				// <base href> wins over the page URL for relative links and images.

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	md "github.com/JohannesKaufmann/html-to-markdown/v2/converter"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/marker"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/strikethrough"
@@ -22,14 +23,82 @@ var converter = newConverter()
 func newConverter() *md.Converter {
 	c := md.NewConverter(md.WithPlugins(
 		base.NewBasePlugin(),
-		commonmark.NewCommonmarkPlugin(),
-		table.NewTablePlugin(),
+		commonmark.NewCommonmarkPlugin(
+			// A link without text or without a target tells a reader
+			// nothing: its text, if any, stays and the link goes.
+			commonmark.WithLinkEmptyContentBehavior(commonmark.LinkBehaviorSkip),
+			commonmark.WithLinkEmptyHrefBehavior(commonmark.LinkBehaviorSkip),
+		),
+		// Aligned columns pad every cell to its column's widest one: a
+		// long cell costs its length again in spaces on every row.
+		table.NewTablePlugin(table.WithCellPaddingBehavior(table.CellPaddingBehaviorMinimal)),
 		strikethrough.NewStrikethroughPlugin(),
 	))
-	for _, tag := range []string{"template", "svg", "button", "select", "form", "dialog"} {
+	// noembed and noframes hold fallback markup as raw text, like iframe,
+	// which the base plugin removes.
+	for _, tag := range []string{"template", "svg", "button", "select", "form", "dialog", "noembed", "noframes"} {
 		c.Register.TagType(tag, md.TagTypeRemove, md.PriorityStandard)
 	}
+	// The base plugin writes every < and > of text as an entity; after it
+	// (and before the escaping is settled) they go back to characters
+	// that are escaped only where markdown would read them as syntax.
+	c.Register.TextTransformer(angleBrackets, md.PriorityStandard+10)
+	c.Register.UnEscaper(unescapeAngle, md.PriorityStandard)
 	return c
+}
+
+// angleEntities turns the base plugin's entities back into characters
+// marked for escaping. A text that held "&lt;" itself comes out as "<",
+// which is what the entity meant to a markdown reader anyway.
+var angleEntities = strings.NewReplacer(
+	"&lt;", string(marker.BytesMarkerEscaping)+"<",
+	"&gt;", string(marker.BytesMarkerEscaping)+">",
+)
+
+// escapeMark is the converter's mark before a character that may need a
+// backslash; the unescapers decide.
+var escapeMark = marker.BytesMarkerEscaping[0]
+
+func angleBrackets(_ md.Context, s string) string {
+	if !strings.Contains(s, "&") {
+		return s
+	}
+	return angleEntities.Replace(s)
+}
+
+// unescapeAngle tells whether a "<" of text at chars[i] must stay escaped,
+// returning 1 then and -1 otherwise: where it would open a tag, a closing
+// tag, a comment, a declaration or processing instruction (all start with
+// a letter, "/", "!" or "?") or an autolink (a scheme starts with a
+// letter; an e-mail address is a run of address characters up to "@").
+// ">" is the commonmark plugin's: escaped only where it opens a quote.
+func unescapeAngle(chars []byte, i int) int {
+	if chars[i] != '<' {
+		return -1
+	}
+	j := i + 1
+	for j < len(chars) && chars[j] == escapeMark {
+		j++
+	}
+	if j == len(chars) {
+		return -1
+	}
+	switch c := chars[j]; {
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '/', c == '!', c == '?':
+		return 1
+	}
+	for ; j < len(chars); j++ {
+		c := chars[j]
+		switch {
+		case c == '@':
+			return 1
+		case c == escapeMark, c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9',
+			strings.IndexByte(".!#$%&'*+/=?^_`{|}~-", c) >= 0:
+		default:
+			return -1
+		}
+	}
+	return -1
 }
 
 // secondOpinionRatio: when the extracted text holds fewer words than
@@ -49,6 +118,9 @@ const secondOpinionRatio = 0.4
 // pages), and the longest readability attempt is kept if it fails too.
 // Pages of more than maxFallbackElements elements never go to trafilatura.
 func mainContent(root *html.Node, base *url.URL, sig signals, title string) (*html.Node, map[string]string) {
+	if sig.h1 != "" {
+		markH1(root)
+	}
 	art, ok := readableContent(root, title)
 	if ok || sig.elements > maxFallbackElements {
 		return art, nil
@@ -58,6 +130,39 @@ func mainContent(root *html.Node, base *url.URL, sig signals, title string) (*ht
 		return n, langs
 	}
 	return art, nil
+}
+
+// h1Mark marks the page's <h1> elements before extraction: the
+// readability pass demotes every <h1> it keeps to <h2>, as Readability
+// does for a page shown under a title of its own, while the markdown is
+// read on its own and the article's heading is its level-1 heading.
+// absolutize gives marked headings their level back and drops the mark.
+const h1Mark = "data-webacq-h1"
+
+func markH1(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if c.DataAtom == atom.H1 {
+			c.Attr = append(c.Attr, html.Attribute{Key: h1Mark})
+			continue
+		}
+		markH1(c)
+	}
+}
+
+// unmarkH1 removes h1Mark from n; a marked heading becomes an <h1> again.
+func unmarkH1(n *html.Node) {
+	for i, a := range n.Attr {
+		if a.Namespace == "" && a.Key == h1Mark {
+			n.Attr = append(n.Attr[:i], n.Attr[i+1:]...)
+			if n.Data == "h2" {
+				n.Data, n.DataAtom = "h1", atom.H1
+			}
+			return
+		}
+	}
 }
 
 // maxFallbackElements bounds the pages trafilatura sees. It takes about
@@ -247,6 +352,9 @@ func absolutize(n *html.Node, base *url.URL, langs map[string]string) {
 		if c.Type != html.ElementNode {
 			continue
 		}
+		if len(c.Attr) > 0 {
+			unmarkH1(c)
+		}
 		// Extraction renames elements (pre → code) and creates new ones
 		// without updating DataAtom; the switches below rely on it.
 		if c.Namespace == "" && c.DataAtom.String() != c.Data {
@@ -321,12 +429,53 @@ func fixCode(parent, c *html.Node, langs map[string]string) {
 			setAttr(c, "class", "language-"+lang)
 		}
 	}
-	if c.DataAtom == atom.Code && parent.DataAtom != atom.Pre && strings.Contains(nodeText(c), "\n") {
+	if c.DataAtom == atom.Code && parent.DataAtom != atom.Pre && parent.DataAtom != atom.Code &&
+		(blockCode(parent, c) || strings.Contains(nodeText(c), "\n")) {
 		pre := &html.Node{Type: html.ElementNode, Data: "pre", DataAtom: atom.Pre}
 		parent.InsertBefore(pre, c)
 		parent.RemoveChild(c)
 		pre.AppendChild(c)
 	}
+}
+
+// blockCode tells whether c, a <code> outside <pre>, stands where a block
+// does: trafilatura writes a code block as a <code> in place of its
+// <pre>, one line or many, among the article's blocks. The neighbours
+// are looked at, not all siblings, so that a page of many <code> stays
+// linear. parent's DataAtom may be stale (see absolutize): its name is read.
+func blockCode(parent, c *html.Node) bool {
+	switch parent.Data {
+	case "body", "div", "article", "section", "main", "blockquote", "figure":
+	default:
+		return false
+	}
+	return blockNeighbour(c, false) && blockNeighbour(c, true)
+}
+
+// blockNeighbour tells whether the previous (or next) sibling of n, white
+// space skipped, is a block, another <code>, or nothing.
+func blockNeighbour(n *html.Node, next bool) bool {
+	s := n.PrevSibling
+	if next {
+		s = n.NextSibling
+	}
+	for s != nil {
+		switch s.Type {
+		case html.TextNode:
+			if strings.TrimSpace(s.Data) != "" {
+				return false
+			}
+		case html.ElementNode:
+			a := atom.Lookup([]byte(s.Data))
+			return a == atom.Code || isBlock(a)
+		}
+		if next {
+			s = s.NextSibling
+		} else {
+			s = s.PrevSibling
+		}
+	}
+	return true
 }
 
 // toMarkdown converts the children of n. It modifies n.
@@ -402,7 +551,9 @@ func (t *textWriter) node(n *html.Node, pre bool) {
 			t.text(c.Data, pre)
 		case html.ElementNode:
 			switch c.DataAtom {
-			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Head:
+			// iframe, noembed and noframes hold fallback markup as raw text.
+			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Head,
+				atom.Iframe, atom.Noembed, atom.Noframes:
 				continue
 			case atom.Br:
 				t.newline()

@@ -48,7 +48,7 @@ func TestTablesFinancial(t *testing.T) {
 		t.Fatalf("got tables %q, want one: %q\nmarkdown:\n%s", tables, want, doc.Markdown)
 	}
 	// Figures are right-aligned under their heading.
-	if !strings.Contains(doc.Markdown, "|--------------------------------------:|") {
+	if !strings.Contains(doc.Markdown, "|---|--:|--:|") {
 		t.Errorf("figure columns not right-aligned:\n%s", doc.Markdown)
 	}
 	if !strings.Contains(doc.Text, "Gross profit 140,071 147,215") {
