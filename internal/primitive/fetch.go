@@ -529,9 +529,61 @@ func (s *Service) keep(ctx context.Context, workspaceID string, req FetchRequest
 	err = s.Pages.SavePage(context.WithoutCancel(ctx), &store.Page{
 		WorkspaceID: workspaceID, URL: req.URL, Variant: req.variant(), FinalURL: res.FinalURL,
 		Status: res.StatusCode, Tier: res.Tier, Title: res.Title, ContentHash: res.contentHash,
-		Markdown: md, Result: b, FetchedAt: res.FetchedAt,
+		Markdown: md, Result: b, FetchedAt: res.FetchedAt, Quality: pageQuality(res), Key: pageKey(res.FinalURL),
 	})
 	if err != nil {
 		s.Log.Warn("keep page", "err", err, "workspace_id", workspaceID)
 	}
+}
+
+// pageQuality ranks a fetched page for the page store, which never lets a
+// worse copy of a URL (in the same formats) replace a better one: an error
+// status (4xx) ranks lowest, then a page without its content (js_required,
+// soft_404), a thin page, and a usable (ok) page; within each, a browser
+// rendering ranks above an HTTP fetch, as it ran the page's scripts. A
+// site that breaks for a while thus leaves its last good copy to maxAge
+// answers and search until retention removes it.
+func pageQuality(res *FetchResult) int {
+	var q int
+	switch {
+	case res.StatusCode >= 400:
+		q = 1
+	case content.Verdict(res.Verdict) == content.VerdictOK:
+		q = 4
+	case content.Verdict(res.Verdict) == content.VerdictThin:
+		q = 3
+	default:
+		q = 2
+	}
+	q *= 2
+	if res.Tier == TierBrowser {
+		q++
+	}
+	return q
+}
+
+// pageKey is a page's identity in the search index: the canonical form of
+// its final URL (NormalizeURL), so that a redirect and its target are one
+// page, with the loopback names localhost, 127.0.0.1 and [::1] taken for
+// one host. It is empty when the URL does not normalise, and the store then
+// keys the page by its final URL as it is.
+func pageKey(finalURL string) string {
+	k, err := NormalizeURL(finalURL)
+	if err != nil {
+		return ""
+	}
+	u, err := url.Parse(k)
+	if err != nil {
+		return k
+	}
+	switch u.Hostname() {
+	case "localhost", "127.0.0.1", "::1":
+		host := "localhost"
+		if p := u.Port(); p != "" {
+			host += ":" + p
+		}
+		u.Host = host
+		return u.String()
+	}
+	return k
 }

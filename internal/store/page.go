@@ -23,19 +23,39 @@ type Page struct {
 	Markdown    string
 	Result      []byte // the primitive's JSON payload
 	FetchedAt   time.Time
+	// Quality ranks the copies of one URL and variant, higher is better;
+	// the caller defines the order (the fetch primitive: a rendered usable
+	// page above a fetched one, above thin, empty and error pages).
+	Quality int
+	// Key is the page's identity in search: copies with one key are one
+	// hit. The fetch primitive sets the canonical form of the final URL;
+	// empty means FinalURL, or URL when that is empty too.
+	Key string
 }
 
-// SavePage keeps the latest copy of a page per workspace, URL and variant.
+// SavePage keeps a copy of a page per workspace, URL and variant: the new
+// copy replaces the stored one unless that one is of higher quality, so a
+// worse fetch (a JavaScript shell, a thin page, an error) never takes the
+// place of a better copy; among copies of equal quality the latest wins.
 func (s *Store) SavePage(ctx context.Context, p *Page) error {
+	key := p.Key
+	if key == "" {
+		key = p.FinalURL
+	}
+	if key == "" {
+		key = p.URL
+	}
 	_, err := s.db.ExecContext(ctx, `INSERT INTO pages
-		(workspace_id, url, variant, final_url, status, tier, title, content_hash, markdown, result, fetched_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+		(workspace_id, url, variant, final_url, status, tier, title, content_hash, markdown, result, fetched_at,
+			quality, page_key)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
 		ON CONFLICT (workspace_id, url, variant) DO UPDATE SET
 		final_url = excluded.final_url, status = excluded.status, tier = excluded.tier, title = excluded.title,
 		content_hash = excluded.content_hash, markdown = excluded.markdown, result = excluded.result,
-		fetched_at = excluded.fetched_at`,
+		fetched_at = excluded.fetched_at, quality = excluded.quality, page_key = excluded.page_key
+		WHERE excluded.quality >= pages.quality`,
 		p.WorkspaceID, p.URL, p.Variant, p.FinalURL, p.Status, p.Tier, p.Title, p.ContentHash, p.Markdown,
-		string(p.Result), p.FetchedAt.UTC())
+		string(p.Result), p.FetchedAt.UTC(), p.Quality, key)
 	if err != nil {
 		return fmt.Errorf("store: save page: %w", err)
 	}

@@ -39,8 +39,12 @@ type PageHit struct {
 
 // SearchPages finds the workspace's stored pages that match query, the most
 // relevant first, at most limit (1 to SearchMaxLimit; 0 means 10) of them,
-// among copies fetched at or after since (zero: any time). Each URL appears
-// once, as its newest matching copy (pages keeps a copy per variant).
+// among copies fetched at or after since (zero: any time). Each page appears
+// once, as its best matching copy (highest Page.Quality, then the newest):
+// the pages table keeps a copy per requested URL and variant, and copies
+// with the same Page.Key (a redirect and its target, the loopback names of
+// one address) are one page. A hit's URL is its copy's final URL. Copies
+// whose status is 400 or more (gone, forbidden, not found) are left out.
 //
 // query is taken as a web search engine takes it, whatever it holds: words
 // must all appear (in any order, case and, on SQLite, accents ignored),
@@ -65,6 +69,14 @@ func (s *Store) SearchPages(ctx context.Context, workspaceID, query string, limi
 	return s.searchPostgres(ctx, workspaceID, query, limit, since)
 }
 
+// pageKeyExpr is a stored copy's page in search: its key, or for a copy
+// saved before keys were kept, its final URL (or requested URL).
+// hitURLExpr is the URL a hit shows.
+const (
+	pageKeyExpr = `COALESCE(NULLIF(p.page_key, ''), NULLIF(p.final_url, ''), p.url)`
+	hitURLExpr  = `COALESCE(NULLIF(p.final_url, ''), p.url)`
+)
+
 // searchSQLite ranks in one query and makes snippets in one query per hit,
 // so that only the hits returned pay for reading their text back.
 func (s *Store) searchSQLite(ctx context.Context, workspaceID, match string, limit int, since time.Time) ([]PageHit, error) {
@@ -74,9 +86,9 @@ func (s *Store) searchSQLite(ctx context.Context, workspaceID, match string, lim
 	)
 	SELECT id, rank FROM (
 		SELECT p.id, p.fetched_at, m.rank,
-			ROW_NUMBER() OVER (PARTITION BY p.url ORDER BY p.fetched_at DESC, p.id DESC) AS n
+			ROW_NUMBER() OVER (PARTITION BY `+pageKeyExpr+` ORDER BY p.quality DESC, p.fetched_at DESC, p.id DESC) AS n
 		FROM m JOIN pages p ON p.id = m.id
-		WHERE p.workspace_id = $2 AND p.fetched_at >= $3
+		WHERE p.workspace_id = $2 AND p.fetched_at >= $3 AND p.status < 400
 	) WHERE n = 1 ORDER BY rank DESC, fetched_at DESC, id DESC LIMIT $4`,
 		match, workspaceID, since.UTC(), limit)
 	if err != nil {
@@ -103,7 +115,7 @@ func (s *Store) searchSQLite(ctx context.Context, workspaceID, match string, lim
 	hits := make([]PageHit, 0, len(top))
 	for _, r := range top {
 		h := PageHit{Rank: r.rank}
-		err := s.rdb.QueryRowContext(ctx, `SELECT p.url, p.title, p.fetched_at,
+		err := s.rdb.QueryRowContext(ctx, `SELECT `+hitURLExpr+`, p.title, p.fetched_at,
 			snippet(pages_fts, 1, '', '', '…', 40)
 			FROM pages_fts JOIN pages p ON p.id = pages_fts.rowid
 			WHERE pages_fts MATCH $1 AND pages_fts.rowid = $2`, match, r.id).
@@ -125,13 +137,14 @@ func (s *Store) searchSQLite(ctx context.Context, workspaceID, match string, lim
 // returned only, over a bounded prefix of their text.
 func (s *Store) searchPostgres(ctx context.Context, workspaceID, query string, limit int, since time.Time) ([]PageHit, error) {
 	rows, err := s.rdb.QueryContext(ctx, `WITH q AS (SELECT websearch_to_tsquery('simple', $2) AS q),
-	newest AS (
-		SELECT DISTINCT ON (p.url) p.id, p.url, p.title, p.fetched_at, ts_rank_cd(p.search, q.q, 1) AS rank
+	best AS (
+		SELECT DISTINCT ON (`+pageKeyExpr+`) p.id, `+hitURLExpr+` AS url, p.title, p.fetched_at,
+			ts_rank_cd(p.search, q.q, 1) AS rank
 		FROM pages p, q
-		WHERE p.workspace_id = $1 AND p.search @@ q.q AND p.fetched_at >= $3
-		ORDER BY p.url, p.fetched_at DESC, p.id DESC
+		WHERE p.workspace_id = $1 AND p.search @@ q.q AND p.fetched_at >= $3 AND p.status < 400
+		ORDER BY `+pageKeyExpr+`, p.quality DESC, p.fetched_at DESC, p.id DESC
 	),
-	top AS (SELECT * FROM newest ORDER BY rank DESC, fetched_at DESC, id DESC LIMIT $4)
+	top AS (SELECT * FROM best ORDER BY rank DESC, fetched_at DESC, id DESC LIMIT $4)
 	SELECT top.url, top.title, top.fetched_at, top.rank,
 		ts_headline('simple', left(p.markdown, $5), q.q,
 			'StartSel="", StopSel="", MaxWords=40, MinWords=15, MaxFragments=2, FragmentDelimiter=" … "')
