@@ -70,6 +70,7 @@ func main() {
 	lowest := flag.Int("lowest", 10, "how many of the worst pages of each corpus to list")
 	titles := flag.Bool("titles", false, "list every title mismatch (readability)")
 	one := flag.String("page", "", "print our text (and go-trafilatura's) of one page, by folder or file name, and exit")
+	dump := flag.String("dump", "", "write each extractor's text of every page and a scores.tsv under this folder")
 	flag.Parse()
 
 	var pages []*page
@@ -139,6 +140,11 @@ func main() {
 			}
 		}
 		report(corpus, pages, idx, extractors, results, scores, *lowest)
+		if *dump != "" {
+			if err := writeDump(*dump, corpus, pages, idx, extractors, results, scores); err != nil {
+				fail(err)
+			}
+		}
 		if corpus == "readability" {
 			reportTitles(pages, idx, results[0], *titles)
 		}
@@ -362,6 +368,41 @@ func report(corpus string, pages []*page, idx []int, extractors []extractor, res
 		}
 		fmt.Println(line)
 	}
+}
+
+// writeDump writes DIR/<extractor>/<page>.txt for every page and
+// DIR/<corpus>-scores.tsv with each extractor's score of each page.
+func writeDump(dir, corpus string, pages []*page, idx []int, extractors []extractor, results [][]extraction, scores [][]score) error {
+	var tsv strings.Builder
+	tsv.WriteString("page")
+	for _, ex := range extractors {
+		tsv.WriteString("\t" + ex.name)
+	}
+	tsv.WriteString("\n")
+	for e, ex := range extractors {
+		if err := os.MkdirAll(filepath.Join(dir, ex.name), 0o755); err != nil {
+			return err
+		}
+		for _, i := range idx {
+			name := filepath.Join(dir, ex.name, strings.TrimSuffix(pages[i].name, ".html")+".txt")
+			if err := os.WriteFile(name, []byte(results[e][i].text), 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	for _, i := range idx {
+		tsv.WriteString(pages[i].name)
+		for e := range extractors {
+			s := scores[e][i]
+			if corpus == "readability" {
+				fmt.Fprintf(&tsv, "\tF1 %.3f P %.3f R %.3f", s.f1, s.prec, s.recall)
+			} else {
+				fmt.Fprintf(&tsv, "\tfn %d fp %d", s.fn, s.fp)
+			}
+		}
+		tsv.WriteString("\n")
+	}
+	return os.WriteFile(filepath.Join(dir, corpus+"-scores.tsv"), []byte(tsv.String()), 0o644)
 }
 
 func reportTitles(pages []*page, idx []int, ours []extraction, list bool) {
