@@ -11,6 +11,11 @@ import (
 // asides, share boxes, headings marked as boilerplate, and tables, lists
 // and divs that look like navigation or widgets rather than prose.
 func (r *readable) prepare(art *html.Node) {
+	// Named boilerplate goes first, on the first attempt only: a page
+	// whose article is that small is retried without it.
+	if r.flags&flagStripUnlikely != 0 {
+		dropBoilerplate(art)
+	}
 	dataTables := make(map[*html.Node]bool)
 	markDataTables(art, dataTables)
 	r.cleanConditionally(art, atom.Form, dataTables)

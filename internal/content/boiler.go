@@ -1,0 +1,166 @@
+package content
+
+import (
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// Boilerplate inside the chosen article: blocks whose class or id names
+// what they are (related stories, ...), and teaser cards of other posts.
+// Class and id values are read as words, split at punctuation and at
+// lower-to-upper case changes and compared lower-cased, so that
+// "related-article" is a list of related stories whatever "article"
+// says, while "relative" or "unrelated" are nothing.
+
+// boilerKind is a family of boilerplate.
+type boilerKind uint8
+
+const (
+	kindRelated boilerKind = 1 << iota // related stories, recommendations, "more news"
+)
+
+// classWords names the families by the words of class and id values.
+// Two consecutive words of one name are also looked up joined
+// ("most-read" as "mostread").
+var classWords = map[string]boilerKind{
+	"related": kindRelated, "recommended": kindRelated, "recommendations": kindRelated,
+	"recirculation": kindRelated, "recirc": kindRelated, "outbrain": kindRelated, "taboola": kindRelated,
+	"plista": kindRelated, "trending": kindRelated, "popular": kindRelated, "mostread": kindRelated,
+	"mostpopular": kindRelated, "morestories": kindRelated, "morearticles": kindRelated, "morenews": kindRelated,
+	"moreposts": kindRelated, "readnext": kindRelated, "nextpost": kindRelated, "prevpost": kindRelated,
+	"postnavigation": kindRelated, "teasers": kindRelated,
+}
+
+// classPrefixes are distinctive words also recognised at the start of a
+// word written without separators ("relatedposts").
+var classPrefixes = []struct {
+	word string
+	kind boilerKind
+}{
+	{"related", kindRelated}, {"recommend", kindRelated},
+}
+
+// classKinds returns the boilerplate families that the class and id of
+// n name.
+func classKinds(n *html.Node) boilerKind {
+	var k boilerKind
+	for _, a := range n.Attr {
+		if a.Namespace == "" && (a.Key == "class" || a.Key == "id") {
+			k |= wordsKinds(a.Val)
+		}
+	}
+	return k
+}
+
+// wordsKinds reads a class or id value word by word without allocating:
+// each word is lower-cased into a buffer and looked up, alone and joined
+// to the word before it within the same name.
+func wordsKinds(v string) boilerKind {
+	var k boilerKind
+	var word, prev [32]byte
+	prevLen := 0
+	for i := 0; i < len(v); {
+		for i < len(v) && !alnum(v[i]) {
+			if v[i] == ' ' || v[i] == '\t' || v[i] == '\n' {
+				prevLen = 0 // a new name
+			}
+			i++
+		}
+		start := i
+		for i < len(v) && alnum(v[i]) && !(i > start && isUpper(v[i]) && !isUpper(v[i-1])) {
+			i++
+		}
+		if i == start {
+			continue
+		}
+		if i-start > len(word) {
+			prevLen = 0
+			continue
+		}
+		n := copy(word[:], v[start:i])
+		for j := range n {
+			if isUpper(word[j]) {
+				word[j] += 'a' - 'A'
+			}
+		}
+		w := word[:n]
+		k |= classWords[string(w)]
+		for _, p := range classPrefixes {
+			if len(w) > len(p.word) && string(w[:len(p.word)]) == p.word {
+				k |= p.kind
+			}
+		}
+		if prevLen > 0 {
+			var pair [64]byte
+			m := copy(pair[:], prev[:prevLen])
+			m += copy(pair[m:], w)
+			k |= classWords[string(pair[:m])]
+		}
+		prevLen = copy(prev[:], w)
+	}
+	return k
+}
+
+func alnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
+
+// dropBoilerplate removes from an extracted article the blocks whose
+// class or id names a boilerplate family, and the nested <article>
+// elements that are teasers of other posts. A block holding half of the
+// article's text or more is kept whatever its name: it is the article's
+// own wrapper ("content has-related-posts").
+func dropBoilerplate(art *html.Node) {
+	total := textStats(art, nil).length
+	if total == 0 {
+		return
+	}
+	removeTags(art, func(n *html.Node) bool {
+		nested := n.DataAtom == atom.Article && n.Parent != art
+		k := classKinds(n)
+		if k == 0 && !nested {
+			return false
+		}
+		st := textStats(n, nil)
+		if 2*st.length >= total {
+			return false
+		}
+		// Another post's teaser: mostly links, or a linked title.
+		if nested && (st.linkLen > 0.25*float64(st.length) || linkedHeading(n)) {
+			return true
+		}
+		return k&kindRelated != 0
+	})
+}
+
+// linkedHeading tells whether n holds a heading that is a link: the
+// title of a teaser card.
+func linkedHeading(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		switch c.DataAtom {
+		case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+			if hasLink(c) {
+				return true
+			}
+			continue
+		}
+		if linkedHeading(c) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasLink(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && (c.DataAtom == atom.A || hasLink(c)) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,72 @@
+package content
+
+import (
+	"strings"
+	"testing"
+)
+
+// ruleProse is a paragraph long enough to make its block the article.
+const ruleProse = "The council met on Tuesday to discuss the new budget, which funds the library, the parks and the roads for the next three years. "
+
+// rulePage wraps an article body in the chrome of a typical site.
+func rulePage(article string) string {
+	return `<html><head><title>Budget approved</title></head><body>
+<nav><ul><li><a href="/">Home</a></li><li><a href="/news">News</a></li><li><a href="/sport">Sport</a></li></ul></nav>
+<div id="main">` + article + `</div>
+<div class="sidebar"><h3>Most read</h3><ul><li><a href="/a">Storm hits coast</a></li><li><a href="/b">Team wins cup</a></li></ul></div>
+<footer><p>Copyright 2025 The Daily</p></footer></body></html>`
+}
+
+func mainText(t *testing.T, body string) string {
+	t.Helper()
+	doc, err := HTML([]byte(body), "https://news.example.org/2025/budget", Options{OnlyMainContent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc.Text
+}
+
+func checkText(t *testing.T, text string, want, unwanted []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("text lacks %q:\n%s", w, text)
+		}
+	}
+	for _, u := range unwanted {
+		if strings.Contains(text, u) {
+			t.Errorf("text keeps %q:\n%s", u, text)
+		}
+	}
+}
+
+// TestRelatedBlocks: lists of related stories and teasers of other posts
+// inside the article container are dropped, whatever else their class
+// says ("article-related"); the article's own wrapper stays even when
+// its class mentions related posts, and so do blocks whose names only
+// look alike.
+func TestRelatedBlocks(t *testing.T) {
+	body := rulePage(`<article><div class="entry-content has-related-posts">
+<p>` + strings.Repeat(ruleProse, 3) + `</p>
+<div class="article-related"><h4>Read more</h4><ul><li><a href="/x">Storm damage in the north</a></li><li><a href="/y">Schools reopen</a></li></ul></div>
+<p>` + strings.Repeat(ruleProse, 2) + `</p>
+<div class="relative-position"><p>The library will open on Sundays from next spring, a first for the town.</p></div>
+<section id="relatedPosts"><p>Council elections: who stands where, and what the parties promise this year.</p></section>
+<article class="teaser"><h3><a href="/2025/roads">Roads plan delayed again</a></h3><p>Work will not start before May.</p></article>
+</div></article>`)
+	checkText(t, mainText(t, body),
+		[]string{"The council met", "The library will open"},
+		[]string{"Storm damage", "Council elections", "Roads plan delayed", "Work will not start"})
+}
+
+func TestWordsKinds(t *testing.T) {
+	for v, want := range map[string]boilerKind{
+		"related-articles": kindRelated, "relatedPosts": kindRelated, "jp-relatedposts": kindRelated,
+		"most-read": kindRelated, "mostRead": kindRelated, "more_stories box": kindRelated,
+		"relative": 0, "unrelated": 0, "mostly readable": 0, "article body": 0,
+	} {
+		if got := wordsKinds(v); got != want {
+			t.Errorf("wordsKinds(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
