@@ -128,6 +128,13 @@ func (s *Service) Register(ctx context.Context, p *model.Principal, req Register
 	return m, nil
 }
 
+// checkPriority puts checks behind alert deliveries (River's default
+// priority 1) on the shared queue: a delivery written by a run is taken
+// before checks that were waiting, so its latency does not grow with a
+// burst of checks (bench/alerts: p99 1.2-2.0 s at 1,000 changed monitors
+// before, about 0.2-0.3 s after).
+const checkPriority = 2
+
 // CheckArgs is the job of one monitor: it lives as long as the monitor is
 // active, runs at the monitor's next_check_at and snoozes until the next
 // one after each check, so each active monitor has exactly one job, waiting
@@ -143,7 +150,7 @@ func (CheckArgs) Kind() string { return "monitor_check" }
 // Snoozing does not count as an attempt; attempts are failures of the
 // worker itself (a panic), which it otherwise turns into snoozes.
 func (CheckArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: jobs.QueueMonitor, MaxAttempts: 25, UniqueOpts: river.UniqueOpts{ByArgs: true,
+	return river.InsertOpts{Queue: jobs.QueueMonitor, MaxAttempts: 25, Priority: checkPriority, UniqueOpts: river.UniqueOpts{ByArgs: true,
 		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
 			rivertype.JobStateRetryable, rivertype.JobStateScheduled}}}
 }
