@@ -369,6 +369,11 @@ func (r *readable) drop(n *html.Node) bool {
 		case "menu", "menubar", "complementary", "navigation", "alert", "alertdialog", "dialog":
 			return true
 		}
+		// Popups, print-only blocks and screen-reader labels that a
+		// stylesheet hides by class rather than by attribute.
+		if match != "" && hidingClass(strings.ToLower(attr(n, "class"))) {
+			return true
+		}
 	}
 	switch n.DataAtom {
 	case atom.Div, atom.Section, atom.Header, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
@@ -530,14 +535,14 @@ var (
 	maybeHints    = []string{"and", "article", "body", "column", "content", "main", "mathjax", "shadow"}
 	positiveHints = []string{"article", "body", "content", "entry", "hentry", "h-entry", "main", "page",
 		"pagination", "post", "text", "blog", "story"}
-	negativeHints = []string{"-ad-", "hidden", "banner", "combx", "comment", "com-", "contact", "footer",
+	negativeHints = []string{"-ad-", "banner", "combx", "comment", "com-", "contact", "footer",
 		"gdpr", "masthead", "media", "meta", "outbrain", "promo", "related", "scroll", "share", "shoutbox",
 		"sidebar", "skyscraper", "sponsor", "shopping", "tags", "widget"}
 	bylineHints = []string{"byline", "author", "dateline", "writtenby", "p-author"}
 )
 
 func negativeHint(v string) bool {
-	if matchesAny(v, negativeHints) {
+	if matchesAny(v, negativeHints) || hiddenHint(v) {
 		return true
 	}
 	for f := range strings.FieldsSeq(v) {

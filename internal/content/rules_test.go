@@ -70,3 +70,35 @@ func TestWordsKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestHiddenClasses: blocks that a stylesheet hides by class (popups,
+// screen-reader labels, print-only notes) stay out of the article; blocks
+// hidden only at some screen sizes stay in, and so does a body whose class
+// hides only its label (Drupal's "field--label-hidden", on every field).
+func TestHiddenClasses(t *testing.T) {
+	body := rulePage(`<article>
+<div class="field field--name-body field--label-hidden"><div class="field__item">
+<p>` + strings.Repeat(ruleProse, 3) + `</p>
+<div class="modal hidden"><p>Subscribe to our newsletter today and never miss a story, it is free.</p></div>
+<p><span class="sr-only">Image caption:</span> Residents queued outside the town hall, and the meeting ran late.</p>
+<div class="print-only"><p>Printed from news.example.org, the daily paper of the valley, all rights reserved.</p></div>
+<p class="d-none d-md-block">The mayor, who chaired the session, thanked the staff for their long work on the plan.</p>
+<p class="hidden-xs">Two members voted against it, saying the roads needed more money than the parks did.</p>
+<p>` + strings.Repeat(ruleProse, 2) + `</p>
+</div></div></article>`)
+	checkText(t, mainText(t, body),
+		[]string{"The council met", "Residents queued", "The mayor, who chaired", "Two members voted"},
+		[]string{"Subscribe to our newsletter", "Image caption", "Printed from"})
+}
+
+func TestHidingClass(t *testing.T) {
+	for v, want := range map[string]bool{
+		"hidden": true, "modal is-hidden": true, "vjs-hidden": true, "sr-only": true, "d-none": true,
+		"d-none d-md-block": false, "hidden md:block": false, "hidden-xs": false, "field--label-hidden": false,
+		"overflow-hidden": false, "lazy-hidden": false, "visible-lg hidden": false, "content": false,
+	} {
+		if got := hidingClass(v); got != want {
+			t.Errorf("hidingClass(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
