@@ -121,7 +121,7 @@ func mainContent(root *html.Node, base *url.URL, sig signals, title string) (*ht
 	if sig.h1 != "" {
 		markH1(root)
 	}
-	art, ok := readableContent(root, title)
+	art, ok := readableContent(root, base, title)
 	if ok || sig.elements > maxFallbackElements {
 		return art, nil
 	}

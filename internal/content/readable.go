@@ -1,6 +1,7 @@
 package content
 
 import (
+	"net/url"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -55,17 +56,23 @@ type readable struct {
 	asP    map[*html.Node]bool
 	byline bool
 	titled bool
+	// host is the page's host without "www.", to tell links within the
+	// site from links to other sites.
+	host string
 }
 
 // readableContent returns the article of the page under root as a new
 // detached <div>, or nil when no attempt yields text; ok tells whether
 // an attempt reached minArticleChars (otherwise the longest is returned).
-func readableContent(root *html.Node, title string) (article *html.Node, ok bool) {
+func readableContent(root *html.Node, base *url.URL, title string) (article *html.Node, ok bool) {
 	body := findBody(root)
 	if body == nil {
 		return nil, false
 	}
 	r := &readable{body: body, title: title}
+	if base != nil {
+		r.host = siteHost(base.Host)
+	}
 	var best *html.Node
 	bestLen := 0
 	for _, flags := range []int{
@@ -241,6 +248,7 @@ func (r *readable) attempt(flags int) *html.Node {
 				st := textStats(c, r.dropped)
 				keep = r.proseLike(st, []*html.Node{c})
 			}
+			keep = keep || docBlock(c, r.host)
 		}
 		if keep {
 			if k := r.copyTree(c); k != nil {
@@ -743,8 +751,14 @@ func runStats(nodes []*html.Node, dropped map[*html.Node]bool) stats {
 
 func linkWeight(n *html.Node, w float64) float64 {
 	if n.DataAtom == atom.A && w == 0 {
-		if strings.HasPrefix(attr(n, "href"), "#") {
+		href := attr(n, "href")
+		if strings.HasPrefix(href, "#") {
 			return 0.3
+		}
+		if docLink(href) {
+			// A link to a document is content (a release, a
+			// filing), not a way to another page.
+			return 0
 		}
 		return 1
 	}

@@ -15,6 +15,7 @@ func (r *readable) prepare(art *html.Node) {
 	// whose article is that small is retried without it.
 	if r.flags&flagStripUnlikely != 0 {
 		dropBoilerplate(art)
+		dropLinkOnly(art, r.host)
 	}
 	dataTables := make(map[*html.Node]bool)
 	markDataTables(art, dataTables)

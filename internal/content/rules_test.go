@@ -102,3 +102,37 @@ func TestHidingClass(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkOnlyParagraphs: a paragraph that is only a link within the
+// site ("Read more") is dropped; links to documents and to other sites
+// are content and stay, inside the article and in a block just after it
+// (an investor-relations release and its PDF).
+func TestLinkOnlyParagraphs(t *testing.T) {
+	body := rulePage(`<article><div class="entry-content">
+<p>` + strings.Repeat(ruleProse, 3) + `</p>
+<p><a href="/2025/storm-damage">Storm damage in the north: what we know</a></p>
+<div><p><a href="/files/q3-results.pdf">Download the release (PDF)</a></p></div>
+<p><a href="https://stats.example.com/budget-2025">The full budget tables of the statistics office</a></p>
+<p><a href="https://twitter.com/thedaily">Follow us on Twitter for more</a></p>
+<p>` + strings.Repeat(ruleProse, 2) + `</p>
+</div>
+<div class="downloads"><a href="https://news.example.org/files/budget-2025.xlsx">Budget 2025 figures (XLSX)</a></div>
+</article>`)
+	checkText(t, mainText(t, body),
+		[]string{"The council met", "Download the release (PDF)", "The full budget tables", "Budget 2025 figures (XLSX)"},
+		[]string{"Storm damage", "Follow us on Twitter"})
+}
+
+func TestClassifyLink(t *testing.T) {
+	const host = "example.org"
+	for href, want := range map[string]linkKind{
+		"/news/a": linkSame, "b.html": linkSame, "#top": linkSame, "https://www.example.org/x": linkSame,
+		"https://blog.example.org/x": linkSame, "/q3.PDF?dl=1": linkDoc, "https://cdn.other.net/r.xlsx": linkDoc,
+		"https://other.net/report": linkOther, "mailto:desk@example.org": linkOther,
+		"https://www.facebook.com/daily": linkSocial, "https://x.com/daily": linkSocial,
+	} {
+		if got := classifyLink(href, host); got != want {
+			t.Errorf("classifyLink(%q) = %v, want %v", href, got, want)
+		}
+	}
+}
