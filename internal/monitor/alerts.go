@@ -131,8 +131,8 @@ func (s *Service) alertsOverride(workspaceID string, raw json.RawMessage) (model
 		out[model.AlertSlackURL], out[model.AlertSlackHint] = sealed, hint
 	}
 	for _, f := range []struct {
-		raw        json.RawMessage
-		key, kind  string
+		raw       json.RawMessage
+		key, kind string
 	}{{req.Email, model.AlertEmailTo, alert.KindEmail}, {req.SMS, model.AlertSMSTo, alert.KindSMS}} {
 		if present(f.raw) {
 			if out[f.key], err = s.recipients(f.raw, "alerts."+f.key, f.kind); err != nil {
