@@ -1,6 +1,8 @@
 package content
 
 import (
+	"strings"
+
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -17,6 +19,7 @@ type boilerKind uint8
 
 const (
 	kindRelated boilerKind = 1 << iota // related stories, recommendations, "more news"
+	kindPopup                          // modals, popups, cookie banners, hover cards
 )
 
 // classWords names the families by the words of class and id values.
@@ -29,6 +32,10 @@ var classWords = map[string]boilerKind{
 	"mostpopular": kindRelated, "morestories": kindRelated, "morearticles": kindRelated, "morenews": kindRelated,
 	"moreposts": kindRelated, "readnext": kindRelated, "nextpost": kindRelated, "prevpost": kindRelated,
 	"postnavigation": kindRelated, "teasers": kindRelated,
+
+	"modal": kindPopup, "popup": kindPopup, "popover": kindPopup, "overlay": kindPopup, "cookie": kindPopup,
+	"cookies": kindPopup, "cookiebanner": kindPopup, "consent": kindPopup, "gdpr": kindPopup,
+	"tooltip": kindPopup, "hovercard": kindPopup, "interstitial": kindPopup,
 }
 
 // classPrefixes are distinctive words also recognised at the start of a
@@ -54,18 +61,29 @@ func classKinds(n *html.Node) boilerKind {
 
 // wordsKinds reads a class or id value word by word without allocating:
 // each word is lower-cased into a buffer and looked up, alone and joined
-// to the word before it within the same name.
+// to the word before it within the same name. A name that states a
+// condition of the block ("has-related-posts", "with-sharing") says
+// what the block holds or shows, not what it is, and is skipped.
 func wordsKinds(v string) boilerKind {
 	var k boilerKind
 	var word, prev [32]byte
 	prevLen := 0
+	nameStart := true
 	for i := 0; i < len(v); {
 		for i < len(v) && !alnum(v[i]) {
 			if v[i] == ' ' || v[i] == '\t' || v[i] == '\n' {
 				prevLen = 0 // a new name
+				nameStart = true
 			}
 			i++
 		}
+		if nameStart && stateModifier(v[i:]) {
+			for i < len(v) && v[i] != ' ' && v[i] != '\t' && v[i] != '\n' {
+				i++
+			}
+			continue
+		}
+		nameStart = false
 		start := i
 		for i < len(v) && alnum(v[i]) && !(i > start && isUpper(v[i]) && !isUpper(v[i-1])) {
 			i++
@@ -99,6 +117,17 @@ func wordsKinds(v string) boilerKind {
 		prevLen = copy(prev[:], w)
 	}
 	return k
+}
+
+// stateModifier tells whether a class name starts with a word that makes
+// it a condition of its block.
+func stateModifier(name string) bool {
+	for _, p := range []string{"has-", "has_", "with-", "with_", "no-", "no_", "is-", "enable-", "show-", "hide-"} {
+		if len(name) >= len(p) && strings.EqualFold(name[:len(p)], p) {
+			return true
+		}
+	}
+	return false
 }
 
 func alnum(c byte) bool {

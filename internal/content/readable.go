@@ -59,6 +59,26 @@ type readable struct {
 	// host is the page's host without "www.", to tell links within the
 	// site from links to other sites.
 	host string
+	// bodyLen is the text length of the page's body, artLen that of the
+	// article being cleaned.
+	bodyLen, artLen int
+}
+
+// pageWrapper tells whether n, named like a header, footer or popup,
+// holds more than half of the page's text: then it wraps the page
+// ("above-footer", "header-and-content"), and dropping it drops the
+// article. match is n's class and id, lower-cased, or "" for any name.
+func (r *readable) pageWrapper(n *html.Node, match string) bool {
+	if match != "" && !pageRegion(match) {
+		return false
+	}
+	return 2*textStats(n, nil).length > r.bodyLen
+}
+
+// pageRegion tells whether a class and id string names a region of the
+// page layout, which may wrap the content, rather than what a block is.
+func pageRegion(match string) bool {
+	return strings.Contains(match, "footer") || strings.Contains(match, "header")
 }
 
 // readableContent returns the article of the page under root as a new
@@ -105,6 +125,9 @@ func (r *readable) attempt(flags int) *html.Node {
 	r.collapsed = make(map[*html.Node]bool)
 	r.asP = make(map[*html.Node]bool)
 	r.byline, r.titled = false, false
+	if r.bodyLen == 0 {
+		r.bodyLen = textStats(r.body, nil).length
+	}
 
 	r.visit(r.body, 0)
 
@@ -370,11 +393,17 @@ func (r *readable) drop(n *html.Node) bool {
 	}
 	if r.flags&flagStripUnlikely != 0 && n.DataAtom != atom.Body && n.DataAtom != atom.A {
 		if match != "" && matchesAny(match, unlikelyHints) && !matchesAny(match, maybeHints) &&
-			!hasAncestor(n, atom.Table, 3) && !hasAncestor(n, atom.Code, 3) {
+			!hasAncestor(n, atom.Table, 3) && !hasAncestor(n, atom.Code, 3) && !r.pageWrapper(n, match) {
 			return true
 		}
 		switch attr(n, "role") {
 		case "menu", "menubar", "complementary", "navigation", "alert", "alertdialog", "dialog":
+			return true
+		}
+		// Modals, cookie banners and hover cards are shown over the
+		// page, not in it; their text would make them candidates or
+		// inflate the link density of the article around them.
+		if match != "" && classKinds(n)&kindPopup != 0 && !r.pageWrapper(n, "") {
 			return true
 		}
 		// Popups, print-only blocks and screen-reader labels that a
@@ -575,7 +604,34 @@ func matchString(n *html.Node) string {
 	if class == "" && id == "" {
 		return ""
 	}
+	if strings.Contains(class, "-") || strings.Contains(class, "_") {
+		class = withoutModifiers(class)
+	}
 	return strings.ToLower(class + " " + id)
+}
+
+// withoutModifiers drops the class names that state a condition of the
+// block ("has-related-posts", "with-sidebar"; see stateModifier): the
+// hints read what a block is.
+func withoutModifiers(class string) string {
+	keep := true
+	for f := range strings.FieldsSeq(class) {
+		if stateModifier(f) {
+			keep = false
+			break
+		}
+	}
+	if keep {
+		return class
+	}
+	var b strings.Builder
+	for f := range strings.FieldsSeq(class) {
+		if !stateModifier(f) {
+			b.WriteString(f)
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
 }
 
 func isByline(n *html.Node, match string) bool {

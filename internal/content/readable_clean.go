@@ -17,6 +17,7 @@ func (r *readable) prepare(art *html.Node) {
 		dropBoilerplate(art)
 		dropLinkOnly(art, r.host)
 	}
+	r.artLen = textStats(art, nil).length
 	dataTables := make(map[*html.Node]bool)
 	markDataTables(art, dataTables)
 	r.cleanConditionally(art, atom.Form, dataTables)
@@ -348,7 +349,9 @@ func (r *readable) boilerplate(n *html.Node, tag atom.Atom, dataTables map[*html
 		isList = true
 	}
 	weight := r.classWeight(n)
-	if weight < 0 {
+	// A block named like a footer or header that holds most of the
+	// article is the article ("above-footer" around the whole page).
+	if weight < 0 && !(2*f.length > r.artLen && pageRegion(matchString(n))) {
 		return true
 	}
 	if f.commas >= 10 {

@@ -63,7 +63,7 @@ func TestWordsKinds(t *testing.T) {
 	for v, want := range map[string]boilerKind{
 		"related-articles": kindRelated, "relatedPosts": kindRelated, "jp-relatedposts": kindRelated,
 		"most-read": kindRelated, "mostRead": kindRelated, "more_stories box": kindRelated,
-		"relative": 0, "unrelated": 0, "mostly readable": 0, "article body": 0,
+		"relative": 0, "unrelated": 0, "has-related-posts": 0, "post with-share": 0, "mostly readable": 0, "article body": 0,
 	} {
 		if got := wordsKinds(v); got != want {
 			t.Errorf("wordsKinds(%q) = %v, want %v", v, got, want)
@@ -135,4 +135,23 @@ func TestClassifyLink(t *testing.T) {
 			t.Errorf("classifyLink(%q) = %v, want %v", href, got, want)
 		}
 	}
+}
+
+// TestPageWrappersAndPopups: a wrapper named like a footer that holds
+// most of the page is not dropped as a footer; a modal or a cookie
+// banner next to the article stays out of it; a class that states a
+// condition of the block ("has-related-posts") is not its name.
+func TestPageWrappersAndPopups(t *testing.T) {
+	modal := `<div class="modal disclosures-modal"><div class="modal__body">` +
+		strings.Repeat("<p>Disclosures: the authors report grants, personal fees and other support, outside the submitted work, from several companies.</p>", 3) +
+		`</div></div>`
+	body := `<html><head><title>Budget approved</title></head><body>
+<div class="cookie-consent"><p>We use cookies to improve your experience, to measure the audience and to show you offers.</p></div>
+<div class="above-footer"><div class="post-content"><article class="has-related-posts">
+<p>` + strings.Repeat(ruleProse, 3) + `</p><p>` + strings.Repeat(ruleProse, 3) + `</p><p>` + strings.Repeat(ruleProse, 3) + `</p>
+</article>` + modal + `</div></div>
+<footer><p>Copyright 2025 The Daily</p></footer></body></html>`
+	checkText(t, mainText(t, body),
+		[]string{"The council met"},
+		[]string{"Disclosures:", "We use cookies", "Copyright"})
 }
