@@ -8,7 +8,8 @@ import (
 )
 
 // Boilerplate inside the chosen article: blocks whose class or id names
-// what they are (related stories, ...), and teaser cards of other posts.
+// what they are (related stories, dates and bylines, author boxes, ...),
+// and teaser cards of other posts.
 // Class and id values are read as words, split at punctuation and at
 // lower-to-upper case changes and compared lower-cased, so that
 // "related-article" is a list of related stories whatever "article"
@@ -20,6 +21,8 @@ type boilerKind uint8
 const (
 	kindRelated boilerKind = 1 << iota // related stories, recommendations, "more news"
 	kindPopup                          // modals, popups, cookie banners, hover cards
+	kindMeta                           // dates, bylines, categories, breadcrumbs, tag lists
+	kindBio                            // about-the-author boxes
 )
 
 // classWords names the families by the words of class and id values.
@@ -36,6 +39,15 @@ var classWords = map[string]boilerKind{
 	"modal": kindPopup, "popup": kindPopup, "popover": kindPopup, "overlay": kindPopup, "cookie": kindPopup,
 	"cookies": kindPopup, "cookiebanner": kindPopup, "consent": kindPopup, "gdpr": kindPopup,
 	"tooltip": kindPopup, "hovercard": kindPopup, "interstitial": kindPopup,
+
+	"meta": kindMeta, "postmeta": kindMeta, "entrymeta": kindMeta, "byline": kindMeta, "bylines": kindMeta,
+	"dateline": kindMeta, "date": kindMeta, "dates": kindMeta, "timestamp": kindMeta, "published": kindMeta,
+	"updated": kindMeta, "posted": kindMeta, "postedon": kindMeta, "pubdate": kindMeta, "author": kindMeta,
+	"authors": kindMeta, "breadcrumb": kindMeta, "breadcrumbs": kindMeta, "crumbs": kindMeta,
+	"category": kindMeta, "categories": kindMeta, "tag": kindMeta, "tags": kindMeta, "tagged": kindMeta,
+	"taglist": kindMeta, "keywords": kindMeta, "kicker": kindMeta, "readtime": kindMeta,
+
+	"bio": kindBio, "authorbio": kindBio, "authorbox": kindBio, "abh": kindBio, "saboxplugin": kindBio,
 }
 
 // classPrefixes are distinctive words also recognised at the start of a
@@ -44,7 +56,8 @@ var classPrefixes = []struct {
 	word string
 	kind boilerKind
 }{
-	{"related", kindRelated}, {"recommend", kindRelated},
+	{"related", kindRelated}, {"recommend", kindRelated}, {"breadcrumb", kindMeta}, {"byline", kindMeta},
+	{"dateline", kindMeta}, {"timestamp", kindMeta},
 }
 
 // classKinds returns the boilerplate families that the class and id of
@@ -160,8 +173,27 @@ func dropBoilerplate(art *html.Node) {
 		if nested && (st.linkLen > 0.25*float64(st.length) || linkedHeading(n)) {
 			return true
 		}
-		return k&kindRelated != 0
+		// An inline element counts only as a line of its own: a
+		// link with class "meta-loc" inside a sentence is words.
+		if isPhrasing(n) && !alone(n, st.length) {
+			return false
+		}
+		switch {
+		case k&(kindRelated|kindBio) != 0:
+			return true
+		case k&kindMeta != 0:
+			// Dates, bylines and tag lists are short lines; a long
+			// block named "post-meta" holds more than that.
+			return st.length < 200
+		}
+		return false
 	})
+}
+
+// alone tells whether an inline element of text length l is all the
+// text of its parent: a line of its own.
+func alone(n *html.Node, l int) bool {
+	return n.Parent != nil && textStats(n.Parent, nil).length <= l+2
 }
 
 // linkedHeading tells whether n holds a heading that is a link: the

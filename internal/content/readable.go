@@ -525,7 +525,18 @@ func (r *readable) copyTree(n *html.Node) *html.Node {
 	}
 	if r.collapsed[n] {
 		if p := singleP(n); p != nil {
-			return r.copyTree(p)
+			k := r.copyTree(p)
+			// The <p> keeps the div's names: cleaning reads them
+			// ("author-bio" around a paragraph).
+			if k != nil {
+				if v := attr(n, "class"); v != "" {
+					setAttr(k, "class", strings.TrimSpace(attr(k, "class")+" "+v))
+				}
+				if v := attr(n, "id"); v != "" && attr(k, "id") == "" {
+					setAttr(k, "id", v)
+				}
+			}
+			return k
 		}
 	}
 	k := &html.Node{Type: n.Type, Data: n.Data, DataAtom: n.DataAtom, Namespace: n.Namespace}

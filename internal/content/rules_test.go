@@ -155,3 +155,22 @@ func TestPageWrappersAndPopups(t *testing.T) {
 		[]string{"The council met"},
 		[]string{"Disclosures:", "We use cookies", "Copyright"})
 }
+
+// TestMetadataLines: dates, bylines, category labels, breadcrumbs, tag
+// lists and author boxes inside the article container are dropped, even
+// when their class also says "article"; a word inside a sentence that
+// carries such a class stays.
+func TestMetadataLines(t *testing.T) {
+	body := rulePage(`<article class="article">
+<div class="article__breadcrumbs"><span>Home</span> / <span>Local politics</span></div>
+<div class="entry-meta"><span class="posted-on">Posted on <time>2 May 2025</time></span> <span class="byline">by Ann Lee</span></div>
+<p>` + strings.Repeat(ruleProse, 3) + `</p>
+<p>The vote followed a debate on <a class="meta-loc" href="/places/riverside">Riverside</a> and the old mill, which the council will sell.</p>
+<p>` + strings.Repeat(ruleProse, 2) + `</p>
+<div class="article-tags"><span>Tags:</span> <span>Budget</span>, <span>Council</span></div>
+<div class="author-bio"><p>Ann Lee covers the town hall for The Daily. Before that she reported on schools and transport for ten years.</p></div>
+</article>`)
+	checkText(t, mainText(t, body),
+		[]string{"The council met", "debate on Riverside and the old mill"},
+		[]string{"Local politics", "Posted on", "by Ann Lee", "Tags:", "covers the town hall"})
+}
