@@ -23,6 +23,7 @@ const (
 	kindPopup                          // modals, popups, cookie banners, hover cards
 	kindMeta                           // dates, bylines, categories, breadcrumbs, tag lists
 	kindBio                            // about-the-author boxes
+	kindCTA                            // newsletter, subscribe, follow us, ads, affiliate notes, paywalls
 )
 
 // classWords names the families by the words of class and id values.
@@ -48,6 +49,13 @@ var classWords = map[string]boilerKind{
 	"taglist": kindMeta, "keywords": kindMeta, "kicker": kindMeta, "readtime": kindMeta,
 
 	"bio": kindBio, "authorbio": kindBio, "authorbox": kindBio, "abh": kindBio, "saboxplugin": kindBio,
+
+	"newsletter": kindCTA, "subscribe": kindCTA, "subscription": kindCTA, "signup": kindCTA, "optin": kindCTA,
+	"follow": kindCTA, "donate": kindCTA, "donation": kindCTA, "cta": kindCTA, "promo": kindCTA,
+	"affiliate": kindCTA, "disclosure": kindCTA, "disclaimer": kindCTA, "advert": kindCTA,
+	"advertisement": kindCTA, "ad": kindCTA, "ads": kindCTA, "adslot": kindCTA, "adspot": kindCTA,
+	"adunit": kindCTA, "dfp": kindCTA, "sponsored": kindCTA, "anzeige": kindCTA, "werbung": kindCTA,
+	"paywall": kindCTA, "regwall": kindCTA,
 }
 
 // classPrefixes are distinctive words also recognised at the start of a
@@ -57,7 +65,8 @@ var classPrefixes = []struct {
 	kind boilerKind
 }{
 	{"related", kindRelated}, {"recommend", kindRelated}, {"breadcrumb", kindMeta}, {"byline", kindMeta},
-	{"dateline", kindMeta}, {"timestamp", kindMeta},
+	{"dateline", kindMeta}, {"timestamp", kindMeta}, {"newsletter", kindCTA}, {"subscribe", kindCTA},
+	{"advert", kindCTA}, {"sponsor", kindCTA}, {"paywall", kindCTA},
 }
 
 // classKinds returns the boilerplate families that the class and id of
@@ -160,6 +169,9 @@ func dropBoilerplate(art *html.Node) {
 		return
 	}
 	removeTags(art, func(n *html.Node) bool {
+		if adLabel(n) {
+			return true
+		}
 		nested := n.DataAtom == atom.Article && n.Parent != art
 		k := classKinds(n)
 		if k == 0 && !nested {
@@ -179,7 +191,7 @@ func dropBoilerplate(art *html.Node) {
 			return false
 		}
 		switch {
-		case k&(kindRelated|kindBio) != 0:
+		case k&(kindRelated|kindBio|kindCTA) != 0:
 			return true
 		case k&kindMeta != 0:
 			// Dates, bylines and tag lists are short lines; a long
@@ -224,4 +236,22 @@ func hasLink(n *html.Node) bool {
 		}
 	}
 	return false
+}
+
+// adLabels are the words that mark an ad slot, in the languages of the
+// web's larger sites.
+var adLabels = map[string]bool{"ad": true, "ads": true, "advertisement": true, "advertising": true,
+	"anzeige": true, "werbung": true, "publicidad": true, "publicité": true, "publicite": true,
+	"pubblicità": true, "reklama": true, "sponsored": true, "gesponsert": true, "annonce": true,
+	"advertentie": true, "реклама": true, "广告": true, "publicidade": true, "mainos": true, "annons": true}
+
+// adLabel tells whether n is a line of its own that only says
+// "Advertisement" (an ad slot whose ad was not loaded).
+func adLabel(n *html.Node) bool {
+	st := textStats(n, nil)
+	if st.length == 0 || st.length > 30 || (isPhrasing(n) && !alone(n, st.length)) {
+		return false
+	}
+	t := strings.ToLower(strings.Trim(collapse(nodeText(n)), " -–—:|[]()*"))
+	return adLabels[t]
 }

@@ -174,3 +174,21 @@ func TestMetadataLines(t *testing.T) {
 		[]string{"The council met", "debate on Riverside and the old mill"},
 		[]string{"Local politics", "Posted on", "by Ann Lee", "Tags:", "covers the town hall"})
 }
+
+// TestCallsToAction: newsletter boxes, subscription and paywall notes,
+// affiliate disclosures and ad slots (by name, or a line that only says
+// "Advertisement") inside the article are dropped.
+func TestCallsToAction(t *testing.T) {
+	body := rulePage(`<article><div class="entry-content">
+<p>` + strings.Repeat(ruleProse, 3) + `</p>
+<div class="wp-block-newsletter"><strong>Get the morning briefing</strong><p>Sign up for our newsletter and get the news in your inbox.</p></div>
+<p class="aawp-disclosure">This post contains affiliate links; we earn a commission on purchases.</p>
+<div class="ad-slot"><span>Anzeige</span></div>
+<p>- Advertisement -</p>
+<p>` + strings.Repeat(ruleProse, 2) + `</p>
+<div class="paywall-notice"><p>To read the full story, please subscribe: 5 dollars a week, cancel anytime.</p></div>
+</div></article>`)
+	checkText(t, mainText(t, body),
+		[]string{"The council met"},
+		[]string{"morning briefing", "Sign up", "affiliate links", "Anzeige", "Advertisement", "please subscribe"})
+}
