@@ -57,6 +57,7 @@ type cli struct {
 	Workspace workspaceCmd `cmd:"" help:"Manage workspaces."`
 	Key       keyCmd       `cmd:"" help:"Manage API keys."`
 	Credits   creditsCmd   `cmd:"" help:"Manage credits."`
+	User      userCmd      `cmd:"" help:"Manage console accounts."`
 	Fetch     fetchCmd     `cmd:"" help:"Fetch one page and print it (in process: no server, nothing billed)."`
 	Map       mapCmd       `cmd:"" help:"List a site's URLs (in process: no server, nothing billed)."`
 	Gyre      gyreCmd      `cmd:"" help:"Crawl a site and print its pages as markdown (in process: no server, nothing billed)."`
@@ -226,6 +227,8 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		}
 		fmt.Fprintln(m.Stderr, "revoked", c.Key.Revoke.Prefix)
 		return nil
+	case "user create", "user grant":
+		return m.user(ctx, kctx.Command(), &c.User)
 	case "credits add <n>":
 		w, err := m.store.WorkspaceByName(ctx, c.Credits.Add.Workspace)
 		if err != nil {
@@ -279,6 +282,9 @@ func (m *Main) serve(ctx context.Context) error {
 	if key != "" {
 		fmt.Fprintln(m.Stderr, "created workspace \"default\"; its API key is shown once, keep it:")
 		fmt.Fprintln(m.Stderr, "api key: "+key)
+		if err := m.printSetupLink(ctx); err != nil {
+			return err
+		}
 	}
 	biller := m.biller()
 	defer biller.Close()
@@ -300,6 +306,9 @@ func (m *Main) serve(ctx context.Context) error {
 		return err
 	}
 	api.SetMonitors(monitors)
+	if err := m.mountConsole(api, biller, monitors); err != nil {
+		return err
+	}
 	mcpHandler := mcp.New(m.store, biller, svc, m.log, mcp.Options{BaseURL: m.cfg.BaseURL, CanonicalHost: m.cfg.CanonicalHost,
 		AllowedHosts: m.cfg.AllowedHosts, Addr: m.cfg.Addr, AllowedOrigins: m.cfg.MCPAllowedOrigins,
 		MaxResultChars: m.cfg.MCPMaxResultChars})
