@@ -3,4 +3,4 @@
 package console_test
 
 // raceSlowdown is how much slower the race detector makes a page.
-const raceSlowdown = 20
+const raceSlowdown = 60

@@ -276,7 +276,11 @@ func creditsChart(days []store.DailyCredits, from, to time.Time) (template.HTML,
 	b.WriteString(`<title id="chart-t">Credits per day</title>`)
 	b.WriteString(`<desc id="chart-d">` + itoa64(total) + ` credits from ` + from.Format("Jan 2") + ` to ` + to.Format("Jan 2, 2006") +
 		`; the most in one day: ` + itoa64(peak) + `.</desc>`)
-	for _, v := range []int64{0, top / 2, top} {
+	lines := []int64{0, top / 2, top}
+	if total == 0 {
+		lines = lines[:1]
+	}
+	for _, v := range lines {
 		y := chartTop + chartPlotH - float64(v)/float64(top)*chartPlotH
 		b.WriteString(`<line class="grid" x1="` + itoa(chartLeft) + `" x2="` + itoa(chartW-chartRight) + `" y1="` + ftoa(y) + `" y2="` + ftoa(y) + `"/>`)
 		b.WriteString(`<text class="tick" x="` + itoa(chartLeft-6) + `" y="` + ftoa(y+4) + `" text-anchor="end">` + itoa64(v) + `</text>`)
