@@ -5,13 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"path"
 	"regexp"
 	"regexp/syntax"
 	"runtime"
 	"slices"
-	"strings"
-	"sync"
 	"time"
 
 	"webacq/internal/billing"
@@ -58,12 +55,14 @@ type GyreRequest struct {
 	ExcludePaths    []string `json:"excludePaths,omitempty" jsonschema:"regular expressions (Go RE2 syntax) on the URL path; pages whose path matches one are neither crawled nor followed"`
 	AllowSubdomains bool     `json:"allowSubdomains,omitempty" jsonschema:"also crawl subdomains of the start host (docs.example.com from example.com); default false"`
 	AllowExternal   bool     `json:"allowExternal,omitempty" jsonschema:"also follow links to other sites; default false"`
-	Formats         []string `json:"formats,omitempty" jsonschema:"what to return for each page: markdown (default), html (cleaned content HTML), rawHtml, links, text"`
-	OnlyMainContent *bool    `json:"onlyMainContent,omitempty" jsonschema:"keep only the main content of each page, without navigation, headers and footers (default true)"`
-	Tier            string   `json:"tier,omitempty" jsonschema:"auto (default: HTTP, a real browser for pages that need one), http (1 credit a page) or browser (3 credits a page)"`
-	Timeout         *int     `json:"timeout,omitempty" jsonschema:"milliseconds after which the crawl stops and returns the pages gathered so far, from 1 to 300000; default 60000"`
-	MaxCredits      *int     `json:"maxCredits,omitempty" jsonschema:"the most credits the crawl may spend; it stops starting pages before it would spend more"`
-	IgnoreSitemap   bool     `json:"ignoreSitemap,omitempty" jsonschema:"do not read the site's sitemaps: discover pages through links only"`
+	// CrawlEntireDomain lifts the directory bound (linkFilter.dir).
+	CrawlEntireDomain bool     `json:"crawlEntireDomain,omitempty" jsonschema:"also crawl pages of the start host outside the start page's directory; by default a crawl started at /docs/guide/intro.html or /docs/guide/ stays under /docs/guide/ (the directory after redirects)"`
+	Formats           []string `json:"formats,omitempty" jsonschema:"what to return for each page: markdown (default), html (cleaned content HTML), rawHtml, links, text"`
+	OnlyMainContent   *bool    `json:"onlyMainContent,omitempty" jsonschema:"keep only the main content of each page, without navigation, headers and footers (default true)"`
+	Tier              string   `json:"tier,omitempty" jsonschema:"auto (default: HTTP, a real browser for pages that need one), http (1 credit a page) or browser (3 credits a page)"`
+	Timeout           *int     `json:"timeout,omitempty" jsonschema:"milliseconds after which the crawl stops and returns the pages gathered so far, from 1 to 300000; default 60000"`
+	MaxCredits        *int     `json:"maxCredits,omitempty" jsonschema:"the most credits the crawl may spend; it stops starting pages before it would spend more"`
+	IgnoreSitemap     bool     `json:"ignoreSitemap,omitempty" jsonschema:"do not read the site's sitemaps: discover pages through links only"`
 
 	// include and exclude are the compiled path patterns.
 	include, exclude []*regexp.Regexp
@@ -170,29 +169,6 @@ func (r *GyreRequest) MaxCost(browser bool) int64 {
 	return max(c, 1)
 }
 
-// pathAllowed applies includePaths and excludePaths to a URL path. As
-// "/docs/" and "/docs" are one page (NormalizeURL), a pattern matches when
-// it matches the path as written or without its trailing slash: the
-// decision does not depend on which spelling the crawl met first.
-func (r *GyreRequest) pathAllowed(p string) bool {
-	trimmed := p
-	if len(p) > 1 {
-		trimmed = strings.TrimRight(p, "/")
-	}
-	match := func(re *regexp.Regexp) bool {
-		return re.MatchString(p) || (trimmed != p && re.MatchString(trimmed))
-	}
-	for _, re := range r.exclude {
-		if match(re) {
-			return false
-		}
-	}
-	if len(r.include) == 0 {
-		return true
-	}
-	return slices.ContainsFunc(r.include, match)
-}
-
 // Values of GyrePage.Via besides a page URL.
 const (
 	GyreViaStart   = "start"
@@ -297,17 +273,27 @@ func (s *Service) Gyre(ctx context.Context, workspaceID string, req GyreRequest,
 //
 // The crawl starts at req.URL ("via" "start") and, unless
 // req.IgnoreSitemap, at the pages that the site's sitemaps list (read as
-// Map reads them; "via" "sitemap", depth 1). It follows the links of each
-// HTML page up to req.MaxDepth links away. Each URL is fetched once: URLs
-// are identified by NormalizeURL, and a page whose address after redirects,
-// or whose declared canonical URL, is a page already returned is dropped as
-// a duplicate (a canonical URL naming the site root from a deeper page is
-// taken for a template mistake and ignored). Links are followed when they
-// are on the start host (with or without "www.", or a subdomain of it with
-// req.AllowSubdomains, or any host with req.AllowExternal), when their path
-// passes req.IncludePaths and req.ExcludePaths, and when they do not name
-// an image, style, script, font, media file, archive or a document other
-// than a PDF. Pages that robots.txt disallows for s.UserAgent are not
+// Map reads them once the start page is done; "via" "sitemap", depth 1).
+// It follows the links of each HTML page up to req.MaxDepth links away.
+// Each URL is fetched once: URLs are identified by NormalizeURL, and a page
+// whose address after redirects, or whose declared canonical URL, is a page
+// already returned is dropped as a duplicate (a canonical URL naming the
+// site root from a deeper page is taken for a template mistake and
+// ignored).
+//
+// The scope is a linkFilter, as Map's. Links are followed when they are on
+// the start host (with or without "www."), on a subdomain of it with
+// req.AllowSubdomains, or on any host with req.AllowExternal; when, on the
+// start host and unless req.CrawlEntireDomain, their path is under the
+// start page's directory (startDir: /docs/guide/ for /docs/guide/intro.html
+// and /docs/guide/); when their path passes req.IncludePaths and
+// req.ExcludePaths; and when they do not name an image, style, script,
+// font, media file, archive or a document other than a PDF. A start page
+// that redirects brings its final host into the scope, and its directory
+// becomes the crawl's (/docs redirected to /docs/ crawls /docs/).
+// Sitemap entries pass the same filter and must be on the site (the start
+// host or, with req.AllowSubdomains, a subdomain). The start page itself is
+// always crawled. Pages that robots.txt disallows for s.UserAgent are not
 // requested and are listed in Errors. A crawl admits at most
 // 10 × maxPages URLs (100 at least) to its frontier.
 //
@@ -347,18 +333,20 @@ func (s *Service) GyreWith(ctx context.Context, workspaceID string, req GyreRequ
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(*req.Timeout)*time.Millisecond)
 	defer cancel()
 
+	filter := &linkFilter{
+		hosts:    newSiteScope(startURL.Hostname(), req.AllowSubdomains),
+		external: req.AllowExternal, include: req.include, exclude: req.exclude,
+	}
+	if !req.CrawlEntireDomain {
+		filter.dir = startDir(startURL.EscapedPath())
+	}
+	opt = opt.withDefaults()
 	g := &gyre{
-		s: s, req: req, opt: opt.withDefaults(), workspaceID: workspaceID,
+		s: s, req: req, opt: opt, workspaceID: workspaceID, startURL: startURL,
 		progress: progress,
-		scope:    newSiteScope(startURL.Hostname(), req.AllowSubdomains),
+		filter:   filter,
 		pageCost: req.pageCost(browser),
-		frontier: max(gyreFrontierFactor**req.MaxPages, gyreMinFrontier),
-		seen:     make(map[string]bool),
 		emitted:  make(map[string]bool),
-		hosts:    make(map[string]*gyreHost),
-		results:  make(chan gyreOutcome),
-		hostInfo: make(chan gyreHostInfo),
-		seeds:    make(chan []string, 1),
 		cpu:      make(chan struct{}, runtime.GOMAXPROCS(0)),
 		res:      &GyreResult{StartURL: req.URL, Pages: []GyrePage{}, Errors: []GyreError{}},
 	}
@@ -369,135 +357,14 @@ func (s *Service) GyreWith(ctx context.Context, workspaceID string, req GyreRequ
 	if req.MaxCredits != nil {
 		g.budget = int64(*req.MaxCredits)
 	}
-	return g.run(ctx, startURL)
-}
-
-// gyre is the state of one crawl. Its fields are owned by the goroutine
-// running run, except those marked otherwise.
-type gyre struct {
-	// Read-only during the crawl; shared with workers.
-	s           *Service
-	req         GyreRequest
-	opt         GyreOptions
-	workspaceID string
-	scope       *siteScope // safe for concurrent use
-	pageCost    int64      // the most one page may cost
-	formats     []string   // req.Formats and links, which the crawl needs
-
-	progress func(done, total int)
-	frontier int   // the most URLs admitted
-	budget   int64 // maxCredits; 0: none
-
-	wg       sync.WaitGroup
-	results  chan gyreOutcome
-	hostInfo chan gyreHostInfo
-	seeds    chan []string
-	cpu      chan struct{} // a slot per page being converted
-
-	seen     map[string]bool // NormalizeURL keys admitted (or known duplicates)
-	emitted  map[string]bool // keys of pages returned: final URLs and canonicals
-	admitted int
-	hosts    map[string]*gyreHost
-	order    []*gyreHost // round-robin order of hosts
-	next     int         // where the next round-robin pick starts
-	queued   int
-	pending  int // robots.txt lookups in flight
-	inflight int
-	spent    int64
-	size     int64 // bytes of page content returned so far
-	sitemaps bool  // the sitemap search is still running
-
-	start    gyreOutcome // the start page's outcome, once it is known
-	startSet bool
-	res      *GyreResult
-}
-
-// gyreJob is one URL of the frontier.
-type gyreJob struct {
-	url   string // cleaned (cleanURL)
-	key   string // NormalizeURL(url)
-	via   string
-	depth int
-	start bool
-	host  *gyreHost
-}
-
-// gyreHost is the queue and the limits of one scheme and host.
-type gyreHost struct {
-	origin   string // scheme://host[:port]
-	ready    bool   // robots.txt has been read
-	limit    int
-	pace     *pacer
-	inflight int
-	jobs     []gyreJob
-}
-
-type gyreHostInfo struct {
-	host  *gyreHost
-	delay time.Duration
-}
-
-// gyreCandidate is a link a worker found and vetted; the crawl admits it
-// unless it has seen its key.
-type gyreCandidate struct {
-	url, key string
-}
-
-// gyreOutcome is what a worker reports for one job.
-type gyreOutcome struct {
-	job        gyreJob
-	disallowed bool
-	err        error
-	page       *GyrePage
-	keys       []string // final URL and canonical keys of page
-	links      []gyreCandidate
-}
-
-func (g *gyre) run(ctx context.Context, startURL *url.URL) (*GyreResult, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer g.wg.Wait()
-	defer cancel()
-
-	startKey, _ := NormalizeURL(g.req.URL)
-	g.seen[startKey] = true
-	g.admitted++
-	g.enqueue(ctx, gyreJob{url: g.req.URL, key: startKey, via: GyreViaStart, start: true})
-	if !g.req.IgnoreSitemap && g.req.MaxDepth != nil && *g.req.MaxDepth > 0 {
-		g.sitemaps = true
-		g.wg.Add(1)
-		go func() {
-			defer g.wg.Done()
-			g.seeds <- g.readSitemaps(ctx, startURL)
-		}()
+	g.f = &frontier[gyreOutcome]{
+		s: s, filter: filter, workers: opt.Workers, perHost: opt.PerHost, delay: opt.Delay,
+		capacity: max(gyreFrontierFactor**req.MaxPages, gyreMinFrontier),
+		visit:    g.visit, take: g.take, mayStart: g.mayStart, over: g.full,
 	}
+	g.f.init()
+	g.f.run(ctx, req.URL)
 
-	for {
-		g.schedule(ctx)
-		if g.finished(ctx) {
-			break
-		}
-		select {
-		case o := <-g.results:
-			g.handle(ctx, o)
-		case hi := <-g.hostInfo:
-			g.pending--
-			hi.host.ready = true
-			hi.host.limit = g.opt.PerHost
-			d := max(hi.delay, g.opt.Delay)
-			if d > 0 {
-				hi.host.limit = 1
-				hi.host.pace = &pacer{delay: min(d, mapMaxCrawlDelay)}
-			}
-		case urls := <-g.seeds:
-			g.sitemaps = false
-			for _, u := range urls {
-				if c, ok := g.vet(u); ok {
-					g.admit(ctx, c, GyreViaSitemap, 1)
-				}
-			}
-		case <-ctx.Done():
-		}
-	}
 	if g.progress != nil {
 		n := len(g.res.Pages)
 		g.progress(n, n)
@@ -509,20 +376,49 @@ func (g *gyre) run(ctx context.Context, startURL *url.URL) (*GyreResult, error) 
 	return g.res, nil
 }
 
-// finished says whether the crawl is over: out of time, full, or with
-// nothing left to do or wait for.
-func (g *gyre) finished(ctx context.Context) bool {
-	switch {
-	case ctx.Err() != nil:
-		return true
-	case len(g.res.Pages) >= *g.req.MaxPages, g.size >= g.opt.MaxResultBytes:
-		return true
-	case g.inflight > 0:
-		return false
-	case g.budget > 0 && g.spent+g.pageCost > g.budget:
-		return true
-	}
-	return g.pending == 0 && !g.sitemaps
+// gyre is the state of one crawl. Its fields are owned by the goroutine
+// running the frontier, except those marked otherwise.
+type gyre struct {
+	// Read-only during the crawl; shared with workers.
+	s           *Service
+	req         GyreRequest
+	opt         GyreOptions
+	workspaceID string
+	startURL    *url.URL
+	filter      *linkFilter   // safe for concurrent use
+	pageCost    int64         // the most one page may cost
+	formats     []string      // req.Formats and links, which the crawl needs
+	cpu         chan struct{} // a slot per page being converted
+
+	progress func(done, total int)
+	budget   int64 // maxCredits; 0: none
+	f        *frontier[gyreOutcome]
+
+	emitted  map[string]bool // keys of pages returned: final URLs and canonicals
+	spent    int64
+	size     int64 // bytes of page content returned so far
+	start    crawlReport[gyreOutcome]
+	startSet bool // the start page's report is known
+	res      *GyreResult
+}
+
+// gyreOutcome is what a worker makes of one page.
+type gyreOutcome struct {
+	err   error
+	page  *GyrePage
+	keys  []string // final URL and canonical keys of page
+	links []candidate
+}
+
+// mayStart says whether the limits leave room for one more page.
+func (g *gyre) mayStart(inflight int) bool {
+	return len(g.res.Pages)+inflight < *g.req.MaxPages && g.size < g.opt.MaxResultBytes &&
+		(g.budget == 0 || g.spent+int64(inflight+1)*g.pageCost <= g.budget)
+}
+
+// full says whether the crawl has all the pages or content it may return.
+func (g *gyre) full() bool {
+	return len(g.res.Pages) >= *g.req.MaxPages || g.size >= g.opt.MaxResultBytes
 }
 
 // startError is the error of a crawl that returns no page.
@@ -535,100 +431,18 @@ func (g *gyre) startError() error {
 		return model.Errorf(model.CodeUpstreamError, "robots.txt disallows crawling %s and the sitemaps list no page", g.req.URL)
 	case st.err != nil:
 		return st.err
-	case st.page != nil && st.page.StatusCode >= 400:
-		return model.Errorf(model.CodeUpstreamError, "the site answered HTTP %d at %s", st.page.StatusCode, g.req.URL)
+	case st.out.err != nil:
+		return st.out.err
+	case st.out.page != nil && st.out.page.StatusCode >= 400:
+		return model.Errorf(model.CodeUpstreamError, "the site answered HTTP %d at %s", st.out.page.StatusCode, g.req.URL)
 	}
 	return model.Errorf(model.CodeUpstreamError, "the crawl found no page at %s", g.req.URL)
 }
 
-// enqueue adds a job to its host's queue, starting the robots.txt lookup
-// of a host met for the first time.
-func (g *gyre) enqueue(ctx context.Context, j gyreJob) {
-	u, err := url.Parse(j.url)
-	if err != nil {
-		return
-	}
-	origin := u.Scheme + "://" + u.Host
-	h := g.hosts[origin]
-	if h == nil {
-		h = &gyreHost{origin: origin}
-		g.hosts[origin] = h
-		g.order = append(g.order, h)
-		g.pending++
-		g.wg.Add(1)
-		go func() {
-			defer g.wg.Done()
-			// CrawlDelay reads (and caches) robots.txt, which Allowed then
-			// answers from memory for every page of the host.
-			d := g.s.HTTP.Robots().CrawlDelay(ctx, origin+"/", g.s.UserAgent)
-			select {
-			case g.hostInfo <- gyreHostInfo{host: h, delay: d}:
-			case <-ctx.Done():
-			}
-		}()
-	}
-	j.host = h
-	h.jobs = append(h.jobs, j)
-	g.queued++
-}
-
-// schedule starts as many jobs as the limits allow.
-func (g *gyre) schedule(ctx context.Context) {
-	for ctx.Err() == nil && g.inflight < g.opt.Workers &&
-		len(g.res.Pages)+g.inflight < *g.req.MaxPages && g.size < g.opt.MaxResultBytes &&
-		(g.budget == 0 || g.spent+int64(g.inflight+1)*g.pageCost <= g.budget) {
-		j, ok := g.pick()
-		if !ok {
-			return
-		}
-		g.inflight++
-		j.host.inflight++
-		g.wg.Add(1)
-		go func() {
-			defer g.wg.Done()
-			o := g.work(ctx, j)
-			select {
-			case g.results <- o:
-			case <-ctx.Done():
-			}
-		}()
-	}
-}
-
-// pick takes the next job of the next host, round robin, that may take
-// one more request.
-func (g *gyre) pick() (gyreJob, bool) {
-	n := len(g.order)
-	for i := range n {
-		h := g.order[(g.next+i)%n]
-		if !h.ready || h.inflight >= h.limit || len(h.jobs) == 0 {
-			continue
-		}
-		j := h.jobs[0]
-		h.jobs[0] = gyreJob{}
-		h.jobs = h.jobs[1:]
-		if len(h.jobs) == 0 {
-			h.jobs = nil // let the drained array go
-		}
-		g.queued--
-		g.next = (g.next + i + 1) % n
-		return j, true
-	}
-	return gyreJob{}, false
-}
-
-// work fetches and converts one page. It runs on its own goroutine and
+// visit fetches and converts one page. It runs on a worker's goroutine and
 // touches only what is safe to share.
-func (g *gyre) work(ctx context.Context, j gyreJob) gyreOutcome {
-	o := gyreOutcome{job: j}
-	if !g.s.HTTP.Robots().Allowed(ctx, j.url, g.s.UserAgent) {
-		o.disallowed = true
-		return o
-	}
-	if err := j.host.pace.wait(ctx); err != nil {
-		o.err = model.Wrap(model.CodeTimeout, err, "the crawl ran out of time")
-		return o
-	}
+func (g *gyre) visit(ctx context.Context, j *crawlJob) gyreOutcome {
+	var o gyreOutcome
 	// As Fetch fetches, without the page store and the trace; g.cpu bounds
 	// the conversions.
 	res, _, err := g.s.fetchPage(ctx, FetchRequest{
@@ -649,8 +463,9 @@ func (g *gyre) work(ctx context.Context, j gyreJob) gyreOutcome {
 		return o
 	}
 	if j.start {
-		// A start page that redirects to another host moves the site there.
-		g.scope.addHost(final.Hostname())
+		// A start page that redirects moves the site there. No other page
+		// is in flight yet: every link is vetted in the grown scope.
+		g.filter.addStart(final)
 	}
 	o.keys = append(o.keys, j.key)
 	if k, err := NormalizeURL(res.FinalURL); err == nil && k != j.key {
@@ -666,7 +481,7 @@ func (g *gyre) work(ctx context.Context, j gyreJob) gyreOutcome {
 	if j.depth < *g.req.MaxDepth {
 		seen := make(map[string]bool, len(res.Links))
 		for _, l := range res.Links {
-			if c, ok := g.vet(l); ok && !seen[c.key] {
+			if c, ok := g.filter.vet(l, nil); ok && c.follow() && !seen[c.key] {
 				seen[c.key] = true
 				o.links = append(o.links, c)
 			}
@@ -689,66 +504,38 @@ func (g *gyre) work(ctx context.Context, j gyreJob) gyreOutcome {
 	return o
 }
 
-// vet cleans a discovered URL and says whether the crawl may follow it:
-// http or https without user information, in scope, a page and not an
-// asset, with a path that the include and exclude patterns let through.
-// It is safe for concurrent use.
-func (g *gyre) vet(raw string) (gyreCandidate, bool) {
-	u, err := parseHTTPURL(raw)
-	if err != nil || u.User != nil {
-		return gyreCandidate{}, false
+// take takes a worker's report into the result and the frontier.
+func (g *gyre) take(ctx context.Context, r crawlReport[gyreOutcome]) {
+	if r.job.start {
+		g.start, g.startSet = r, true
+		if !g.req.IgnoreSitemap && *g.req.MaxDepth > 0 {
+			g.readSitemaps(ctx)
+		}
 	}
-	clean := normalize(u, false)
-	if !g.req.AllowExternal && !g.scope.contains(u.Hostname()) {
-		return gyreCandidate{}, false
-	}
-	ext := strings.ToLower(path.Ext(u.Path))
-	if k := extKinds[ext]; k == pathAsset || (k == pathDocument && ext != ".pdf") {
-		return gyreCandidate{}, false
-	}
-	if !g.req.pathAllowed(u.Path) {
-		return gyreCandidate{}, false
-	}
-	return gyreCandidate{url: clean, key: normalize(u, true)}, true
-}
-
-// admit adds a vetted URL to the frontier unless it was seen or the
-// frontier is full.
-func (g *gyre) admit(ctx context.Context, c gyreCandidate, via string, depth int) {
-	if g.seen[c.key] || g.admitted >= g.frontier {
-		return
-	}
-	g.seen[c.key] = true
-	g.admitted++
-	g.enqueue(ctx, gyreJob{url: c.url, key: c.key, via: via, depth: depth})
-}
-
-// handle takes a worker's outcome into the result and the frontier.
-func (g *gyre) handle(ctx context.Context, o gyreOutcome) {
-	g.inflight--
-	o.job.host.inflight--
-	if o.job.start {
-		g.start, g.startSet = o, true
+	o := r.out
+	err := r.err
+	if err == nil {
+		err = o.err
 	}
 	switch {
-	case o.disallowed:
-		g.res.Errors = append(g.res.Errors, GyreError{URL: o.job.url, Error: "robots.txt disallows this page", Code: GyreCodeRobots})
+	case r.disallowed:
+		g.res.Errors = append(g.res.Errors, GyreError{URL: r.job.url, Error: "robots.txt disallows this page", Code: GyreCodeRobots})
 		return
-	case o.err != nil:
+	case err != nil:
 		if ctx.Err() != nil {
 			return // cut short by the end of the crawl, not the site's fault
 		}
-		g.res.Errors = append(g.res.Errors, GyreError{URL: o.job.url, Error: model.ErrorMessage(o.err), Code: model.ErrorCode(o.err)})
+		g.res.Errors = append(g.res.Errors, GyreError{URL: r.job.url, Error: model.ErrorMessage(err), Code: model.ErrorCode(err)})
 		return
 	case o.page.StatusCode >= 400:
-		g.res.Errors = append(g.res.Errors, GyreError{URL: o.job.url,
+		g.res.Errors = append(g.res.Errors, GyreError{URL: r.job.url,
 			Error: fmt.Sprintf("the site answered HTTP %d", o.page.StatusCode), Code: GyreCodeHTTPStatus})
 		return
 	}
 	dup := false
 	for _, k := range o.keys {
 		dup = dup || g.emitted[k]
-		g.seen[k] = true
+		g.f.seen[k] = true
 	}
 	if dup {
 		return
@@ -766,26 +553,29 @@ func (g *gyre) handle(ctx context.Context, o gyreOutcome) {
 			Error: fmt.Sprintf("the crawl stopped after %d MB of page content; ask for fewer pages or formats", g.opt.MaxResultBytes>>20)})
 	}
 	for _, c := range o.links {
-		g.admit(ctx, c, o.page.URL, o.job.depth+1)
+		g.f.admit(ctx, c, o.page.URL, r.job.depth+1)
 	}
 	if g.progress != nil {
 		n := len(g.res.Pages)
-		g.progress(n, min(*g.req.MaxPages, n+g.inflight+g.queued))
+		g.progress(n, min(*g.req.MaxPages, n+g.f.inflight+g.f.queued))
 	}
 }
 
-// readSitemaps lists the page URLs of the site's sitemaps, found and read
-// as Map finds and reads them.
-func (g *gyre) readSitemaps(ctx context.Context, start *url.URL) []string {
-	m := &mapper{s: g.s, scope: g.scope, links: newLinkSet(g.frontier)}
-	_ = m.sitemaps(ctx, start)
-	var out []string
-	for _, l := range m.links.list() {
-		if l.Source == MapSourceSitemap {
-			out = append(out, l.URL)
+// readSitemaps seeds the frontier with the pages of the site's sitemaps,
+// found and read as Map finds and reads them. It starts once the start
+// page is done, so that the scope has taken in where the start page
+// redirected to.
+func (g *gyre) readSitemaps(ctx context.Context) {
+	g.f.runAside(ctx, func() func() {
+		found := sitemapPages(ctx, g.s, g.startURL, g.filter, g.f.capacity)
+		return func() {
+			for _, c := range found {
+				if c.follow() {
+					g.f.admit(ctx, c, GyreViaSitemap, 1)
+				}
+			}
 		}
-	}
-	return out
+	})
 }
 
 // contentSize is the bytes of content a page carries.

@@ -324,7 +324,10 @@ func TestGyreMaxDepth(t *testing.T) {
 		t.Errorf("maxDepth 1: got %d pages %v, want %d", got, pagePaths(t, res), want)
 	}
 
-	res = gyreOrFail(t, svc, GyreRequest{URL: site.base + "/p/0", MaxPages: gyreInt(1000), MaxDepth: gyreInt(2), IgnoreSitemap: true}, GyreOptions{})
+	// From /p/0 the crawl would stay in /p/ (its directory) without
+	// crawlEntireDomain.
+	res = gyreOrFail(t, svc, GyreRequest{URL: site.base + "/p/0", MaxPages: gyreInt(1000), MaxDepth: gyreInt(2), IgnoreSitemap: true,
+		CrawlEntireDomain: true}, GyreOptions{})
 	// /p/0 → /p/1 (and itself, 7×0) → /p/2, /p/7; the nav link adds / at
 	// depth 1, whose links add /p/3…/p/9, /slow, /alias at depth 2.
 	got := pagePaths(t, res)
@@ -378,7 +381,7 @@ func TestGyreExternalAndSubdomains(t *testing.T) {
 		t.Errorf("allowExternal: the external page is missing from %v", pagePaths(t, res))
 	}
 
-	g := &gyre{req: GyreRequest{AllowSubdomains: true}, scope: newSiteScope("example.com", true)}
+	f := &linkFilter{hosts: newSiteScope("example.com", true)}
 	for raw, want := range map[string]bool{
 		"https://docs.example.com/a":  true,
 		"https://www.example.com/a":   true,
@@ -392,8 +395,8 @@ func TestGyreExternalAndSubdomains(t *testing.T) {
 		"https://example.com/a.html":  true,
 		"https://example.com/a/#frag": true,
 	} {
-		if _, ok := g.vet(raw); ok != want {
-			t.Errorf("vet(%q) = %t, want %t", raw, ok, want)
+		if c, ok := f.vet(raw, nil); (ok && c.follow()) != want {
+			t.Errorf("vet(%q) follows %t, want %t", raw, ok && c.follow(), want)
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"net/url"
-	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -27,8 +26,6 @@ const (
 	mapMaxPages = 200
 	// mapWorkers is the number of pages or sitemaps fetched at once.
 	mapWorkers = 4
-	// mapMaxCrawlDelay caps the Crawl-delay honoured between page requests.
-	mapMaxCrawlDelay = 10 * time.Second
 )
 
 // Sources of a MapLink.
@@ -159,16 +156,16 @@ func (s *Service) Map(ctx context.Context, req MapRequest) (*MapResult, error) {
 	defer cancel()
 
 	m := &mapper{
-		s:     s,
-		scope: newSiteScope(startURL.Hostname(), req.IncludeSubdomains),
-		links: newLinkSet(capacity),
+		s:      s,
+		filter: &linkFilter{hosts: newSiteScope(startURL.Hostname(), req.IncludeSubdomains)},
+		links:  newLinkSet(capacity),
 	}
 	var wg sync.WaitGroup
 	var sitemapErr error
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		sitemapErr = m.sitemaps(ctx, startURL)
+		sitemapErr = (&sitemapSearch{s: s, filter: m.filter, links: m.links}).run(ctx, startURL)
 	}()
 	if !req.SitemapOnly {
 		m.walk(ctx, start)
@@ -209,142 +206,61 @@ func (s *Service) Map(ctx context.Context, req MapRequest) (*MapResult, error) {
 
 // mapper holds the state of one Map call.
 type mapper struct {
-	s     *Service
-	scope *siteScope
-	links *linkSet
+	s      *Service
+	filter *linkFilter
+	links  *linkSet
 
 	// start is written by the worker that fetches the start page and read
 	// once walk has returned, after its workers have stopped.
 	start pageResult
 }
 
-// candidate cleans a discovered URL and reports whether it may be listed:
-// http or https, no user information, on the site.
-func (m *mapper) candidate(raw string, base *url.URL) (clean, key string, ok bool) {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil {
-		return "", "", false
-	}
-	if base != nil {
-		u = base.ResolveReference(u)
-	}
-	if u.User != nil {
-		return "", "", false
-	}
-	clean, err = cleanURL(u.String())
-	if err != nil {
-		return "", "", false
-	}
-	cu, err := url.Parse(clean)
-	if err != nil || !m.scope.contains(cu.Hostname()) {
-		return "", "", false
-	}
-	key, err = NormalizeURL(clean)
-	if err != nil {
-		return "", "", false
-	}
-	return clean, key, true
-}
-
 func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // pageResult is the outcome of one page of the walk.
 type pageResult struct {
-	seq        int
-	url        string // as queued
-	done       bool   // the fetch was attempted and returned
-	disallowed bool   // robots.txt refused the page; nothing was requested
-	err        error
-	status     int
-	final      string // FinalURL
-	title      string
-	links      []content.Link
+	url    string // as queued
+	done   bool   // the fetch was attempted and returned
+	err    error
+	status int
+	final  string // FinalURL
+	title  string
+	links  []content.Link
 }
 
-// walk visits the site breadth first from start. Pages are fetched
-// concurrently but their results are handled in queue order, so the order
-// of the links does not depend on which server answers first.
+// walk visits the site breadth first from start on the frontier gyre uses,
+// mapWorkers pages at a time and at most mapMaxPages. Pages are fetched
+// concurrently but taken in the order they started, so the order of the
+// links does not depend on which server answers first.
 func (m *mapper) walk(ctx context.Context, start string) {
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer cancel()
-
-	workers := mapWorkers
-	var pace *pacer
-	if d := m.s.HTTP.Robots().CrawlDelay(ctx, start, m.s.UserAgent); d > 0 {
-		workers, pace = 1, &pacer{delay: min(d, mapMaxCrawlDelay)}
+	f := &frontier[pageResult]{
+		s: m.s, filter: m.filter, workers: mapWorkers, perHost: mapWorkers,
+		capacity: mapMaxPages * gyreFrontierFactor, ordered: true,
 	}
-
-	_, startKey, _ := m.candidate(start, nil)
-	queue := []string{start}
-	queued := map[string]bool{startKey: true}
-	results := make(chan pageResult)
-	pending := make(map[int]pageResult)
-	nextSeq, handled, requested, inflight := 0, 0, 0, 0
-	for {
-		for inflight < workers && len(queue) > 0 && requested < mapMaxPages &&
-			!m.links.full() && ctx.Err() == nil {
-			job := pageResult{seq: nextSeq, url: queue[0]}
-			queue = queue[1:]
-			nextSeq++
-			requested++
-			inflight++
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				r := m.fetchPage(ctx, job, pace)
-				if r.seq == 0 {
-					m.start = r
-				}
-				select {
-				case results <- r:
-				case <-ctx.Done():
-				}
-			}()
+	f.visit = func(ctx context.Context, j *crawlJob) pageResult {
+		r := m.fetchPage(ctx, j.url)
+		if j.start {
+			m.start = r
 		}
-		if inflight == 0 {
+		return r
+	}
+	f.take = func(ctx context.Context, r crawlReport[pageResult]) {
+		if r.disallowed || r.err != nil {
 			return
 		}
-		select {
-		case r := <-results:
-			inflight--
-			if r.disallowed {
-				requested-- // nothing was requested
-			}
-			pending[r.seq] = r
-			for {
-				r, ok := pending[handled]
-				if !ok {
-					break
-				}
-				delete(pending, handled)
-				handled++
-				for _, u := range m.handlePage(r) {
-					_, key, _ := m.candidate(u, nil)
-					if !queued[key] {
-						queued[key] = true
-						queue = append(queue, u)
-					}
-				}
-			}
-		case <-ctx.Done():
-			return
+		for _, c := range m.handlePage(r.out, r.job.start) {
+			f.admit(ctx, c, r.out.final, r.job.depth+1)
 		}
 	}
+	f.mayStart = func(int) bool { return f.requested < mapMaxPages && !m.links.full() }
+	f.init()
+	f.run(ctx, start)
 }
 
-// fetchPage fetches one page of the walk if robots.txt allows it.
-func (m *mapper) fetchPage(ctx context.Context, r pageResult, pace *pacer) pageResult {
-	if !m.s.HTTP.Robots().Allowed(ctx, r.url, m.s.UserAgent) {
-		r.disallowed = true
-		return r
-	}
-	if err := pace.wait(ctx); err != nil {
-		r.err = model.Wrap(model.CodeTimeout, err, "the map ran out of time")
-		return r
-	}
-	resp, err := m.s.HTTP.Get(ctx, fetch.Request{URL: r.url})
+// fetchPage fetches one page of the walk and reads its title and links.
+func (m *mapper) fetchPage(ctx context.Context, u string) pageResult {
+	r := pageResult{url: u}
+	resp, err := m.s.HTTP.Get(ctx, fetch.Request{URL: u})
 	r.done = true
 	if err != nil {
 		r.err = err
@@ -368,8 +284,9 @@ func (m *mapper) fetchPage(ctx context.Context, r pageResult, pace *pacer) pageR
 	return r
 }
 
-// handlePage lists what a fetched page shows and returns the URLs to queue.
-func (m *mapper) handlePage(r pageResult) []string {
+// handlePage lists what a fetched page shows and returns the URLs to
+// follow: pages, not documents or assets.
+func (m *mapper) handlePage(r pageResult, start bool) []candidate {
 	if !r.done || r.err != nil || r.status < 200 || r.status > 299 {
 		return nil
 	}
@@ -377,130 +294,29 @@ func (m *mapper) handlePage(r pageResult) []string {
 	if err != nil {
 		return nil
 	}
-	if r.seq == 0 {
-		m.scope.addHost(final.Hostname())
+	if start {
+		m.filter.addStart(final)
 	}
-	finalClean, finalKey, ok := m.candidate(r.final, nil)
+	fc, ok := m.filter.vet(r.final, nil)
 	if !ok {
 		return nil // redirected off the site
 	}
-	m.links.add(finalKey, finalClean, r.title, MapSourcePage, titleOwn)
-	if _, key, ok := m.candidate(r.url, nil); ok && key != finalKey {
-		m.links.setTitle(key, r.title)
+	m.links.add(fc.key, fc.url, r.title, MapSourcePage, titleOwn)
+	if c, ok := m.filter.vet(r.url, nil); ok && c.key != fc.key {
+		m.links.setTitle(c.key, r.title)
 	}
-	var next []string
+	var next []candidate
 	for _, l := range r.links {
-		clean, key, ok := m.candidate(l.URL, nil)
-		if !ok {
+		c, ok := m.filter.vet(l.URL, nil)
+		if !ok || c.kind == pathAsset {
 			continue
 		}
-		switch kindOfPath(clean) {
-		case pathAsset:
-			continue
-		case pathDocument:
-			m.links.add(key, clean, collapseSpace(l.Text), MapSourcePage, titleText)
-		default:
-			m.links.add(key, clean, collapseSpace(l.Text), MapSourcePage, titleText)
-			next = append(next, clean)
+		m.links.add(c.key, c.url, collapseSpace(l.Text), MapSourcePage, titleText)
+		if c.kind == pathPage {
+			next = append(next, c)
 		}
 	}
 	return next
-}
-
-// pacer spaces requests by a Crawl-delay. A nil pacer does not wait.
-type pacer struct {
-	delay time.Duration
-	mu    sync.Mutex
-	next  time.Time
-}
-
-func (p *pacer) wait(ctx context.Context) error {
-	if p == nil {
-		return nil
-	}
-	p.mu.Lock()
-	at := time.Now()
-	if p.next.After(at) {
-		at = p.next
-	}
-	p.next = at.Add(p.delay)
-	p.mu.Unlock()
-	if d := time.Until(at); d > 0 {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	return nil
-}
-
-type pathKind int
-
-const (
-	pathPage     pathKind = iota
-	pathDocument          // listed, not followed
-	pathAsset             // neither listed nor followed when linked from a page
-)
-
-var extKinds = map[string]pathKind{}
-
-func init() {
-	for _, e := range strings.Fields(`jpg jpeg png gif webp svg ico bmp tif tiff avif heic
-		css js mjs map woff woff2 ttf otf eot
-		zip gz tgz tar bz2 xz 7z rar zst
-		mp3 mp4 m4a m4v webm avi mov wav ogg oga ogv flac mkv wmv
-		exe dmg msi apk iso bin deb rpm`) {
-		extKinds["."+e] = pathAsset
-	}
-	for _, e := range strings.Fields(`pdf doc docx xls xlsx ppt pptx odt ods odp csv txt rtf epub
-		xml rss atom json`) {
-		extKinds["."+e] = pathDocument
-	}
-}
-
-func kindOfPath(raw string) pathKind {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return pathAsset
-	}
-	return extKinds[strings.ToLower(path.Ext(u.Path))]
-}
-
-// siteScope decides which hosts belong to the site being mapped.
-type siteScope struct {
-	subdomains bool
-	mu         sync.RWMutex
-	bases      []string // host names without a leading "www."
-}
-
-func newSiteScope(host string, subdomains bool) *siteScope {
-	s := &siteScope{subdomains: subdomains}
-	s.addHost(host)
-	return s
-}
-
-func (s *siteScope) addHost(host string) {
-	b := strings.TrimPrefix(strings.ToLower(host), "www.")
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if b != "" && !slices.Contains(s.bases, b) {
-		s.bases = append(s.bases, b)
-	}
-}
-
-func (s *siteScope) contains(host string) bool {
-	h := strings.TrimPrefix(strings.ToLower(host), "www.")
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	for _, b := range s.bases {
-		if h == b || (s.subdomains && strings.HasSuffix(h, "."+b)) {
-			return true
-		}
-	}
-	return false
 }
 
 // Title ranks: a page's own title beats the text it was linked with.

@@ -51,14 +51,46 @@ const (
 	sitemapCheckEvery = 512
 )
 
-// sitemaps runs the sitemap search. It returns the first fetch error when
-// no sitemap fetch got an answer, else nil.
+// sitemapSearch finds and reads a site's sitemaps, for Map and gyre alike,
+// listing in links the page URLs that filter takes on the site's hosts
+// (other sites never, whatever the filter says of links).
+type sitemapSearch struct {
+	s      *Service
+	filter *linkFilter
+	links  *linkSet
+}
+
+// sitemapPages runs a sitemap search for a crawl and returns the pages
+// found, at most max, in sitemap order.
+func sitemapPages(ctx context.Context, s *Service, start *url.URL, filter *linkFilter, max int) []candidate {
+	m := &sitemapSearch{s: s, filter: filter, links: newLinkSet(max)}
+	_ = m.run(ctx, start)
+	var out []candidate
+	for _, l := range m.links.list() {
+		if l.Source != MapSourceSitemap {
+			continue
+		}
+		if c, ok := m.candidate(l.URL, nil); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// candidate vets a URL a sitemap or robots.txt names.
+func (m *sitemapSearch) candidate(raw string, base *url.URL) (candidate, bool) {
+	c, ok := m.filter.vet(raw, base)
+	return c, ok && c.host != hostOther
+}
+
+// run runs the sitemap search. It returns the first fetch error when no
+// sitemap fetch got an answer, else nil.
 //
 // Files are fetched mapWorkers at a time and taken in order, each as soon
 // as those before it are: at most mapWorkers files are held at once, and
 // the order of the links does not depend on which file arrives first. A
 // file is not fetched once the link set is full or ctx is done.
-func (m *mapper) sitemaps(ctx context.Context, start *url.URL) error {
+func (m *sitemapSearch) run(ctx context.Context, start *url.URL) error {
 	var level []string
 	for _, raw := range m.s.HTTP.Robots().Sitemaps(ctx, start.String()) {
 		u, err := start.Parse(strings.TrimSpace(raw))
@@ -69,8 +101,8 @@ func (m *mapper) sitemaps(ctx context.Context, start *url.URL) error {
 		if err != nil {
 			continue
 		}
-		if clean, key, ok := m.candidate(c, nil); ok {
-			m.links.add(key, clean, "", MapSourceRobots, titleNone)
+		if cand, ok := m.candidate(c, nil); ok {
+			m.links.add(cand.key, cand.url, "", MapSourceRobots, titleNone)
 		}
 		level = append(level, c)
 	}
@@ -124,8 +156,8 @@ func (m *mapper) sitemaps(ctx context.Context, start *url.URL) error {
 			// is at most mapWorkers files, and later ones fail at once.
 			base, _ := url.Parse(f.url)
 			for _, e := range f.pages {
-				if clean, key, ok := m.candidate(e.URL, base); ok {
-					m.links.add(key, clean, e.Title, MapSourceSitemap, titleText)
+				if c, ok := m.candidate(e.URL, base); ok {
+					m.links.add(c.key, c.url, e.Title, MapSourceSitemap, titleText)
 				}
 			}
 			for _, c := range f.children {
@@ -155,7 +187,7 @@ type sitemapEntry struct {
 	URL, Title string
 }
 
-func (m *mapper) fetchSitemap(ctx context.Context, u string) sitemapFile {
+func (m *sitemapSearch) fetchSitemap(ctx context.Context, u string) sitemapFile {
 	f := sitemapFile{url: u}
 	if err := ctx.Err(); err != nil {
 		f.err = model.Wrap(model.CodeTimeout, err, "the map ran out of time")

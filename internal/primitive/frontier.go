@@ -1,0 +1,320 @@
+package primitive
+
+import (
+	"context"
+	"net/url"
+	"sync"
+	"time"
+
+	"webacq/internal/model"
+)
+
+// maxCrawlDelay caps the Crawl-delay honoured between page requests.
+const maxCrawlDelay = 10 * time.Second
+
+// frontier is the crawl engine that gyre and map's link walk share: the
+// URLs admitted (deduplicated by NormalizeURL, at most capacity of them),
+// a queue per scheme and host taken round robin, robots.txt read once per
+// host before its first page and obeyed for every page, a Crawl-delay
+// honoured with one request at a time, and the workers. What a page is
+// made into is the caller's: visit runs on a worker's goroutine and take
+// on the goroutine running run, which owns every field below but the
+// read-only ones.
+type frontier[T any] struct {
+	// Read-only during the crawl.
+	s        *Service
+	filter   *linkFilter
+	workers  int           // pages in flight at once
+	perHost  int           // pages in flight at once per host
+	delay    time.Duration // spaces the requests to one host; a longer Crawl-delay wins
+	capacity int           // the most URLs admitted
+	// ordered takes the pages in the order they started, whatever order
+	// they complete in, so that what the caller builds does not depend on
+	// which server answers first.
+	ordered bool
+
+	// visit fetches and reads one page that robots.txt allows.
+	visit func(ctx context.Context, j *crawlJob) T
+	// take takes a page's outcome into the caller's result; it may admit
+	// URLs.
+	take func(ctx context.Context, r crawlReport[T])
+	// mayStart says whether one more page may start besides those in
+	// flight.
+	mayStart func(inflight int) bool
+	// over, when not nil, ends the crawl even with pages in flight.
+	over func() bool
+
+	wg       sync.WaitGroup
+	reports  chan crawlReport[T]
+	hostInfo chan crawlHostInfo
+	calls    chan func()
+
+	seen      map[string]bool // keys admitted, or known duplicates
+	admitted  int
+	hosts     map[string]*crawlHost
+	order     []*crawlHost // round-robin order of hosts
+	next      int          // where the next round-robin pick starts
+	queued    int
+	robots    int // robots.txt lookups in flight
+	aside     int // aside calls running
+	inflight  int
+	requested int // pages started, less those robots.txt refused
+	started   int // pages started: the next crawlJob.seq
+	taken     int // with ordered, the seq of the next report to take
+	held      map[int]crawlReport[T]
+}
+
+// crawlJob is one URL of the frontier.
+type crawlJob struct {
+	url   string // cleaned (cleanURL)
+	key   string // NormalizeURL(url)
+	via   string
+	depth int
+	start bool
+	seq   int // the order in which pages started
+	host  *crawlHost
+}
+
+// crawlHost is the queue and the limits of one scheme and host.
+type crawlHost struct {
+	origin   string // scheme://host[:port]
+	ready    bool   // robots.txt has been read
+	limit    int
+	pace     *pacer
+	inflight int
+	jobs     []*crawlJob
+}
+
+type crawlHostInfo struct {
+	host  *crawlHost
+	delay time.Duration
+}
+
+// crawlReport is what a worker reports for one job: the robots.txt
+// verdict, a wait cut short by the end of the crawl, or visit's outcome.
+type crawlReport[T any] struct {
+	job        *crawlJob
+	disallowed bool
+	err        error
+	out        T
+}
+
+func (f *frontier[T]) init() {
+	f.reports = make(chan crawlReport[T])
+	f.hostInfo = make(chan crawlHostInfo)
+	f.calls = make(chan func())
+	f.seen = make(map[string]bool)
+	f.hosts = make(map[string]*crawlHost)
+	f.held = make(map[int]crawlReport[T])
+}
+
+// run crawls from the start URL (cleaned) until ctx ends, over says so, or
+// nothing is left to do or wait for. Every worker has stopped when it
+// returns.
+func (f *frontier[T]) run(ctx context.Context, start string) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer f.wg.Wait()
+	defer cancel()
+
+	key, _ := NormalizeURL(start)
+	f.seen[key] = true
+	f.admitted++
+	f.enqueue(ctx, &crawlJob{url: start, key: key, via: GyreViaStart, start: true})
+	for {
+		f.schedule(ctx)
+		if ctx.Err() != nil || (f.over != nil && f.over()) {
+			return
+		}
+		if f.inflight == 0 && (!f.mayStart(0) || (f.robots == 0 && f.aside == 0)) {
+			return
+		}
+		select {
+		case r := <-f.reports:
+			f.inflight--
+			r.job.host.inflight--
+			if r.disallowed {
+				f.requested--
+			}
+			f.deliver(ctx, r)
+		case hi := <-f.hostInfo:
+			f.robots--
+			hi.host.ready = true
+			hi.host.limit = f.perHost
+			if d := max(hi.delay, f.delay); d > 0 {
+				hi.host.limit = 1
+				hi.host.pace = &pacer{delay: min(d, maxCrawlDelay)}
+			}
+		case call := <-f.calls:
+			f.aside--
+			call()
+		case <-ctx.Done():
+		}
+	}
+}
+
+// deliver hands a report to take, in start order when ordered.
+func (f *frontier[T]) deliver(ctx context.Context, r crawlReport[T]) {
+	if !f.ordered {
+		f.take(ctx, r)
+		return
+	}
+	f.held[r.job.seq] = r
+	for {
+		r, ok := f.held[f.taken]
+		if !ok {
+			return
+		}
+		delete(f.held, f.taken)
+		f.taken++
+		f.take(ctx, r)
+	}
+}
+
+// admit adds a vetted URL to the frontier unless it was seen or the
+// frontier is full.
+func (f *frontier[T]) admit(ctx context.Context, c candidate, via string, depth int) {
+	if f.seen[c.key] || f.admitted >= f.capacity {
+		return
+	}
+	f.seen[c.key] = true
+	f.admitted++
+	f.enqueue(ctx, &crawlJob{url: c.url, key: c.key, via: via, depth: depth})
+}
+
+// runAside runs work on its own goroutine and then, on run's goroutine, the
+// function work returns. The crawl does not end for want of pages while
+// such a call is running.
+func (f *frontier[T]) runAside(ctx context.Context, work func() func()) {
+	f.aside++
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		then := work()
+		select {
+		case f.calls <- then:
+		case <-ctx.Done():
+		}
+	}()
+}
+
+// enqueue adds a job to its host's queue, starting the robots.txt lookup
+// of a host met for the first time.
+func (f *frontier[T]) enqueue(ctx context.Context, j *crawlJob) {
+	u, err := url.Parse(j.url)
+	if err != nil {
+		return
+	}
+	origin := u.Scheme + "://" + u.Host
+	h := f.hosts[origin]
+	if h == nil {
+		h = &crawlHost{origin: origin}
+		f.hosts[origin] = h
+		f.order = append(f.order, h)
+		f.robots++
+		f.wg.Add(1)
+		go func() {
+			defer f.wg.Done()
+			// CrawlDelay reads (and caches) robots.txt, which Allowed then
+			// answers from memory for every page of the host.
+			d := f.s.HTTP.Robots().CrawlDelay(ctx, origin+"/", f.s.UserAgent)
+			select {
+			case f.hostInfo <- crawlHostInfo{host: h, delay: d}:
+			case <-ctx.Done():
+			}
+		}()
+	}
+	j.host = h
+	h.jobs = append(h.jobs, j)
+	f.queued++
+}
+
+// schedule starts as many jobs as the limits allow.
+func (f *frontier[T]) schedule(ctx context.Context) {
+	for ctx.Err() == nil && f.inflight < f.workers && f.mayStart(f.inflight) {
+		j, ok := f.pick()
+		if !ok {
+			return
+		}
+		j.seq = f.started
+		f.started++
+		f.requested++
+		f.inflight++
+		j.host.inflight++
+		f.wg.Add(1)
+		go func() {
+			defer f.wg.Done()
+			r := f.work(ctx, j)
+			select {
+			case f.reports <- r:
+			case <-ctx.Done():
+			}
+		}()
+	}
+}
+
+// pick takes the next job of the next host, round robin, that may take
+// one more request.
+func (f *frontier[T]) pick() (*crawlJob, bool) {
+	n := len(f.order)
+	for i := range n {
+		h := f.order[(f.next+i)%n]
+		if !h.ready || h.inflight >= h.limit || len(h.jobs) == 0 {
+			continue
+		}
+		j := h.jobs[0]
+		h.jobs[0] = nil
+		h.jobs = h.jobs[1:]
+		if len(h.jobs) == 0 {
+			h.jobs = nil // let the drained array go
+		}
+		f.queued--
+		f.next = (f.next + i + 1) % n
+		return j, true
+	}
+	return nil, false
+}
+
+// work checks robots.txt, waits for the host's pace and visits the page.
+func (f *frontier[T]) work(ctx context.Context, j *crawlJob) crawlReport[T] {
+	r := crawlReport[T]{job: j}
+	if !f.s.HTTP.Robots().Allowed(ctx, j.url, f.s.UserAgent) {
+		r.disallowed = true
+		return r
+	}
+	if err := j.host.pace.wait(ctx); err != nil {
+		r.err = model.Wrap(model.CodeTimeout, err, "the crawl ran out of time")
+		return r
+	}
+	r.out = f.visit(ctx, j)
+	return r
+}
+
+// pacer spaces requests by a Crawl-delay. A nil pacer does not wait.
+type pacer struct {
+	delay time.Duration
+	mu    sync.Mutex
+	next  time.Time
+}
+
+func (p *pacer) wait(ctx context.Context) error {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	at := time.Now()
+	if p.next.After(at) {
+		at = p.next
+	}
+	p.next = at.Add(p.delay)
+	p.mu.Unlock()
+	if d := time.Until(at); d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
