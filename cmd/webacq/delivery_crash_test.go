@@ -51,7 +51,7 @@ const crashCycles = 20
 
 // killPointOf spreads the kill points over the cycles. A job a dead node
 // left running is rescued only once its own timeout has passed since it
-// started (30 s for a delivery, 32 s for a check here), so the kills that
+// started (30 s for a delivery, 34 s for a check here), so the kills that
 // leave such jobs come first: the last node, started when all can be
 // rescued, is then not long in coming.
 func killPointOf(cycle int) killPoint {
@@ -110,12 +110,17 @@ func testDeliveriesSurviveKills(t *testing.T, dialect string) {
 	cli("workspace", "create", "crash", "--credits", "1000", "--monitoring")
 	key := cli("key", "create", "--workspace", "crash", "--name", "crash")
 	// River rescues a dead node's jobs after 10 s (at least the job's own
-	// timeout: 30 s for a delivery, 2 × 1 s + 30 s for a check); delivery
-	// retries wait 2 s (seven attempts in 12 s: the refused deliveries of
-	// the queued cycles stay pending until their kill).
+	// timeout: 30 s for a delivery, 2 × 1 s fetch + 2 × 1 s extraction +
+	// 30 s for a check); delivery retries wait 2 s (seven attempts in 12 s:
+	// the refused deliveries of the queued cycles stay pending until their
+	// kill). Four workers, fewer than the pool's connections: a check that
+	// alerts reads the webhook settings outside its run's transaction, so
+	// on PostgreSQL as many such checks at once as the pool has connections
+	// wait for each other until their timeout.
 	env := []string{"WEBACQ_ALLOW_PRIVATE=1", "WEBACQ_CHROMIUM=none", "WEBACQ_ACCESS_LOG=0",
 		"WEBACQ_SECRET_KEY=crash-test-operator-key-0123456789", "WEBACQ_JOB_POLL_INTERVAL=20ms",
-		"WEBACQ_JOB_RESCUE_AFTER=10s", "WEBACQ_MONITOR_TIMEOUT=1s", "WEBACQ_DELIVERY_RETRY_WAIT=2s"}
+		"WEBACQ_JOB_RESCUE_AFTER=10s", "WEBACQ_MONITOR_TIMEOUT=1s", "WEBACQ_DELIVERY_RETRY_WAIT=2s",
+		"WEBACQ_JOB_WORKERS=4"}
 	node := startCrashNode(t, bin, nodeURL, env)
 
 	var hook struct {
@@ -223,14 +228,14 @@ func testDeliveriesSurviveKills(t *testing.T, dialect string) {
 	t.Logf("%s: set up in %.1f s, %d kills in %.1f s; the committed kills found the delivery %s", dialect,
 		cycles.Sub(start).Seconds(), crashCycles, lastKill.Sub(cycles).Seconds(), strings.Join(atKill, ", "))
 	// The last node starts once River can rescue every job the kills left
-	// running (each job's timeout after it started: at most 32 s). River's
+	// running (each job's timeout after it started: at most 34 s). River's
 	// leader looks for such jobs when it is elected, then every 30 s, so a
 	// node started any earlier would add up to 30 s; a node down for half a
 	// minute after a crash is as real a case as any.
 	orphans := db.runningSince(ctx, t)
 	var horizon time.Time
 	for _, at := range orphans {
-		horizon = later(horizon, at.Add(33*time.Second))
+		horizon = later(horizon, at.Add(36*time.Second))
 	}
 	time.Sleep(time.Until(horizon))
 	node = startCrashNode(t, bin, nodeURL, env)
