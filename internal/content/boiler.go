@@ -8,8 +8,9 @@ import (
 )
 
 // Boilerplate inside the chosen article: blocks whose class or id names
-// what they are (related stories, dates and bylines, author boxes, ...),
-// and teaser cards of other posts.
+// what they are (related stories, dates and bylines, author boxes,
+// newsletter boxes, photo credits, ...), teaser cards of other posts,
+// and lines whose words say it (an ad label, a photo credit).
 // Class and id values are read as words, split at punctuation and at
 // lower-to-upper case changes and compared lower-cased, so that
 // "related-article" is a list of related stories whatever "article"
@@ -24,6 +25,7 @@ const (
 	kindMeta                           // dates, bylines, categories, breadcrumbs, tag lists
 	kindBio                            // about-the-author boxes
 	kindCTA                            // newsletter, subscribe, follow us, ads, affiliate notes, paywalls
+	kindCredit                         // photo credits and copyright lines
 )
 
 // classWords names the families by the words of class and id values.
@@ -56,6 +58,9 @@ var classWords = map[string]boilerKind{
 	"advertisement": kindCTA, "ad": kindCTA, "ads": kindCTA, "adslot": kindCTA, "adspot": kindCTA,
 	"adunit": kindCTA, "dfp": kindCTA, "sponsored": kindCTA, "anzeige": kindCTA, "werbung": kindCTA,
 	"paywall": kindCTA, "regwall": kindCTA,
+
+	"credit": kindCredit, "credits": kindCredit, "copyright": kindCredit, "photocredit": kindCredit,
+	"imagecredit": kindCredit, "bildnachweis": kindCredit, "fotocredit": kindCredit,
 }
 
 // classPrefixes are distinctive words also recognised at the start of a
@@ -169,7 +174,7 @@ func dropBoilerplate(art *html.Node) {
 		return
 	}
 	removeTags(art, func(n *html.Node) bool {
-		if adLabel(n) {
+		if adLabel(n) || creditLine(n) {
 			return true
 		}
 		nested := n.DataAtom == atom.Article && n.Parent != art
@@ -186,13 +191,16 @@ func dropBoilerplate(art *html.Node) {
 			return true
 		}
 		// An inline element counts only as a line of its own: a
-		// link with class "meta-loc" inside a sentence is words.
-		if isPhrasing(n) && !alone(n, st.length) {
+		// link with class "meta-loc" inside a sentence is words. A
+		// credit is inline in its caption.
+		if isPhrasing(n) && k&kindCredit == 0 && !alone(n, st.length) {
 			return false
 		}
 		switch {
 		case k&(kindRelated|kindBio|kindCTA) != 0:
 			return true
+		case k&kindCredit != 0:
+			return st.length < 200
 		case k&kindMeta != 0:
 			// Dates, bylines and tag lists are short lines; a long
 			// block named "post-meta" holds more than that.
@@ -254,4 +262,27 @@ func adLabel(n *html.Node) bool {
 	}
 	t := strings.ToLower(strings.Trim(collapse(nodeText(n)), " -–—:|[]()*"))
 	return adLabels[t]
+}
+
+// creditPrefixes start the credit line of a photo in the languages of
+// the web's larger sites.
+var creditPrefixes = []string{"foto:", "fotos:", "foto ©", "foto©", "fotos ©", "photo:", "photos:", "photo ©",
+	"photo by", "photograph:", "photography:", "bild:", "bilder:", "bildquelle", "image:", "images:", "image by",
+	"image credit", "credit:", "credits:", "copyright", "©", "(c)", "quelle:", "source:", "picture:",
+	"zdjęcie:", "fot.", "crédit", "crédits", "imagen:", "fuente:", "illustration:", "grafik:", "abbildung:"}
+
+// creditLine tells whether n is a line of its own that credits a photo:
+// short, and starting with a credit word or the copyright sign.
+func creditLine(n *html.Node) bool {
+	st := textStats(n, nil)
+	if st.length == 0 || st.length > 100 || (isPhrasing(n) && !alone(n, st.length)) {
+		return false
+	}
+	t := strings.TrimLeft(strings.ToLower(collapse(nodeText(n))), "([ ")
+	for _, p := range creditPrefixes {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -192,3 +192,20 @@ func TestCallsToAction(t *testing.T) {
 		[]string{"The council met"},
 		[]string{"morning briefing", "Sign up", "affiliate links", "Anzeige", "Advertisement", "please subscribe"})
 }
+
+// TestPhotoCredits: credit lines of photos (by class, or a short line of
+// its own that starts "Foto:", "Photo by", "©") are dropped; the caption
+// itself and a sentence that mentions a photo stay.
+func TestPhotoCredits(t *testing.T) {
+	body := rulePage(`<article><div class="entry-content">
+<p>` + strings.Repeat(ruleProse, 3) + `</p>
+<figure><img src="/hall.jpg" alt=""><figcaption>The town hall on Tuesday evening. <span class="photo-credit">Jane Roe / The Daily</span></figcaption></figure>
+<p>Foto: Max Muster / dpa</p>
+<div class="image-legend"><p>© 2025 Example Images</p></div>
+<p>Photo: the mayor said the picture of the old mill, taken in 1950, shows why the building must be saved and sold to the town.</p>
+<p>` + strings.Repeat(ruleProse, 2) + `</p>
+</div></article>`)
+	checkText(t, mainText(t, body),
+		[]string{"The council met", "The town hall on Tuesday evening.", "the mayor said the picture"},
+		[]string{"Jane Roe", "Max Muster", "Example Images"})
+}
