@@ -124,7 +124,7 @@ func (s *Service) check(ctx context.Context, job *river.Job[CheckArgs]) error {
 	for _, ch := range feedChannels(m) {
 		obs = append(obs, s.observeFeed(ctx, m, ch, states[ch], due))
 	}
-	next, err := s.record(ctx, job, obs)
+	next, err := s.record(ctx, job, m, obs)
 	if err != nil {
 		return s.later(ctx, err)
 	}
@@ -432,8 +432,15 @@ func toSignals(in []detect.Signal) []model.Signal {
 // channel's: one run each), their bill, the monitor's new state and its next
 // due time in one transaction, and returns that time (zero: no further
 // check by this job).
-func (s *Service) record(ctx context.Context, job *river.Job[CheckArgs], obs []*observation) (time.Time, error) {
-	next, indexed, err := s.recordTx(ctx, job, obs, true)
+func (s *Service) record(ctx context.Context, job *river.Job[CheckArgs], m *model.Monitor, obs []*observation) (time.Time, error) {
+	// Where alerts go is read before the transaction: on PostgreSQL a read
+	// from the pool inside it could wait for a connection that other
+	// checks' transactions hold, while they wait for the same.
+	dests, err := s.destinations(ctx, m)
+	if err != nil {
+		return time.Time{}, err
+	}
+	next, indexed, err := s.recordTx(ctx, job, obs, true, dests)
 	if errors.Is(err, errUnpaid) {
 		// The workspace may still pay the fetches: the runs alert without
 		// the page's extraction.
@@ -445,14 +452,14 @@ func (s *Service) record(ctx context.Context, job *river.Job[CheckArgs], obs []*
 			}
 		}
 		if dropped {
-			next, indexed, err = s.recordTx(ctx, job, obs, true)
+			next, indexed, err = s.recordTx(ctx, job, obs, true, dests)
 		}
 	}
 	if errors.Is(err, errUnpaid) {
 		for _, o := range obs {
 			o.unpaid()
 		}
-		next, indexed, err = s.recordTx(ctx, job, obs, false)
+		next, indexed, err = s.recordTx(ctx, job, obs, false, dests)
 	}
 	if err != nil {
 		return time.Time{}, err
@@ -480,7 +487,8 @@ func (o *observation) unpaid() {
 // PostgreSQL that locks the workspace's row, which every check of the
 // workspace needs, so it is held only until the commit. indexed is the
 // page observation whose region goes into the search index.
-func (s *Service) recordTx(ctx context.Context, job *river.Job[CheckArgs], obs []*observation, pay bool) (next time.Time, indexed *observation, err error) {
+func (s *Service) recordTx(ctx context.Context, job *river.Job[CheckArgs], obs []*observation, pay bool,
+	dests []target) (next time.Time, indexed *observation, err error) {
 	if len(obs) == 0 {
 		return time.Time{}, nil, nil
 	}
@@ -521,7 +529,7 @@ func (s *Service) recordTx(ctx context.Context, job *river.Job[CheckArgs], obs [
 				return err
 			}
 			if pay {
-				if err := s.queueAlert(ctx, tx, m, run); err != nil {
+				if err := s.queueAlert(ctx, tx, m, run, dests); err != nil {
 					return err
 				}
 			}

@@ -56,23 +56,28 @@ func fires(run *model.Run) bool {
 	return run.Outcome != model.OutcomeUnchanged
 }
 
-// queueAlert writes a run's deliveries (the webhook, then Slack, email and
-// SMS as configured), and the jobs that send them, in the run's
-// transaction.
-func (s *Service) queueAlert(ctx context.Context, tx store.Tx, m *model.Monitor, run *model.Run) error {
-	if !fires(run) {
-		return nil
-	}
+// destinations are where m's alerts go: the workspace's webhook when one
+// is set, then Slack, email and SMS as configured.
+func (s *Service) destinations(ctx context.Context, m *model.Monitor) ([]target, error) {
 	cfg, err := s.Store.Webhook(ctx, m.WorkspaceID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	targets, err := s.alertTargets(ctx, m)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if cfg.URL != "" {
 		targets = append([]target{{kind: alert.KindWebhook}}, targets...)
+	}
+	return targets, nil
+}
+
+// queueAlert writes a run's deliveries to dests, and the jobs that send
+// them, in the run's transaction.
+func (s *Service) queueAlert(ctx context.Context, tx store.Tx, m *model.Monitor, run *model.Run, targets []target) error {
+	if !fires(run) {
+		return nil
 	}
 	for _, t := range targets {
 		p := alert.Payload{DeliveryID: uuid.NewString(), MonitorID: m.ID, CallerID: m.WorkspaceID, Label: m.Label, URL: m.URL,
