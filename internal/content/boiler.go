@@ -286,3 +286,91 @@ func creditLine(n *html.Node) bool {
 	}
 	return false
 }
+
+// leadWords name the lead paragraph of an article (standfirst, deck,
+// teaser) in class and id values; itemprop="description" says it too.
+var leadWords = map[string]bool{"lead": true, "lede": true, "intro": true, "teaser": true, "summary": true,
+	"excerpt": true, "deck": true, "dek": true, "standfirst": true, "abstract": true, "chapeau": true,
+	"chapo": true, "sumario": true, "bajada": true, "entradilla": true, "vorspann": true, "subtitle": true,
+	"subline": true, "leadtext": true}
+
+func leadNamed(n *html.Node) bool {
+	for _, a := range n.Attr {
+		if a.Namespace != "" {
+			continue
+		}
+		switch a.Key {
+		case "itemprop":
+			if strings.Contains(a.Val, "description") {
+				return true
+			}
+		case "class", "id":
+			found := false
+			eachWord(a.Val, func(w string) { found = found || leadWords[w] })
+			if found {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// eachWord calls f with each lower-cased word of a class or id value.
+func eachWord(v string, f func(string)) {
+	for i := 0; i < len(v); {
+		for i < len(v) && !alnum(v[i]) {
+			i++
+		}
+		start := i
+		for i < len(v) && alnum(v[i]) && !(i > start && isUpper(v[i]) && !isUpper(v[i-1])) {
+			i++
+		}
+		if i > start {
+			f(strings.ToLower(v[start:i]))
+		}
+	}
+}
+
+// findLead looks for the article's lead outside the chosen block: a
+// block before it (among the preceding siblings of the block and of its
+// six nearest ancestors, and three levels inside them) named as a lead,
+// of prose length, with few links and no media (a "lede" image and its
+// caption are not the lead). Headers that the pass dropped as unlikely
+// are searched too: that is where leads live.
+func (r *readable) findLead(best *html.Node) *html.Node {
+	n := best
+	for level := 0; level < 6 && n != nil && n != r.body; level++ {
+		for c := n.PrevSibling; c != nil; c = c.PrevSibling {
+			if l := r.leadIn(c, 3); l != nil {
+				return l
+			}
+		}
+		n = n.Parent
+	}
+	return nil
+}
+
+func (r *readable) leadIn(n *html.Node, depth int) *html.Node {
+	if n.Type != html.ElementNode || hidden(n) || hidingClass(strings.ToLower(attr(n, "class"))) {
+		return nil
+	}
+	switch n.DataAtom {
+	case atom.Figure, atom.Figcaption, atom.Img, atom.Picture, atom.Video, atom.Table, atom.Ul, atom.Ol, atom.Nav:
+		return nil
+	}
+	if leadNamed(n) && !hasMedia(n) {
+		st := textStats(n, nil)
+		if st.length >= 40 && st.length <= 1200 && st.linkLen < 0.2*float64(st.length) {
+			return n
+		}
+	}
+	if depth == 0 {
+		return nil
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if l := r.leadIn(c, depth-1); l != nil {
+			return l
+		}
+	}
+	return nil
+}

@@ -280,6 +280,13 @@ func (r *readable) attempt(flags int) *html.Node {
 		}
 	}
 	flushRun()
+	// A lead set apart from the body (in the article's header) is the
+	// article's first paragraph.
+	if lead := r.findLead(best); lead != nil {
+		if k := r.copyTree(lead); k != nil {
+			article.InsertBefore(k, article.FirstChild)
+		}
+	}
 	r.prepare(article)
 	return article
 }

@@ -209,3 +209,21 @@ func TestPhotoCredits(t *testing.T) {
 		[]string{"The council met", "The town hall on Tuesday evening.", "the mayor said the picture"},
 		[]string{"Jane Roe", "Max Muster", "Example Images"})
 }
+
+// TestLeadOutsideBody: the lead paragraph set apart in the article's
+// header joins the article, first; a "lede" photo with its caption and
+// a link-heavy teaser do not.
+func TestLeadOutsideBody(t *testing.T) {
+	body := rulePage(`<article>
+<header class="entry-header"><h1>Budget approved</h1>
+<figure class="lede"><img src="/hall.jpg" alt=""><figcaption>The town hall, where the meeting took place on a rainy evening.</figcaption></figure>
+<div class="entry-excerpt"><p>After a six-hour debate the council approved a three-year budget that favours libraries and parks.</p></div>
+</header>
+<div class="entry-content"><p>` + strings.Repeat(ruleProse, 3) + `</p><p>` + strings.Repeat(ruleProse, 2) + `</p></div>
+</article>`)
+	text := mainText(t, body)
+	checkText(t, text, []string{"After a six-hour debate", "The council met"}, []string{"rainy evening"})
+	if strings.Index(text, "After a six-hour debate") > strings.Index(text, "The council met") {
+		t.Errorf("lead after the body:\n%s", text)
+	}
+}
