@@ -3,7 +3,7 @@
 // it (postgresql-doc-15, about 1,170 HTML pages). wget only downloads; gyre
 // also converts every page to markdown. See README.md.
 //
-//	go run ./bench/gyre [-cache DIR] [-max-pages 1000] [-workers 8] [-per-host 4] [-full] [-runs N]
+//	go run ./bench/gyre [-cache DIR] [-max-pages 1000] [-workers 8] [-per-host 4] [-full] [-runs 5]
 package main
 
 import (
@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -40,6 +41,11 @@ type childReport struct {
 	FirstErrors    []primitive.GyreError
 	ProgressCalls  int
 	DistinctTitles int
+	// The Go runtime's memory at the end of the crawl, in MiB, and its
+	// collections.
+	SysMiB, HeapSysMiB, HeapReleasedMiB, StackMiB float64
+	NumGC                                         uint32
+	GCCPUFraction                                 float64
 }
 
 func main() {
@@ -47,7 +53,7 @@ func main() {
 	maxPages := flag.Int("max-pages", 1000, "gyre maxPages")
 	workers := flag.Int("workers", primitive.DefaultGyreWorkers, "gyre workers (pages at once)")
 	perHost := flag.Int("per-host", primitive.DefaultGyrePerHost, "gyre requests at once per host")
-	runs := flag.Int("runs", 1, "how many times to run each crawler")
+	runs := flag.Int("runs", 5, "how many times to run each crawler, taking turns; the summary is the median")
 	cpuprofile := flag.String("cpuprofile", "", "write the gyre child's CPU profile here")
 	full := flag.Bool("full", false, "gyre converts whole pages (onlyMainContent=false) instead of the main content")
 	memprofile := flag.String("memprofile", "", "write the gyre child's heap profile (after the crawl, result still held) here")
@@ -94,30 +100,73 @@ func run(cache string, maxPages, workers, perHost, runs int, full bool, cpuprofi
 	if err != nil {
 		return err
 	}
+	var ratios, perCPU []float64
+	var maxRSS int64
 	for i := range runs {
-		w, err := runWget(start)
-		if err != nil {
-			return err
+		// wget and gyre take turns going first, so that a change of load
+		// during the invocation falls on both alike.
+		var w wgetResult
+		var g gyreResult
+		loadBefore := loadAverage()
+		if i%2 == 0 {
+			if w, err = runWget(start); err == nil {
+				g, err = runGyre(self, start, maxPages, workers, perHost, full, cpuprofile)
+			}
+		} else {
+			if g, err = runGyre(self, start, maxPages, workers, perHost, full, cpuprofile); err == nil {
+				w, err = runWget(start)
+			}
 		}
-		g, err := runGyre(self, start, maxPages, workers, perHost, full, cpuprofile)
 		if err != nil {
 			return err
 		}
 		wRate := float64(w.pages) / w.seconds
 		gRate := float64(g.Pages) / g.Seconds
-		fmt.Printf("\nrun %d\n", i+1)
+		ratios = append(ratios, gRate/wRate)
+		perCPU = append(perCPU, float64(g.Pages)/g.cpu)
+		maxRSS = max(maxRSS, g.maxRSSKiB)
+		first := "wget"
+		if i%2 == 1 {
+			first = "gyre"
+		}
+		fmt.Printf("\nrun %d (%s first; load average %s before, %s after)\n", i+1, first, loadBefore, loadAverage())
 		fmt.Printf("  wget  : %4d HTML pages (%d files) in %6.2f s = %7.1f pages/s (download only)\n", w.pages, w.files, w.seconds, wRate)
 		fmt.Printf("  gyre  : %4d pages, %d errors in %6.2f s = %7.1f pages/s (markdown %.1f MB, %d distinct titles)\n",
 			g.Pages, g.Errors, g.Seconds, gRate, float64(g.MarkdownBytes)/(1<<20), g.DistinctTitles)
-		fmt.Printf("  ratio : gyre/wget = %.2f (target >= 0.50)\n", gRate/wRate)
+		fmt.Printf("  ratio : gyre/wget = %.2f\n", gRate/wRate)
 		fmt.Printf("  CPU   : wget %.2f s, gyre %.2f s (%.0f pages per CPU-second; the file server's share is in neither)\n",
 			w.cpu, g.cpu, float64(g.Pages)/g.cpu)
-		fmt.Printf("  gyre peak RSS: %.1f MB (VmHWM %.1f MB, target < 150 MB)\n", float64(g.maxRSSKiB)/1024, float64(g.VmHWMKiB)/1024)
+		fmt.Printf("  gyre peak RSS: %.1f MB (VmHWM %.1f MB; Go runtime at the end: %.0f MiB from the OS, heap %.0f MiB of which %.0f released, stacks %.1f MiB; %d collections, %.0f %% of its CPU)\n",
+			float64(g.maxRSSKiB)/1024, float64(g.VmHWMKiB)/1024, g.SysMiB, g.HeapSysMiB, g.HeapReleasedMiB, g.StackMiB, g.NumGC, 100*g.GCCPUFraction)
 		for _, e := range g.FirstErrors {
 			fmt.Printf("  gyre error: %s: %s\n", e.URL, e.Error)
 		}
 	}
+	fmt.Printf("\n%d runs: median ratio gyre/wget %.2f (range %.2f–%.2f; target >= 0.70), median %.0f gyre pages per CPU-second, max gyre peak RSS %.1f MB (target < 120 MB)\n",
+		runs, median(ratios), slices.Min(ratios), slices.Max(ratios), median(perCPU), float64(maxRSS)/1024)
 	return nil
+}
+
+func median(v []float64) float64 {
+	s := slices.Sorted(slices.Values(v))
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// loadAverage is the machine's 1, 5 and 15 minute load averages.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
 }
 
 // ensureSite unpacks postgresql-doc-15 under cache unless it is there.
@@ -279,6 +328,10 @@ func runChild(start string, maxPages, workers, perHost int, full bool, cpuprofil
 		titles[p.Title] = true
 	}
 	rep.DistinctTitles = len(titles)
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	rep.SysMiB, rep.HeapSysMiB, rep.HeapReleasedMiB = float64(ms.Sys)/(1<<20), float64(ms.HeapSys)/(1<<20), float64(ms.HeapReleased)/(1<<20)
+	rep.StackMiB, rep.NumGC, rep.GCCPUFraction = float64(ms.StackSys)/(1<<20), ms.NumGC, ms.GCCPUFraction
 	rep.FirstErrors = res.Errors[:min(len(res.Errors), 5)]
 	if memprofile != "" {
 		f, err := os.Create(memprofile)

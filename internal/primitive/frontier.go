@@ -2,6 +2,7 @@ package primitive
 
 import (
 	"context"
+	"hash/maphash"
 	"net/url"
 	"sync"
 	"time"
@@ -43,6 +44,11 @@ type frontier[T any] struct {
 	mayStart func(inflight int) bool
 	// over, when not nil, ends the crawl even with pages in flight.
 	over func() bool
+
+	// known holds raw links whose fate is settled: refused by the filter,
+	// or taken to admit (admitted, seen, or past capacity). Pages repeat
+	// their navigation; a link known is not parsed again.
+	known linkMemo
 
 	wg       sync.WaitGroup
 	reports  chan crawlReport[T]
@@ -106,6 +112,7 @@ func (f *frontier[T]) init() {
 	f.seen = make(map[string]bool)
 	f.hosts = make(map[string]*crawlHost)
 	f.held = make(map[int]crawlReport[T])
+	f.known = linkMemo{seed: maphash.MakeSeed(), seen: make(map[uint64]struct{}), max: linkMemoFactor * f.capacity}
 }
 
 // run crawls from the start URL (cleaned) until ctx ends, over says so, or
@@ -171,8 +178,11 @@ func (f *frontier[T]) deliver(ctx context.Context, r crawlReport[T]) {
 }
 
 // admit adds a vetted URL to the frontier unless it was seen or the
-// frontier is full.
+// frontier is full. Either way the URL's fate is settled.
 func (f *frontier[T]) admit(ctx context.Context, c candidate, via string, depth int) {
+	if c.raw != "" {
+		f.known.add(c.raw)
+	}
 	if f.seen[c.key] || f.admitted >= f.capacity {
 		return
 	}
@@ -287,6 +297,64 @@ func (f *frontier[T]) work(ctx context.Context, j *crawlJob) crawlReport[T] {
 	}
 	r.out = f.visit(ctx, j)
 	return r
+}
+
+// vetLinks vets the links of a page for the frontier, once each, leaving
+// out links whose fate is known. It is safe for concurrent use.
+func (f *frontier[T]) vetLinks(links []string, keep func(candidate) bool) []candidate {
+	var out []candidate
+	var keys map[string]bool
+	for _, l := range links {
+		if f.known.has(l) {
+			continue
+		}
+		c, ok := f.filter.vet(l, nil)
+		if !ok || !keep(c) {
+			f.known.add(l)
+			continue
+		}
+		if keys == nil {
+			keys = make(map[string]bool, len(links))
+		}
+		if !keys[c.key] {
+			keys[c.key] = true
+			c.raw = l
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// linkMemoFactor bounds a frontier's linkMemo, as a multiple of its
+// capacity: past it, links are vetted every time they are met.
+const linkMemoFactor = 4
+
+// linkMemo is a bounded set of raw links, safe for concurrent use. It
+// keeps 64-bit hashes, not the links: a page's links are garbage once
+// vetted, and a false match (about one in 10^11 for a full memo of a
+// 1,000-page crawl) would only skip one spelling of one link.
+type linkMemo struct {
+	seed maphash.Seed
+	mu   sync.RWMutex
+	seen map[uint64]struct{}
+	max  int
+}
+
+func (m *linkMemo) has(raw string) bool {
+	h := maphash.String(m.seed, raw)
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	_, ok := m.seen[h]
+	return ok
+}
+
+func (m *linkMemo) add(raw string) {
+	h := maphash.String(m.seed, raw)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.seen) < m.max {
+		m.seen[h] = struct{}{}
+	}
 }
 
 // pacer spaces requests by a Crawl-delay. A nil pacer does not wait.

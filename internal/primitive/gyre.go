@@ -479,13 +479,7 @@ func (g *gyre) visit(ctx context.Context, j *crawlJob) gyreOutcome {
 		}
 	}
 	if j.depth < *g.req.MaxDepth {
-		seen := make(map[string]bool, len(res.Links))
-		for _, l := range res.Links {
-			if c, ok := g.filter.vet(l, nil); ok && c.follow() && !seen[c.key] {
-				seen[c.key] = true
-				o.links = append(o.links, c)
-			}
-		}
+		o.links = g.f.vetLinks(res.Links, candidate.follow)
 	}
 	if res.Markdown != nil {
 		p.Markdown = *res.Markdown

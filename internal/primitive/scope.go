@@ -32,6 +32,9 @@ type candidate struct {
 	url  string // cleaned (cleanURL): the form requested and listed
 	key  string // NormalizeURL: the identity
 	kind pathKind
+	// raw is the link as a page gave it, when a frontier vetted it
+	// (vetLinks).
+	raw string
 	// host says whether the URL is on the site's own hosts (the start host,
 	// with or without "www.", or the host the start page redirected to),
 	// on a subdomain in scope, or on another site.

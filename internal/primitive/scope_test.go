@@ -221,3 +221,35 @@ func mustParse(t *testing.T, raw string) *url.URL {
 	}
 	return u
 }
+
+func TestFrontierVetLinks(t *testing.T) {
+	f := &frontier[struct{}]{filter: &linkFilter{hosts: newSiteScope("example.com", false)}, capacity: 2}
+	f.init()
+	page := []string{"https://example.com/a", "https://example.com/a#x", "https://example.com/a.png",
+		"https://other.org/", "https://example.com/b"}
+	got := f.vetLinks(page, candidate.follow)
+	if len(got) != 2 || got[0].url != "https://example.com/a" || got[0].raw != page[0] || got[1].url != "https://example.com/b" {
+		t.Fatalf("vetLinks = %+v, want /a and /b once each", got)
+	}
+	// Refused links are settled at once, the others once admitted.
+	for _, l := range page[2:4] {
+		if !f.known.has(l) {
+			t.Errorf("%s refused but not known", l)
+		}
+	}
+	if f.known.has(page[0]) {
+		t.Errorf("%s known before it was admitted", page[0])
+	}
+	f.seen[got[0].key] = true // as if admitted: no robots lookup here
+	f.known.add(got[0].raw)
+	if again := f.vetLinks(page, candidate.follow); len(again) != 2 || again[0].raw != page[1] || again[1].raw != page[4] {
+		t.Errorf("second page: %+v, want the fragment spelling of /a and /b", again)
+	}
+	// The memo is bounded at linkMemoFactor × capacity entries.
+	for i := range 100 {
+		f.known.add(fmt.Sprintf("https://example.com/%d", i))
+	}
+	if n := len(f.known.seen); n != linkMemoFactor*f.capacity {
+		t.Errorf("memo holds %d links, want %d", n, linkMemoFactor*f.capacity)
+	}
+}
