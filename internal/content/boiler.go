@@ -49,6 +49,7 @@ var classWords = map[string]boilerKind{
 	"authors": kindMeta, "breadcrumb": kindMeta, "breadcrumbs": kindMeta, "crumbs": kindMeta,
 	"category": kindMeta, "categories": kindMeta, "tag": kindMeta, "tags": kindMeta, "tagged": kindMeta,
 	"taglist": kindMeta, "keywords": kindMeta, "kicker": kindMeta, "readtime": kindMeta,
+	"postmetadata": kindMeta, "entryutility": kindMeta,
 
 	"bio": kindBio, "authorbio": kindBio, "authorbox": kindBio, "abh": kindBio, "saboxplugin": kindBio,
 
@@ -186,8 +187,9 @@ func dropBoilerplate(art *html.Node) {
 		if 2*st.length >= total {
 			return false
 		}
-		// Another post's teaser: mostly links, or a linked title.
-		if nested && (st.linkLen > 0.25*float64(st.length) || linkedHeading(n)) {
+		// Another post's teaser: short, and mostly links or a linked
+		// title (a forum's posts are <article>s too, and longer).
+		if nested && st.length < 500 && (st.linkLen > 0.25*float64(st.length) || linkedHeading(n)) {
 			return true
 		}
 		// An inline element counts only as a line of its own: a
@@ -358,7 +360,7 @@ func (r *readable) leadIn(n *html.Node, depth int) *html.Node {
 	case atom.Figure, atom.Figcaption, atom.Img, atom.Picture, atom.Video, atom.Table, atom.Ul, atom.Ol, atom.Nav:
 		return nil
 	}
-	if leadNamed(n) && !hasMedia(n) {
+	if leadNamed(n) && !hasMedia(n) && classKinds(n) == 0 {
 		st := textStats(n, nil)
 		if st.length >= 40 && st.length <= 1200 && st.linkLen < 0.2*float64(st.length) {
 			return n

@@ -11,9 +11,11 @@ import (
 // asides, share boxes, headings marked as boilerplate, and tables, lists
 // and divs that look like navigation or widgets rather than prose.
 func (r *readable) prepare(art *html.Node) {
-	// Named boilerplate goes first, on the first attempt only: a page
-	// whose article is that small is retried without it.
-	if r.flags&flagStripUnlikely != 0 {
+	// Named boilerplate goes first, on the attempts that read class
+	// names: the second attempt only brings back the blocks that the
+	// first dropped as unlikely (a page wrapped in "layout-with-sidebar"),
+	// not the boilerplate inside them.
+	if r.flags&flagWeightClasses != 0 {
 		dropBoilerplate(art)
 		dropLinkOnly(art, r.host)
 	}

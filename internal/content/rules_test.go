@@ -227,3 +227,17 @@ func TestLeadOutsideBody(t *testing.T) {
 		t.Errorf("lead after the body:\n%s", text)
 	}
 }
+
+// TestForumPosts: the posts of a forum thread, each an <article> with
+// its author's links, are the content, not teasers of other posts.
+func TestForumPosts(t *testing.T) {
+	post := func(user, text string) string {
+		return `<article class="message"><header><h4 class="message-name"><a href="/members/` + user + `">` + user +
+			`</a></h4></header><div class="message-content"><p>` + text + `</p></div></article>`
+	}
+	body := rulePage(`<div class="thread">` +
+		post("ann", "Patch notes 4.47: "+strings.Repeat(ruleProse, 4)) +
+		post("bob", "Thanks for the update. "+strings.Repeat("The new quest line works well on my side, and the boss fight is much fairer now. ", 6)) +
+		`</div>`)
+	checkText(t, mainText(t, body), []string{"Patch notes 4.47", "Thanks for the update"}, nil)
+}
