@@ -74,8 +74,11 @@ func newBrowser(t *testing.T) *browser {
 	if err := os.MkdirAll(b.shots, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// Start the browser, then subscribe before any page loads.
-	b.do()
+	// Start the browser (without a timeout, which would stop it), then
+	// subscribe before any page loads.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("browser: %v", err)
+	}
 	messages := chromedp.Console(ctx)
 	dialogs := chromedp.Events(ctx, page.JavascriptDialogOpening)
 	go func() {
@@ -104,9 +107,15 @@ func newBrowser(t *testing.T) *browser {
 	return b
 }
 
+// actionTimeout bounds one step: a page that never shows what a step
+// waits for fails the test instead of hanging it.
+const actionTimeout = 30 * time.Second
+
 func (b *browser) do(steps ...chromedp.Action[chromedp.Void]) {
 	b.t.Helper()
-	if err := chromedp.Do(b.ctx, steps...); err != nil {
+	ctx, cancel := context.WithTimeout(b.ctx, actionTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
 		b.t.Fatalf("browser: %v", err)
 	}
 }
@@ -114,7 +123,9 @@ func (b *browser) do(steps ...chromedp.Action[chromedp.Void]) {
 // get runs an action that returns a value.
 func get[T any](b *browser, a chromedp.Action[T]) T {
 	b.t.Helper()
-	v, err := chromedp.Run(b.ctx, a)
+	ctx, cancel := context.WithTimeout(b.ctx, actionTimeout)
+	defer cancel()
+	v, err := chromedp.Run(ctx, a)
 	if err != nil {
 		b.t.Fatalf("browser: %v", err)
 	}
@@ -196,9 +207,20 @@ func TestConsoleInTheBrowser(t *testing.T) {
 	}))
 	defer receiver.Close()
 
+	// A language model that finds the quarter of the release in whatever
+	// it reads.
+	llmServer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant",`+
+			`"content":"{\"found\":true,\"data\":[{\"quarter\":\"Q3\",\"headline\":\"Acme reports third quarter results\"}]}"}}]}`)
+	}))
+	defer llmServer.Close()
+
 	db := storetest.URL(t, store.SQLite)
 	s := startServer(t, db, "WEBACQ_ALLOW_PRIVATE=1", "WEBACQ_CHROMIUM=none", "WEBACQ_JOB_POLL_INTERVAL=20ms",
-		"WEBACQ_SECRET_KEY=test-operator-key-0123456789")
+		"WEBACQ_SECRET_KEY=test-operator-key-0123456789", "WEBACQ_LLM_PROVIDER=openai", "WEBACQ_LLM_BASE_URL="+llmServer.URL+"/v1",
+		"WEBACQ_LLM_MODEL=local-model")
 	setup := ""
 	for _, line := range strings.Split(s.stderr.String(), "\n") {
 		if u, ok := strings.CutPrefix(line, "console setup: "); ok {
@@ -322,16 +344,26 @@ func TestConsoleInTheBrowser(t *testing.T) {
 	}
 	mu.Unlock()
 
-	// A monitor: its first run, then a change and its diff. The label is
-	// markup that must stay text.
+	// A monitor: its first run and extraction preview, refined and
+	// approved; then a change, its diff and its extracted fields. The label
+	// is markup that must stay text.
 	label := `Acme IR <img src=x onerror=alert(1)>`
 	b.do(chromedp.Navigate(base+"/monitors"), chromedp.SetValue(id("m-url"), site.URL+"/ir"),
 		chromedp.SetValue(id("m-label"), label), chromedp.SetValue(id("m-keywords"), "results"),
+		chromedp.SetValue(id("m-intent"), "the quarter of each results release"),
 		clickLoad("form.grid-form button.primary"), chromedp.WaitVisible(id("runs")))
 	if h := b.text("h1"); h != label {
 		t.Fatalf("monitor title %q", h)
 	}
 	b.waitText("#runs tbody tr:first-child", "anchored")
+	b.waitText("#extraction table", "Q3")
+	b.do(chromedp.SetValue(id("refinement"), "name the quarter as Q1 to Q4"), clickLoad(`form[action$="/preview"] button`))
+	b.waitText("#extraction ol", "name the quarter as Q1 to Q4")
+	b.do(clickLoad(`form[action$="/approve"] button`), chromedp.WaitVisible(css(".flash")))
+	if st := b.text("#extraction .panel-head .badge"); st != "approved" {
+		t.Fatalf("extraction status after approval: %q", st)
+	}
+	b.shot("extraction")
 	mu.Lock()
 	items = append([]string{`<li>Acme reports third quarter results</li>`}, items...)
 	mu.Unlock()
@@ -342,6 +374,9 @@ func TestConsoleInTheBrowser(t *testing.T) {
 	b.do(clickLoad("#runs tbody tr:first-child td a"), chromedp.WaitVisible(css("pre.diff")))
 	if add := b.text("pre.diff .add"); !strings.Contains(add, "third quarter") {
 		t.Fatalf("diff additions: %q", add)
+	}
+	if f := b.text("table.data"); !strings.Contains(f, "Q3") {
+		t.Fatalf("extracted fields of the change: %q", f)
 	}
 	b.shot("run")
 	b.do(chromedp.Navigate(base+"/monitors"), chromedp.WaitVisible(css("table")))

@@ -295,9 +295,16 @@ var flashes = map[string]string{
 
 // redirect sends the browser to path with a flash message after a change
 // (post/redirect/get).
+// A fragment (#section) stays last.
 func redirect(w http.ResponseWriter, r *http.Request, path, flash string) {
 	if flash != "" {
+		path, fragment, _ := strings.Cut(path, "#")
 		path += "?ok=" + url.QueryEscape(flash)
+		if fragment != "" {
+			path += "#" + fragment
+		}
+		http.Redirect(w, r, path, http.StatusSeeOther)
+		return
 	}
 	http.Redirect(w, r, path, http.StatusSeeOther)
 }

@@ -179,9 +179,16 @@ type overviewData struct {
 	Total      int64
 	LiveKeys   int
 	Monitors   int
-	Changed    []*model.Monitor
+	Changed    []change
 	Activity   []model.Activity
 	CreditsURL string
+}
+
+// change is a monitor that changed, with its latest changed run (nil when
+// it is no longer among its last runs).
+type change struct {
+	M   *model.Monitor
+	Run *model.Run
 }
 
 // overviewMonitors bounds the monitors the overview looks through for the
@@ -223,7 +230,22 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, rq *request) 
 			return
 		}
 		d.Monitors = len(ms)
-		d.Changed = latestChanges(ms, 5)
+		for _, m := range latestChanges(ms, 5) {
+			ch := change{M: m}
+			// The change itself: the latest changed run among the last few.
+			runs, err := c.Store.Runs(r.Context(), m.ID, time.Time{}, 10)
+			if err != nil {
+				c.fail(w, r, rq, err)
+				return
+			}
+			for _, run := range runs {
+				if run.Outcome == model.OutcomeChanged {
+					ch.Run = run
+					break
+				}
+			}
+			d.Changed = append(d.Changed, ch)
+		}
 	}
 	if d.Activity, err = c.Store.Activity(r.Context(), rq.ws.ID, model.LogFilter{Limit: 8}); err != nil {
 		c.fail(w, r, rq, err)
