@@ -104,8 +104,7 @@ func (c *Console) checkToken(next http.Handler) http.Handler {
 		if ck, err := r.Cookie(name); err == nil {
 			seed = ck.Value
 		}
-		// Tokens are made for the action as written in the form, escaped.
-		want := formToken(seed, r.URL.EscapedPath())
+		want := formToken(seed, r.URL.Path)
 		if want == "" || !hmac.Equal([]byte(r.PostForm.Get("csrf")), []byte(want)) {
 			c.problem(w, r, nil, http.StatusForbidden,
 				"This form has expired or did not come from this console. Go back, reload the page and try again.")

@@ -211,8 +211,15 @@ type page struct {
 	seed string
 }
 
-// Token is the token of the form that posts to action.
-func (p *page) Token(action string) string { return formToken(p.seed, action) }
+// Token is the token of the form that posts to action. Tokens are made
+// for the path unescaped, as the server reads it, whatever escaping the
+// page and the browser apply to a workspace's name.
+func (p *page) Token(action string) string {
+	if u, err := url.PathUnescape(action); err == nil {
+		action = u
+	}
+	return formToken(p.seed, action)
+}
 
 // render writes a page with status.
 func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, name string, p *page) {

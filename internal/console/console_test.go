@@ -372,6 +372,25 @@ func TestFormsRefuseForgery(t *testing.T) {
 	if n := keys(); n != 1 {
 		t.Fatalf("keys = %d, want 1", n)
 	}
+	// A workspace whose name needs escaping in a path works the same.
+	odd, err := e.st.CreateWorkspace(ctx, "R&D team's/ü", 10, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.st.GrantWorkspace(ctx, mustUser(t, e, "ann@example.com").ID, odd.ID)
+	base := "/console/w/" + url.PathEscape(odd.Name)
+	_, body := ann.get(base + "/keys")
+	m := regexp.MustCompile(`action="([^"]+/keys)"[^>]*>\s*<input type="hidden" name="csrf" value="([^"]+)"`).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("no key form on %s", base+"/keys")
+	}
+	action := strings.ReplaceAll(m[1], "&amp;", "&")
+	if res, _ := ann.post(action, url.Values{"name": {"odd"}, "csrf": {m[2]}}); res.StatusCode != 200 {
+		t.Fatalf("create a key in %q through %s: %d", odd.Name, action, res.StatusCode)
+	}
+	if ks, _ := e.st.Keys(ctx, odd.ID); len(ks) != 1 {
+		t.Fatalf("keys of %q = %d, want 1", odd.Name, len(ks))
+	}
 	// The sign-in form is protected too (login forgery).
 	if res, _ := e.client().post("/console/signin", url.Values{"email": {"ann@example.com"}, "password": {password}}); res.StatusCode != http.StatusForbidden {
 		t.Fatalf("sign-in without a token: %d", res.StatusCode)
