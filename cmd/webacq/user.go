@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -111,8 +112,11 @@ func (m *Main) publicURL() string {
 
 // mountConsole serves the web console at /console on api.
 func (m *Main) mountConsole(api *httpapi.Server, biller *billing.Biller, monitors *monitor.Service) error {
-	c, err := console.New(console.Options{Store: m.store, Biller: biller, Monitors: monitors, Log: m.log,
-		Secure: m.cfg.Scheme() == "https"})
+	o := console.Options{Store: m.store, Biller: biller, Monitors: monitors, Log: m.log, Secure: m.cfg.Scheme() == "https"}
+	if u, err := url.Parse(m.cfg.BaseURL); err == nil && m.cfg.BaseURL != "" {
+		o.Origins = []string{u.Scheme + "://" + u.Host}
+	}
+	c, err := console.New(o)
 	if err != nil {
 		return fmt.Errorf("console: %w", err)
 	}

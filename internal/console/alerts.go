@@ -49,14 +49,9 @@ func (c *Console) renderAlerts(w http.ResponseWriter, r *http.Request, rq *reque
 	c.render(w, r, status, "alerts", p)
 }
 
-// alertsError shows a refused change beside its form; internal faults
-// are answered as such.
+// alertsError shows a refused change beside its form.
 func (c *Console) alertsError(w http.ResponseWriter, r *http.Request, rq *request, d *alertsData, err error) {
-	if code := model.ErrorCode(err); code == model.CodeInternal || code == model.CodeUnavailable {
-		c.fail(w, r, rq, err)
-		return
-	}
-	c.renderAlerts(w, r, rq, model.Status(model.ErrorCode(err)), d, model.ErrorMessage(err))
+	c.renderAlerts(w, r, rq, model.Status(model.ErrorCode(err)), d, c.userMessage(r, err))
 }
 
 func (c *Console) setWebhook(w http.ResponseWriter, r *http.Request, rq *request) {

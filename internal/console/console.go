@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"fmt"
 	"html/template"
 	"io/fs"
 	"log/slog"
@@ -44,6 +45,10 @@ type Options struct {
 	// TLS itself: the service is behind a proxy that terminates it
 	// (WEBACQ_BASE_URL is https).
 	Secure bool
+	// Origins may post forms besides the request's own host, for browsers
+	// that send no Sec-Fetch-Site behind a proxy that rewrites Host: the
+	// origin of WEBACQ_BASE_URL ("https://www.example.com").
+	Origins []string
 }
 
 // Console is the web console. Safe for concurrent use.
@@ -98,14 +103,16 @@ func New(o Options) (*Console, error) {
 		}
 		c.pages[name] = t
 	}
-	c.routes()
+	if err := c.routes(); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
 // ServeHTTP serves everything under /console.
 func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) { c.handler.ServeHTTP(w, r) }
 
-func (c *Console) routes() {
+func (c *Console) routes() error {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /console", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/console/", http.StatusSeeOther)
@@ -154,10 +161,16 @@ func (c *Console) routes() {
 	// change state (Sec-Fetch-Site, else Origin against Host); every form
 	// also carries a token of its own (checkToken).
 	cop := http.NewCrossOriginProtection()
+	for _, o := range c.Origins {
+		if err := cop.AddTrustedOrigin(o); err != nil {
+			return fmt.Errorf("console: origin %q: %w", o, err)
+		}
+	}
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c.problem(w, r, nil, http.StatusForbidden, "This request came from another site and was refused.")
 	}))
 	c.handler = c.headers(cop.Handler(c.checkToken(mux)))
+	return nil
 }
 
 // headers sets what every console answer carries: a content security
@@ -254,31 +267,27 @@ func (c *Console) notFound(w http.ResponseWriter, r *http.Request, rq *request) 
 	c.problem(w, r, rq, http.StatusNotFound, "There is nothing here. It may have been deleted, or it belongs to a workspace you were not granted.")
 }
 
-// fail answers an error of a service call: its message when the caller
-// can act on it, a generic one (and a log line) for an internal fault.
+// fail answers an error of a service call with its client-safe message
+// (an internal fault's is generic); internal and unavailable ones are
+// logged, as the API does.
 func (c *Console) fail(w http.ResponseWriter, r *http.Request, rq *request, err error) {
-	switch model.ErrorCode(err) {
-	case model.CodeNotFound:
+	code := model.ErrorCode(err)
+	if code == model.CodeNotFound {
 		c.notFound(w, r, rq)
-	case model.CodeInternal, model.CodeUnavailable:
-		c.Log.Error("console: request failed", "path", r.URL.Path, "err", err)
-		c.problem(w, r, rq, http.StatusServiceUnavailable, "Something went wrong on our side; try again in a moment.")
-	default:
-		code := model.ErrorCode(err)
-		c.problem(w, r, rq, model.Status(code), model.ErrorMessage(err))
+		return
 	}
+	c.problem(w, r, rq, model.Status(code), c.userMessage(r, err))
 }
 
-// userMessage is the message of an error shown beside a form: the
-// service's words, except for internal faults, which are logged.
+// userMessage is the message of an error shown to the user; internal and
+// unavailable errors are logged.
 func (c *Console) userMessage(r *http.Request, err error) string {
 	switch model.ErrorCode(err) {
-	case model.CodeInternal, model.CodeUnavailable:
-		if model.ErrorCode(err) == model.CodeUnavailable && !strings.Contains(model.ErrorMessage(err), "database") {
-			return model.ErrorMessage(err)
-		}
+	case model.CodeInternal:
 		c.Log.Error("console: request failed", "path", r.URL.Path, "err", err)
 		return "Something went wrong on our side; try again in a moment."
+	case model.CodeUnavailable:
+		c.Log.Error("console: request failed", "path", r.URL.Path, "err", err)
 	}
 	return model.ErrorMessage(err)
 }

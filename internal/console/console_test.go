@@ -391,6 +391,17 @@ func TestFormsRefuseForgery(t *testing.T) {
 	if ks, _ := e.st.Keys(ctx, odd.ID); len(ks) != 1 {
 		t.Fatalf("keys of %q = %d, want 1", odd.Name, len(ks))
 	}
+	// The service's public origin (behind a proxy that rewrites Host) may
+	// post forms; any other still may not.
+	pe := newEnv(t, func(o *console.Options) { o.Origins = []string{"https://www.example.com"} })
+	pann := pe.signedIn("ann@example.com")
+	ptok := pann.token("/console/w/acme/keys", "/console/w/acme/keys")
+	if res, _ := pann.post("/console/w/acme/keys", url.Values{"name": {"x"}, "csrf": {ptok}}, "Origin", "https://www.example.com"); res.StatusCode != 200 {
+		t.Fatalf("form from the public origin: %d", res.StatusCode)
+	}
+	if res, _ := pann.post("/console/w/acme/keys", url.Values{"name": {"x"}, "csrf": {ptok}}, "Origin", "https://evil.example"); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("form from another origin: %d", res.StatusCode)
+	}
 	// The sign-in form is protected too (login forgery).
 	if res, _ := e.client().post("/console/signin", url.Values{"email": {"ann@example.com"}, "password": {password}}); res.StatusCode != http.StatusForbidden {
 		t.Fatalf("sign-in without a token: %d", res.StatusCode)

@@ -132,11 +132,7 @@ func (c *Console) registerMonitor(w http.ResponseWriter, r *http.Request, rq *re
 	}
 	c.record(w, rq, "/api/v1/monitor/register", http.MethodPost, target, err)
 	if err != nil {
-		if code := model.ErrorCode(err); code == model.CodeInternal || code == model.CodeUnavailable {
-			c.fail(w, r, rq, err)
-			return
-		}
-		c.renderMonitors(w, r, rq, model.Status(model.ErrorCode(err)), form, model.ErrorMessage(err))
+		c.renderMonitors(w, r, rq, model.Status(model.ErrorCode(err)), form, c.userMessage(r, err))
 		return
 	}
 	redirect(w, r, rq.base+"/monitors/"+m.ID, "registered")
