@@ -35,7 +35,7 @@ var ctx = context.Background()
 const password = "correct horse 1"
 
 type env struct {
-	t           *testing.T
+	t           testing.TB
 	st          *store.Store
 	srv         *httptest.Server
 	mon         *monitor.Service
@@ -46,7 +46,7 @@ type env struct {
 // newEnv serves a console on a fresh SQLite database with two workspaces,
 // acme (ann's) and rival (bob's), and a monitor service whose queue only
 // inserts jobs (no check runs unless a test records one).
-func newEnv(t *testing.T, opts ...func(*console.Options)) *env {
+func newEnv(t testing.TB, opts ...func(*console.Options)) *env {
 	t.Helper()
 	st := storetest.Open(t, store.SQLite)
 	if err := jobs.Migrate(ctx, st); err != nil {
@@ -110,7 +110,7 @@ func (e *env) user(email string, ws ...*model.Workspace) *store.User {
 // client is a browser without scripts: a cookie jar that does not follow
 // redirects, so that tests see them.
 type client struct {
-	t   *testing.T
+	t   testing.TB
 	e   *env
 	hc  *http.Client
 	jar *cookiejar.Jar
@@ -409,7 +409,7 @@ func TestFormsRefuseForgery(t *testing.T) {
 }
 
 // registerRival gives rival a monitor with one run and one delivery.
-func (e *env) registerRival(t *testing.T) (*model.Monitor, *model.Run, *model.Delivery) {
+func (e *env) registerRival(t testing.TB) (*model.Monitor, *model.Run, *model.Delivery) {
 	t.Helper()
 	p := &model.Principal{WorkspaceID: e.rival.ID, Monitoring: true}
 	m, err := e.mon.Register(ctx, p, monitor.RegisterRequest{URL: e.site.URL + "/rival"})
@@ -421,7 +421,7 @@ func (e *env) registerRival(t *testing.T) (*model.Monitor, *model.Run, *model.De
 }
 
 // recordRun writes a run of m with its webhook delivery, as a check would.
-func (e *env) recordRun(t *testing.T, m *model.Monitor, outcome string, edit func(*model.Run)) (*model.Run, *model.Delivery) {
+func (e *env) recordRun(t testing.TB, m *model.Monitor, outcome string, edit func(*model.Run)) (*model.Run, *model.Delivery) {
 	t.Helper()
 	now := e.st.Now().UTC().Truncate(time.Millisecond)
 	diff := "--- before\n+++ after\n@@ -1 +1,2 @@\n Acme news\n+Acme reports third quarter results\n"
@@ -503,7 +503,7 @@ func TestOtherWorkspacesAreUnreachable(t *testing.T) {
 	}
 }
 
-func mustUser(t *testing.T, e *env, email string) *store.User {
+func mustUser(t testing.TB, e *env, email string) *store.User {
 	u, err := e.st.UserByEmail(ctx, email)
 	if err != nil {
 		t.Fatal(err)
