@@ -20,7 +20,7 @@ const maxCrawlDelay = 10 * time.Second
 // honoured with one request at a time, and the workers. What a page is
 // made into is the caller's: visit runs on a worker's goroutine and take
 // on the goroutine running run, which owns every field below but the
-// read-only ones.
+// read-only ones and known (safe for concurrent use).
 type frontier[T any] struct {
 	// Read-only during the crawl.
 	s        *Service
