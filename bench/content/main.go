@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"time"
@@ -71,6 +72,7 @@ func main() {
 	titles := flag.Bool("titles", false, "list every title mismatch (readability)")
 	one := flag.String("page", "", "print our text (and go-trafilatura's) of one page, by folder or file name, and exit")
 	dump := flag.String("dump", "", "write each extractor's text of every page and a scores.tsv under this folder")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the extraction runs to this file")
 	flag.Parse()
 
 	var pages []*page
@@ -103,6 +105,17 @@ func main() {
 			return
 		}
 		fail(fmt.Errorf("no page %q", *one))
+	}
+
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fail(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fail(err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 
 	// results[e][i] is extractor e on page i. Extractors run one after

@@ -1,6 +1,7 @@
 package content
 
 import (
+	"bytes"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -150,7 +151,7 @@ func wordsKinds(v string) boilerKind {
 // stateModifier tells whether a class name starts with a word that makes
 // it a condition of its block.
 func stateModifier(name string) bool {
-	for _, p := range []string{"has-", "has_", "with-", "with_", "no-", "no_", "is-", "enable-", "show-", "hide-"} {
+	for _, p := range []string{"has-", "has_", "with-", "with_", "no-", "no_", "enable-", "show-"} {
 		if len(name) >= len(p) && strings.EqualFold(name[:len(p)], p) {
 			return true
 		}
@@ -165,17 +166,21 @@ func alnum(c byte) bool {
 func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
 
 // dropBoilerplate removes from an extracted article the blocks whose
-// class or id names a boilerplate family, and the nested <article>
-// elements that are teasers of other posts. A block holding half of the
-// article's text or more is kept whatever its name: it is the article's
-// own wrapper ("content has-related-posts").
+// class or id names a boilerplate family, the
+// nested <article> elements that are teasers of other posts and the
+// label lines (see labelLine). A block holding half of the article's
+// text or more is kept whatever its name: it is the article's own
+// wrapper ("content has-related-posts").
 func dropBoilerplate(art *html.Node) {
-	total := textStats(art, nil).length
-	if total == 0 {
-		return
+	total := -1 // measured at the first block that needs it, before any removal
+	holdsHalf := func(l int) bool {
+		if total < 0 {
+			total = textStats(art, nil).length
+		}
+		return 2*l >= total
 	}
 	removeTags(art, func(n *html.Node) bool {
-		if adLabel(n) || creditLine(n) {
+		if labelLine(n) {
 			return true
 		}
 		nested := n.DataAtom == atom.Article && n.Parent != art
@@ -184,7 +189,7 @@ func dropBoilerplate(art *html.Node) {
 			return false
 		}
 		st := textStats(n, nil)
-		if 2*st.length >= total {
+		if holdsHalf(st.length) {
 			return false
 		}
 		// Another post's teaser: short, and mostly links or a linked
@@ -215,7 +220,45 @@ func dropBoilerplate(art *html.Node) {
 // alone tells whether an inline element of text length l is all the
 // text of its parent: a line of its own.
 func alone(n *html.Node, l int) bool {
-	return n.Parent != nil && textStats(n.Parent, nil).length <= l+2
+	return n.Parent != nil && textWithin(n.Parent, l+2) >= 0
+}
+
+// textWithin returns the collapsed text length of n's subtree, or -1 as
+// soon as it exceeds limit: tests of short lines, run on every element,
+// stop early on long ones.
+func textWithin(n *html.Node, limit int) int {
+	var st stats
+	if !addTextWithin(n, limit, &st) {
+		return -1
+	}
+	return st.length
+}
+
+func addTextWithin(n *html.Node, limit int, st *stats) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			// A long text is first counted by a prefix: a text is at
+			// least as long as any prefix of it, and four bytes a
+			// character is the most UTF-8 takes.
+			if s := c.Data; len(s) > 4*(limit+1) {
+				var pre stats
+				countText(s[:4*(limit+1)], 0, &pre)
+				if st.length+pre.length > limit {
+					return false
+				}
+			}
+			countText(c.Data, 0, st)
+		case html.ElementNode:
+			if c.DataAtom != atom.Script && !addTextWithin(c, limit, st) {
+				return false
+			}
+		}
+		if st.length > limit {
+			return false
+		}
+	}
+	return true
 }
 
 // linkedHeading tells whether n holds a heading that is a link: the
@@ -249,44 +292,91 @@ func hasLink(n *html.Node) bool {
 }
 
 // adLabels are the words that mark an ad slot, in the languages of the
-// web's larger sites.
+// web's larger sites (see labelLine).
 var adLabels = map[string]bool{"ad": true, "ads": true, "advertisement": true, "advertising": true,
 	"anzeige": true, "werbung": true, "publicidad": true, "publicité": true, "publicite": true,
 	"pubblicità": true, "reklama": true, "sponsored": true, "gesponsert": true, "annonce": true,
 	"advertentie": true, "реклама": true, "广告": true, "publicidade": true, "mainos": true, "annons": true}
 
-// adLabel tells whether n is a line of its own that only says
-// "Advertisement" (an ad slot whose ad was not loaded).
-func adLabel(n *html.Node) bool {
-	st := textStats(n, nil)
-	if st.length == 0 || st.length > 30 || (isPhrasing(n) && !alone(n, st.length)) {
-		return false
-	}
-	t := strings.ToLower(strings.Trim(collapse(nodeText(n)), " -–—:|[]()*"))
-	return adLabels[t]
-}
-
 // creditPrefixes start the credit line of a photo in the languages of
-// the web's larger sites.
+// the web's larger sites (see labelLine).
 var creditPrefixes = []string{"foto:", "fotos:", "foto ©", "foto©", "fotos ©", "photo:", "photos:", "photo ©",
 	"photo by", "photograph:", "photography:", "bild:", "bilder:", "bildquelle", "image:", "images:", "image by",
 	"image credit", "credit:", "credits:", "copyright", "©", "(c)", "quelle:", "source:", "picture:",
 	"zdjęcie:", "fot.", "crédit", "crédits", "imagen:", "fuente:", "illustration:", "grafik:", "abbildung:"}
 
-// creditLine tells whether n is a line of its own that credits a photo:
-// short, and starting with a credit word or the copyright sign.
-func creditLine(n *html.Node) bool {
-	st := textStats(n, nil)
-	if st.length == 0 || st.length > 100 || (isPhrasing(n) && !alone(n, st.length)) {
+// labelLine tells whether n is a short line of its own that only says
+// "Advertisement" (an ad slot left empty) or credits a photo (it starts
+// with a credit word or the copyright sign). It runs on every element
+// of the article, so the start of the text is tested first and the
+// length only when it may be such a line.
+func labelLine(n *html.Node) bool {
+	var head [24]byte
+	h := firstText(n, head[:0])
+	if len(h) == 0 {
 		return false
 	}
-	t := strings.TrimLeft(strings.ToLower(collapse(nodeText(n))), "([ ")
+	t := bytes.TrimLeft(h, " -–—:|[(*")
+	maybe := false
+	for _, p := range labelStarts {
+		if bytes.HasPrefix(t, p) {
+			maybe = true
+			break
+		}
+	}
+	if !maybe {
+		return false
+	}
+	l := textWithin(n, 100)
+	if l <= 0 || (isPhrasing(n) && !alone(n, l)) {
+		return false
+	}
+	full := strings.ToLower(collapse(nodeText(n)))
+	if adLabels[strings.Trim(full, " -–—:|[]()*")] {
+		return l <= 30
+	}
+	full = strings.TrimLeft(full, "([ ")
 	for _, p := range creditPrefixes {
-		if strings.HasPrefix(t, p) {
+		if strings.HasPrefix(full, p) {
 			return true
 		}
 	}
 	return false
+}
+
+// labelStarts are the starts of the credit prefixes and ad labels.
+var labelStarts = func() [][]byte {
+	var b [][]byte
+	for _, p := range creditPrefixes {
+		b = append(b, []byte(p))
+	}
+	for w := range adLabels {
+		b = append(b, []byte(w))
+	}
+	return b
+}()
+
+// firstText appends to buf, lower-cased, up to cap(buf) bytes of the
+// first text of n that is not white space.
+func firstText(n *html.Node, buf []byte) []byte {
+	for c := n.FirstChild; c != nil && len(buf) == 0; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			s := strings.TrimSpace(c.Data)
+			for i := 0; i < len(s) && len(buf) < cap(buf); i++ {
+				b := s[i]
+				if isUpper(b) {
+					b += 'a' - 'A'
+				}
+				buf = append(buf, b)
+			}
+		case html.ElementNode:
+			if c.DataAtom != atom.Script {
+				buf = firstText(c, buf)
+			}
+		}
+	}
+	return buf
 }
 
 // leadWords name the lead paragraph of an article (standfirst, deck,
@@ -307,9 +397,7 @@ func leadNamed(n *html.Node) bool {
 				return true
 			}
 		case "class", "id":
-			found := false
-			eachWord(a.Val, func(w string) { found = found || leadWords[w] })
-			if found {
+			if leadWordIn(a.Val) {
 				return true
 			}
 		}
@@ -317,8 +405,10 @@ func leadNamed(n *html.Node) bool {
 	return false
 }
 
-// eachWord calls f with each lower-cased word of a class or id value.
-func eachWord(v string, f func(string)) {
+// leadWordIn tells whether a class or id value holds a lead word,
+// reading it as wordsKinds does, without allocating.
+func leadWordIn(v string) bool {
+	var word [32]byte
 	for i := 0; i < len(v); {
 		for i < len(v) && !alnum(v[i]) {
 			i++
@@ -327,10 +417,20 @@ func eachWord(v string, f func(string)) {
 		for i < len(v) && alnum(v[i]) && !(i > start && isUpper(v[i]) && !isUpper(v[i-1])) {
 			i++
 		}
-		if i > start {
-			f(strings.ToLower(v[start:i]))
+		if i == start || i-start > len(word) {
+			continue
+		}
+		n := copy(word[:], v[start:i])
+		for j := range n {
+			if isUpper(word[j]) {
+				word[j] += 'a' - 'A'
+			}
+		}
+		if leadWords[string(word[:n])] {
+			return true
 		}
 	}
+	return false
 }
 
 // findLead looks for the article's lead outside the chosen block: a

@@ -28,12 +28,24 @@ var docExtensions = map[string]bool{
 
 // docLink tells whether href points to a document file.
 func docLink(href string) bool {
+	// Called for every link each time a text is measured: no allocation.
 	href = strings.TrimSpace(href)
 	if i := strings.IndexAny(href, "?#"); i >= 0 {
 		href = href[:i]
 	}
-	ext := strings.ToLower(path.Ext(href))
-	return docExtensions[ext]
+	ext := path.Ext(href)
+	if len(ext) < 3 || len(ext) > 5 {
+		return false
+	}
+	var b [5]byte
+	for i := 0; i < len(ext); i++ {
+		c := ext[i]
+		if isUpper(c) {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	return docExtensions[string(b[:len(ext)])]
 }
 
 // socialHosts are sites whose links in an article are share buttons or
@@ -86,6 +98,7 @@ func classifyLink(href, host string) linkKind {
 // what the links point to: any document, any other site.
 func linkOnly(n *html.Node, host string) (only, doc, other bool) {
 	var total, linked int
+	var links []string
 	var visit func(*html.Node, bool)
 	visit = func(n *html.Node, inLink bool) {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -100,12 +113,7 @@ func linkOnly(n *html.Node, host string) (only, doc, other bool) {
 				in := inLink
 				if c.DataAtom == atom.A {
 					if href := attr(c, "href"); href != "" {
-						switch classifyLink(href, host) {
-						case linkDoc:
-							doc = true
-						case linkOther:
-							other = true
-						}
+						links = append(links, href)
 					}
 					in = true
 				}
@@ -114,7 +122,19 @@ func linkOnly(n *html.Node, host string) (only, doc, other bool) {
 		}
 	}
 	visit(n, false)
-	return total > 0 && float64(linked) >= 0.9*float64(total), doc, other
+	if total == 0 || float64(linked) < 0.9*float64(total) {
+		return false, false, false
+	}
+	// Links are parsed only for the paragraphs that are all links.
+	for _, href := range links {
+		switch classifyLink(href, host) {
+		case linkDoc:
+			doc = true
+		case linkOther:
+			other = true
+		}
+	}
+	return true, doc, other
 }
 
 // dropLinkOnly removes paragraphs of the article that are nothing but

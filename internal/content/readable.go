@@ -59,9 +59,8 @@ type readable struct {
 	// host is the page's host without "www.", to tell links within the
 	// site from links to other sites.
 	host string
-	// bodyLen is the text length of the page's body, artLen that of the
-	// article being cleaned.
-	bodyLen, artLen int
+	// art is the article being cleaned (see prepare).
+	art *html.Node
 }
 
 // pageWrapper tells whether n, named like a header, footer or popup,
@@ -72,7 +71,10 @@ func (r *readable) pageWrapper(n *html.Node, match string) bool {
 	if match != "" && !pageRegion(match) {
 		return false
 	}
-	return 2*textStats(n, nil).length > r.bodyLen
+	// The body is read only as far as twice n's text: most blocks
+	// named so are short and the answer comes early.
+	l := textStats(n, nil).length
+	return l > 0 && textWithin(r.body, 2*l) >= 0
 }
 
 // pageRegion tells whether a class and id string names a region of the
@@ -125,9 +127,6 @@ func (r *readable) attempt(flags int) *html.Node {
 	r.collapsed = make(map[*html.Node]bool)
 	r.asP = make(map[*html.Node]bool)
 	r.byline, r.titled = false, false
-	if r.bodyLen == 0 {
-		r.bodyLen = textStats(r.body, nil).length
-	}
 
 	r.visit(r.body, 0)
 
@@ -410,12 +409,12 @@ func (r *readable) drop(n *html.Node) bool {
 		// Modals, cookie banners and hover cards are shown over the
 		// page, not in it; their text would make them candidates or
 		// inflate the link density of the article around them.
-		if match != "" && classKinds(n)&kindPopup != 0 && !r.pageWrapper(n, "") {
+		if match != "" && matchesAny(match, popupHints) && classKinds(n)&kindPopup != 0 && !r.pageWrapper(n, "") {
 			return true
 		}
 		// Popups, print-only blocks and screen-reader labels that a
 		// stylesheet hides by class rather than by attribute.
-		if match != "" && hidingClass(strings.ToLower(attr(n, "class"))) {
+		if match != "" && matchesAny(match, hideHints) && hidingClass(match) {
 			return true
 		}
 	}
@@ -594,6 +593,11 @@ var (
 		"gdpr", "masthead", "media", "meta", "outbrain", "promo", "related", "scroll", "share", "shoutbox",
 		"sidebar", "skyscraper", "sponsor", "shopping", "tags", "widget"}
 	bylineHints = []string{"byline", "author", "dateline", "writtenby", "p-author"}
+	// hideHints prefilter the names that hide (see hideTokens).
+	hideHints = []string{"hid", "none", "sr-only", "screen-reader", "invisible", "offscreen", "print"}
+	// popupHints prefilter the names of popups (see kindPopup).
+	popupHints = []string{"modal", "popup", "popover", "overlay", "cookie", "consent", "gdpr", "tooltip",
+		"hovercard", "interstitial"}
 )
 
 func negativeHint(v string) bool {
@@ -632,14 +636,14 @@ func matchString(n *html.Node) string {
 // block ("has-related-posts", "with-sidebar"; see stateModifier): the
 // hints read what a block is.
 func withoutModifiers(class string) string {
-	keep := true
-	for f := range strings.FieldsSeq(class) {
-		if stateModifier(f) {
-			keep = false
-			break
+	found := false
+	for i := 0; i < len(class) && !found; i++ {
+		// Only the first letters of the modifiers start a search.
+		if (i == 0 || class[i-1] == ' ') && strings.IndexByte("hHwWnNeEsS", class[i]) >= 0 {
+			found = stateModifier(class[i:])
 		}
 	}
-	if keep {
+	if !found {
 		return class
 	}
 	var b strings.Builder

@@ -15,11 +15,11 @@ func (r *readable) prepare(art *html.Node) {
 	// names: the second attempt only brings back the blocks that the
 	// first dropped as unlikely (a page wrapped in "layout-with-sidebar"),
 	// not the boilerplate inside them.
+	r.art = art
 	if r.flags&flagWeightClasses != 0 {
 		dropBoilerplate(art)
 		dropLinkOnly(art, r.host)
 	}
-	r.artLen = textStats(art, nil).length
 	dataTables := make(map[*html.Node]bool)
 	markDataTables(art, dataTables)
 	r.cleanConditionally(art, atom.Form, dataTables)
@@ -353,7 +353,7 @@ func (r *readable) boilerplate(n *html.Node, tag atom.Atom, dataTables map[*html
 	weight := r.classWeight(n)
 	// A block named like a footer or header that holds most of the
 	// article is the article ("above-footer" around the whole page).
-	if weight < 0 && !(2*f.length > r.artLen && pageRegion(matchString(n))) {
+	if weight < 0 && !(pageRegion(matchString(n)) && 2*f.length > textStats(r.art, nil).length) {
 		return true
 	}
 	if f.commas >= 10 {

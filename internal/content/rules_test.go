@@ -80,6 +80,7 @@ func TestHiddenClasses(t *testing.T) {
 <div class="field field--name-body field--label-hidden"><div class="field__item">
 <p>` + strings.Repeat(ruleProse, 3) + `</p>
 <div class="modal hidden"><p>Subscribe to our newsletter today and never miss a story, it is free.</p></div>
+<div class="notice is-hidden"><p>Your session has expired, please sign in again to keep reading.</p></div>
 <p><span class="sr-only">Image caption:</span> Residents queued outside the town hall, and the meeting ran late.</p>
 <div class="print-only"><p>Printed from news.example.org, the daily paper of the valley, all rights reserved.</p></div>
 <p class="d-none d-md-block">The mayor, who chaired the session, thanked the staff for their long work on the plan.</p>
@@ -88,7 +89,7 @@ func TestHiddenClasses(t *testing.T) {
 </div></div></article>`)
 	checkText(t, mainText(t, body),
 		[]string{"The council met", "Residents queued", "The mayor, who chaired", "Two members voted"},
-		[]string{"Subscribe to our newsletter", "Image caption", "Printed from"})
+		[]string{"Subscribe to our newsletter", "session has expired", "Image caption", "Printed from"})
 }
 
 func TestHidingClass(t *testing.T) {
