@@ -470,12 +470,18 @@ func htmlText(b []byte) string {
 
 // tokens lower-cases s and splits it into words: runs of letters and
 // digits. Punctuation and white space separate words, so differences in
-// spacing around inline tags or punctuation do not count. Ideographs
-// (written without spaces) are one token each.
+// spacing around inline tags or punctuation do not count; format
+// characters (a soft hyphen) are skipped. Ideographs (written without
+// spaces) are one token each.
 func tokens(s string) []string {
 	var out []string
 	start := -1
-	s = strings.ToLower(s)
+	s = strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Cf, r) {
+			return -1 // a soft hyphen is not shown: it joins the letters around it
+		}
+		return r
+	}, strings.ToLower(s))
 	for i, r := range s {
 		ideo := unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
 		word := (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)) && !ideo
