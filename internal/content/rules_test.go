@@ -242,3 +242,20 @@ func TestForumPosts(t *testing.T) {
 		`</div>`)
 	checkText(t, mainText(t, body), []string{"Patch notes 4.47", "Thanks for the update"}, nil)
 }
+
+// TestSoftHyphensAndRuby: soft hyphens (shown only at a line break) and
+// ruby readings (set above the text) do not split words in the text.
+func TestSoftHyphensAndRuby(t *testing.T) {
+	body := rulePage(`<article><p>` + strings.Repeat(ruleProse, 3) + `</p>
+<p>Die Stadt&shy;ent&shy;wicklung braucht Geld, sagte der Bürgermeister am Dienstag im Rathaus.</p>
+<p>東京の<ruby>漢<rp>(</rp><rt>かん</rt><rp>)</rp>字<rt>じ</rt></ruby>を学ぶ人が増えています。` + strings.Repeat("新しい予算が承認されました。", 5) + `</p>
+<p>` + strings.Repeat(ruleProse, 2) + `</p></article>`)
+	for _, only := range []bool{true, false} {
+		doc, err := HTML([]byte(body), "https://news.example.org/", Options{OnlyMainContent: only})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkText(t, doc.Text, []string{"Stadtentwicklung braucht", "東京の漢字を学ぶ"}, []string{"\u00ad", "かん"})
+		checkText(t, doc.Markdown, []string{"Stadtentwicklung braucht", "東京の漢字を学ぶ"}, []string{"\u00ad", "かん"})
+	}
+}

@@ -77,6 +77,11 @@ func scan(root *html.Node, pageURL *url.URL, wantLinks bool) scanResult {
 func (s *scanner) walk(n *html.Node, inBody bool) {
 	switch n.Type {
 	case html.TextNode:
+		// A soft hyphen is shown only where a line breaks inside the
+		// word; in text and markdown it splits the word for search.
+		if strings.Contains(n.Data, "\u00ad") {
+			n.Data = strings.ReplaceAll(n.Data, "\u00ad", "")
+		}
 		if inBody {
 			s.words += countWords(n.Data)
 		}
@@ -183,6 +188,10 @@ func removable(n *html.Node) bool {
 	case html.ElementNode:
 		switch n.DataAtom {
 		case atom.Style, atom.Noscript, atom.Template, atom.Svg:
+			return true
+		case atom.Rt, atom.Rp:
+			// Ruby annotations (furigana) are set above the text they
+			// read; inline they would break every word they gloss.
 			return true
 		case atom.Script:
 			return !strings.EqualFold(strings.TrimSpace(attr(n, "type")), "application/ld+json")
