@@ -38,7 +38,7 @@ var classWords = map[string]boilerKind{
 	"plista": kindRelated, "trending": kindRelated, "popular": kindRelated, "mostread": kindRelated,
 	"mostpopular": kindRelated, "morestories": kindRelated, "morearticles": kindRelated, "morenews": kindRelated,
 	"moreposts": kindRelated, "readnext": kindRelated, "nextpost": kindRelated, "prevpost": kindRelated,
-	"postnavigation": kindRelated, "teasers": kindRelated,
+	"postnavigation": kindRelated, "teasers": kindRelated, "backlink": kindRelated,
 
 	"modal": kindPopup, "popup": kindPopup, "popover": kindPopup, "overlay": kindPopup, "cookie": kindPopup,
 	"cookies": kindPopup, "cookiebanner": kindPopup, "consent": kindPopup, "gdpr": kindPopup,
@@ -59,7 +59,7 @@ var classWords = map[string]boilerKind{
 	"affiliate": kindCTA, "disclosure": kindCTA, "disclaimer": kindCTA, "advert": kindCTA,
 	"advertisement": kindCTA, "ad": kindCTA, "ads": kindCTA, "adslot": kindCTA, "adspot": kindCTA,
 	"adunit": kindCTA, "dfp": kindCTA, "sponsored": kindCTA, "anzeige": kindCTA, "werbung": kindCTA,
-	"paywall": kindCTA, "regwall": kindCTA,
+	"paywall": kindCTA, "regwall": kindCTA, "contact": kindCTA,
 
 	"credit": kindCredit, "credits": kindCredit, "copyright": kindCredit, "photocredit": kindCredit,
 	"imagecredit": kindCredit, "bildnachweis": kindCredit, "fotocredit": kindCredit,

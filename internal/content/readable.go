@@ -406,6 +406,11 @@ func (r *readable) drop(n *html.Node) bool {
 		case "menu", "menubar", "complementary", "navigation", "alert", "alertdialog", "dialog":
 			return true
 		}
+		// A <nav> is navigation whatever its class, unless the page
+		// is wrapped in one.
+		if n.DataAtom == atom.Nav && !r.pageWrapper(n, "") {
+			return true
+		}
 		// Modals, cookie banners and hover cards are shown over the
 		// page, not in it; their text would make them candidates or
 		// inflate the link density of the article around them.

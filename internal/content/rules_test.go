@@ -188,10 +188,12 @@ func TestCallsToAction(t *testing.T) {
 <p>- Advertisement -</p>
 <p>` + strings.Repeat(ruleProse, 2) + `</p>
 <div class="paywall-notice"><p>To read the full story, please subscribe: 5 dollars a week, cancel anytime.</p></div>
+<div class="infobox article-contact"><p>Contact the reporter: Ann Lee, town hall desk, 555 0100.</p></div>
 </div></article>`)
 	checkText(t, mainText(t, body),
 		[]string{"The council met"},
-		[]string{"morning briefing", "Sign up", "affiliate links", "Anzeige", "Advertisement", "please subscribe"})
+		[]string{"morning briefing", "Sign up", "affiliate links", "Anzeige", "Advertisement", "please subscribe",
+			"Contact the reporter"})
 }
 
 // TestPhotoCredits: credit lines of photos (by class, or a short line of
@@ -258,4 +260,15 @@ func TestSoftHyphensAndRuby(t *testing.T) {
 		checkText(t, doc.Text, []string{"Stadtentwicklung braucht", "東京の漢字を学ぶ"}, []string{"\u00ad", "かん"})
 		checkText(t, doc.Markdown, []string{"Stadtentwicklung braucht", "東京の漢字を学ぶ"}, []string{"\u00ad", "かん"})
 	}
+}
+
+// TestNavInArticle: a <nav> inside the article container (section links,
+// "back to the list") is navigation, not text of the article.
+func TestNavInArticle(t *testing.T) {
+	body := rulePage(`<article><div class="article-body">
+<nav class="article-links"><ul><li><a href="/budget/schools">Schools in the budget</a></li><li><a href="/budget/roads">Roads in the budget</a></li></ul></nav>
+<p>` + strings.Repeat(ruleProse, 3) + `</p><p>` + strings.Repeat(ruleProse, 2) + `</p>
+<div class="news-backlink-wrap"><a href="/news">Back to all news of the town</a></div>
+</div></article>`)
+	checkText(t, mainText(t, body), []string{"The council met"}, []string{"Schools in the budget", "Back to all news"})
 }
