@@ -476,3 +476,28 @@ func (r *readable) leadIn(n *html.Node, depth int) *html.Node {
 	}
 	return nil
 }
+
+// postEmbeds are the class names of the quotes that embed a post of a
+// social network: the post is text of the article, even inside a block
+// named "social-embed".
+var postEmbeds = []string{"twitter-tweet", "instagram-media", "tiktok-embed", "reddit-embed", "reddit-card",
+	"bluesky-embed", "mastodon-embed", "fb-post", "threads-post"}
+
+// embedsPost tells whether n is or holds, depth levels down at most, the
+// <blockquote> of an embedded post.
+func embedsPost(n *html.Node, depth int) bool {
+	if n.DataAtom == atom.Blockquote {
+		if c := attr(n, "class"); c != "" && matchesAny(c, postEmbeds) {
+			return true
+		}
+	}
+	if depth == 0 {
+		return false
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && embedsPost(c, depth-1) {
+			return true
+		}
+	}
+	return false
+}

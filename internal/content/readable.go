@@ -399,7 +399,8 @@ func (r *readable) drop(n *html.Node) bool {
 	}
 	if r.flags&flagStripUnlikely != 0 && n.DataAtom != atom.Body && n.DataAtom != atom.A {
 		if match != "" && matchesAny(match, unlikelyHints) && !matchesAny(match, maybeHints) &&
-			!hasAncestor(n, atom.Table, 3) && !hasAncestor(n, atom.Code, 3) && !r.pageWrapper(n, match) {
+			!hasAncestor(n, atom.Table, 3) && !hasAncestor(n, atom.Code, 3) && !r.pageWrapper(n, match) &&
+			!embedsPost(n, 3) {
 			return true
 		}
 		switch attr(n, "role") {

@@ -272,3 +272,15 @@ func TestNavInArticle(t *testing.T) {
 </div></article>`)
 	checkText(t, mainText(t, body), []string{"The council met"}, []string{"Schools in the budget", "Back to all news"})
 }
+
+// TestEmbeddedPosts: a post embedded from a social network stays in the
+// article, even inside a block named "social-embed".
+func TestEmbeddedPosts(t *testing.T) {
+	body := rulePage(`<article><div class="entry-content">
+<p>` + strings.Repeat(ruleProse, 3) + `</p>
+<div class="social-embed"><blockquote class="twitter-tweet"><p lang="en">The budget passed tonight, a good day for our libraries and parks.</p>&mdash; Mayor Lee (@mayorlee) <a href="https://twitter.com/mayorlee/status/1">May 2, 2025</a></blockquote></div>
+<blockquote class="instagram-media"><p>Our new reading room opens in June, come and see it with your family.</p></blockquote>
+<p>` + strings.Repeat(ruleProse, 2) + `</p>
+</div></article>`)
+	checkText(t, mainText(t, body), []string{"The budget passed tonight", "Our new reading room"}, nil)
+}
