@@ -71,6 +71,8 @@ type gyreCmd struct {
 	Tier     string `enum:"auto,http,browser" default:"auto" help:"auto, http or browser."`
 	Timeout  int    `default:"60000" help:"Milliseconds before the crawl returns what it has."`
 	Quiet    bool   `help:"No progress bar."`
+	// CrawlEntireDomain is the API's crawlEntireDomain.
+	CrawlEntireDomain bool `help:"Also follow pages of the start host outside the start page's directory."`
 }
 
 type fetchCmd struct {

@@ -20,7 +20,8 @@ func (m *Main) gyre(ctx context.Context, c gyreCmd) error {
 	if prims.Browser != nil {
 		defer prims.Browser.Close()
 	}
-	req := primitive.GyreRequest{URL: c.URL, MaxPages: &c.MaxPages, MaxDepth: &c.MaxDepth, Tier: c.Tier, Timeout: &c.Timeout}
+	req := primitive.GyreRequest{URL: c.URL, MaxPages: &c.MaxPages, MaxDepth: &c.MaxDepth, Tier: c.Tier, Timeout: &c.Timeout,
+		CrawlEntireDomain: c.CrawlEntireDomain}
 	var progress func(done, total int)
 	if !c.Quiet {
 		bar := progressbar.NewOptions(c.MaxPages, progressbar.OptionSetWriter(m.Stderr),

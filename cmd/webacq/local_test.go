@@ -48,6 +48,11 @@ func testSite(t *testing.T) *httptest.Server {
 			fmt.Fprint(w, `<html lang="en"><head><title>Investor news</title></head><body><nav><a href="/ir">IR</a></nav><article><h1>Board declares dividend</h1>
 <p>The board of directors declared a quarterly cash dividend of 25 cents per share, payable on March 1 to shareholders of record at the close of business on February 15.</p>
 <p>The company also reaffirmed its full-year outlook and announced a new share repurchase program.</p></article></body></html>`)
+		case "/ir/news":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<html lang="en"><head><title>IR news</title></head><body><article><h1>Investor relations news</h1>
+<p>Our latest press releases, filings and presentations for shareholders are listed on the home page of the site.</p>
+<p><a href="/">All news</a></p></article></body></html>`)
 		default:
 			http.NotFound(w, r)
 		}
@@ -106,6 +111,17 @@ func TestGyreCommand(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 || res.TotalPages < 1 || res.StartURL != srv.URL+"/" {
 		t.Fatalf("gyre --format json: exit %d %v %q", code, err, out)
+	}
+	// A crawl stays in the start page's directory unless told otherwise.
+	for flag, want := range map[string]int{"": 1, "--crawl-entire-domain": 2} {
+		args := []string{"gyre", "--format", "json", "--quiet", "--tier", "http", srv.URL + "/ir/news"}
+		if flag != "" {
+			args = append(args, flag)
+		}
+		out, errOut, code := runWith(t, []string{"WEBACQ_ALLOW_PRIVATE=1"}, args...)
+		if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 || res.TotalPages != want {
+			t.Errorf("gyre %s: exit %d, %d pages, want %d\n%s", flag, code, res.TotalPages, want, errOut)
+		}
 	}
 	if _, errOut, code = runWith(t, nil, "gyre", srv.URL+"/"); code == 0 || !strings.Contains(errOut, "forbidden_url") {
 		t.Fatalf("guarded gyre: exit %d %q", code, errOut)
