@@ -28,6 +28,14 @@ func TestUTF8BeatsMetaCharset(t *testing.T) {
 		"/latin1-meta":    {"text/html", `<meta charset="iso-8859-1"><p>caf` + "\xe9</p>", "<p>café</p>", "windows-1252"},
 		"/bom-meta":       {"text/html", "\xef\xbb\xbf" + `<meta charset="windows-1252"><p>café</p>`, "<p>café</p>", "utf-8"},
 		"/iso2022jp-meta": {"text/html", `<meta charset="iso-2022-jp"><p>` + jis + `</p>`, "日本語", "iso-2022-jp"},
+		// A declaration past the prescan's 1024 bytes (scripts an
+		// archive injected at the top of <head>) still names the charset.
+		"/gbk-late-meta": {"text/html", `<html><head><script src="/a.js" charset="utf-8"></script><script>` + strings.Repeat("var a = 1;", 150) + "</script>" +
+			`<meta http-equiv="Content-Type" content="text/html; charset=gb2312"></head><body><p>` + gbk + `</p>`,
+			"中文页面", "gbk"},
+		// Past the head, or past 64 KB, a meta is not the page's.
+		"/late-meta-in-body": {"text/html", "<html><head><script>" + strings.Repeat("var a = 1;", 150) + "</script>" +
+			`</head><body><p>caf` + "\xe9" + `</p><meta charset="gb2312"></body>`, "<p>café</p>", "windows-1252"},
 		// The server's word still rules: browsers follow it too.
 		"/utf8-header-latin1": {"text/html; charset=ISO-8859-1", "<p>café</p>", "<p>cafÃ©</p>", "windows-1252"},
 	}

@@ -96,6 +96,11 @@ func ToUTF8(body []byte, mediaType, contentType string) ([]byte, string) {
 	var certain bool
 	if kind == KindHTML {
 		enc, name, certain = charset.DetermineEncoding(body, contentType)
+		if !certain && name == "windows-1252" {
+			if e, n := lateMetaCharset(body); e != nil {
+				enc, name = e, n
+			}
+		}
 	} else {
 		// DetermineEncoding without the HTML meta prescan.
 		head := body
@@ -141,6 +146,64 @@ func ToUTF8(body []byte, mediaType, contentType string) ([]byte, string) {
 		return bytes.ToValidUTF8(body, []byte("\uFFFD")), name
 	}
 	return bytes.TrimPrefix(out, []byte("\xef\xbb\xbf")), name
+}
+
+// lateHead is how far into a page lateMetaCharset looks for a meta
+// charset that the 1024-byte prescan did not reach.
+const lateHead = 64 << 10
+
+// lateMetaCharset finds a meta charset declared in the page's head past
+// the first 1024 bytes, where the prescan stops: an archive's or a
+// proxy's scripts injected at the top of <head> push it there. A
+// browser's parser still honours it (the HTML standard's "change the
+// encoding" when the tree builder meets a <meta charset> while the
+// encoding is tentative), so a GB2312 page whose declaration sits at
+// byte 1232 is GB2312, not windows-1252. Only the head is read, at most
+// lateHead bytes, and only when no meta charset ends in the first 1024 bytes.
+func lateMetaCharset(body []byte) (encoding.Encoding, string) {
+	if len(body) <= 1024 {
+		return nil, ""
+	}
+	head := body[:min(len(body), lateHead)]
+	lower := bytes.ToLower(head)
+	if end := bytes.Index(lower, []byte("<body")); end >= 0 {
+		head, lower = head[:end], lower[:end]
+	}
+	for i := 0; ; {
+		j := bytes.Index(lower[i:], []byte("<meta"))
+		if j < 0 {
+			return nil, ""
+		}
+		i += j
+		end := bytes.IndexByte(lower[i:], '>')
+		if end < 0 {
+			return nil, ""
+		}
+		tag, tagLower := head[i:i+end+1], lower[i:i+end+1]
+		i += end
+		if !bytes.Contains(tagLower, []byte("charset")) {
+			continue
+		}
+		if i < 1024 {
+			return nil, "" // the prescan read this one
+		}
+		// The prescan of the tag alone: a tag without high bytes is
+		// never taken for UTF-8 by DetermineEncoding's fallback.
+		if e, n, _ := charset.DetermineEncoding(tag, ""); e != nil && (n != "windows-1252" || explicitLatin1(tagLower)) {
+			return e, n
+		}
+	}
+}
+
+// explicitLatin1 tells whether a meta tag names one of the labels of
+// windows-1252 itself, rather than one DetermineEncoding did not know.
+func explicitLatin1(t []byte) bool {
+	for _, l := range []string{"windows-1252", "iso-8859-1", "latin1", "us-ascii", "cp1252", "iso8859-1"} {
+		if bytes.Contains(t, []byte(l)) {
+			return true
+		}
+	}
+	return false
 }
 
 func ascii(b []byte) bool {
