@@ -180,7 +180,7 @@ func dropBoilerplate(art *html.Node) {
 		return 2*l >= total
 	}
 	removeTags(art, func(n *html.Node) bool {
-		if labelLine(n) {
+		if labelLine(n) || ctaParagraph(n) {
 			return true
 		}
 		nested := n.DataAtom == atom.Article && n.Parent != art
@@ -207,7 +207,7 @@ func dropBoilerplate(art *html.Node) {
 		case k&(kindRelated|kindBio|kindCTA) != 0:
 			return true
 		case k&kindCredit != 0:
-			return st.length < 200
+			return st.length < 200 && !inCaption(n)
 		case k&kindMeta != 0:
 			// Dates, bylines and tag lists are short lines; a long
 			// block named "post-meta" holds more than that.
@@ -336,6 +336,9 @@ func labelLine(n *html.Node) bool {
 		return l <= 30
 	}
 	full = strings.TrimLeft(full, "([ ")
+	if inCaption(n) {
+		return false
+	}
 	for _, p := range creditPrefixes {
 		if strings.HasPrefix(full, p) {
 			return true
@@ -496,6 +499,18 @@ func embedsPost(n *html.Node, depth int) bool {
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		if c.Type == html.ElementNode && embedsPost(c, depth-1) {
+			return true
+		}
+	}
+	return false
+}
+
+// inCaption tells whether n is part of an image's caption: a
+// <figcaption>, or a <figure> a few levels up. A credit there is part of
+// the caption, which stays with its image.
+func inCaption(n *html.Node) bool {
+	for p, d := n, 0; p != nil && d < 6; p, d = p.Parent, d+1 {
+		if p.DataAtom == atom.Figcaption || p.DataAtom == atom.Figure {
 			return true
 		}
 	}

@@ -18,6 +18,7 @@ func (r *readable) prepare(art *html.Node) {
 	r.art = art
 	if r.flags&flagWeightClasses != 0 {
 		dropBoilerplate(art)
+		dropRelatedLabels(art)
 		dropLinkOnly(art, r.host)
 	}
 	dataTables := make(map[*html.Node]bool)

@@ -198,19 +198,21 @@ func TestCallsToAction(t *testing.T) {
 
 // TestPhotoCredits: credit lines of photos (by class, or a short line of
 // its own that starts "Foto:", "Photo by", "©") are dropped; the caption
-// itself and a sentence that mentions a photo stay.
+// itself, a credit that is part of it (inside the <figcaption>) and a
+// sentence that mentions a photo stay.
 func TestPhotoCredits(t *testing.T) {
 	body := rulePage(`<article><div class="entry-content">
 <p>` + strings.Repeat(ruleProse, 3) + `</p>
 <figure><img src="/hall.jpg" alt=""><figcaption>The town hall on Tuesday evening. <span class="photo-credit">Jane Roe / The Daily</span></figcaption></figure>
 <p>Foto: Max Muster / dpa</p>
 <div class="image-legend"><p>© 2025 Example Images</p></div>
+<p class="photo-credit">Mill photo: Ray Doe / The Daily</p>
 <p>Photo: the mayor said the picture of the old mill, taken in 1950, shows why the building must be saved and sold to the town.</p>
 <p>` + strings.Repeat(ruleProse, 2) + `</p>
 </div></article>`)
 	checkText(t, mainText(t, body),
-		[]string{"The council met", "The town hall on Tuesday evening.", "the mayor said the picture"},
-		[]string{"Jane Roe", "Max Muster", "Example Images"})
+		[]string{"The council met", "The town hall on Tuesday evening.", "Jane Roe", "the mayor said the picture"},
+		[]string{"Max Muster", "Example Images", "Ray Doe"})
 }
 
 // TestLeadOutsideBody: the lead paragraph set apart in the article's
@@ -283,4 +285,62 @@ func TestEmbeddedPosts(t *testing.T) {
 <p>` + strings.Repeat(ruleProse, 2) + `</p>
 </div></article>`)
 	checkText(t, mainText(t, body), []string{"The budget passed tonight", "Our new reading room"}, nil)
+}
+
+// TestRelatedLabels: a heading that announces other stories ("Mehr zum
+// Thema", "You might also like", "À lire aussi:") goes with the links
+// under it, up to the first block of prose; "See also" and a sentence
+// that starts like a label stay.
+func TestRelatedLabels(t *testing.T) {
+	body := rulePage(`<article><div class="entry-content">
+<p>` + strings.Repeat(ruleProse, 3) + `</p>
+<h2>Mehr zum Thema</h2><div><ul class="no-bullet"><li><a href="/a">Storm damage in the north</a></li><li><a href="/b">Schools reopen</a></li></ul></div>
+<p>` + strings.Repeat(ruleProse, 2) + `</p>
+<p><strong>You might also like:</strong></p><p><a href="/c">Roads plan delayed again</a></p><p><a href="/d">Budget cuts explained</a></p>
+<p>Read more about the budget in the council's minutes, which are open to everyone at the town hall.</p>
+<h3>À lire aussi :</h3><ul><li><a href="/e">Le marché de Noël</a></li></ul>
+<h2>See also</h2><ul><li><a href="/f">Council tax history</a></li></ul>
+</div></article>`)
+	checkText(t, mainText(t, body),
+		[]string{"The council met", "Read more about the budget", "See also", "Council tax history"},
+		[]string{"Mehr zum Thema", "Storm damage", "Schools reopen", "might also like", "Roads plan", "Budget cuts",
+			"lire aussi", "marché de Noël"})
+}
+
+// TestCallsToActionInProse: paragraphs that ask the reader to follow the
+// site on social networks or to subscribe go; a paragraph about an app in
+// the stores and one that names a network in passing stay.
+func TestCallsToActionInProse(t *testing.T) {
+	body := rulePage(`<article><div class="entry-content">
+<p>` + strings.Repeat(ruleProse, 3) + `</p>
+<p>The mayor announced the plan on Twitter on Monday, before the meeting began in the evening.</p>
+<p>The town's new app is in the App Store and on Google Play: download it to see when the library opens.</p>
+<p>` + strings.Repeat(ruleProse, 2) + `</p>
+<p><strong>Follow The Daily on Twitter and Instagram @TheDaily and on Facebook.</strong></p>
+<p>Síguenos en Telegram, Instagram, Facebook y Twitter</p>
+<p>To view the full story, please subscribe to <a href="/subscribe">The Daily</a>.</p>
+</div></article>`)
+	checkText(t, mainText(t, body),
+		[]string{"The council met", "announced the plan on Twitter", "download it to see when"},
+		[]string{"Follow The Daily", "Síguenos", "please subscribe"})
+}
+
+// TestNoscriptPost: a post that a script renders from a template, with
+// the same post in <noscript> for clients without scripts (Blogger), is
+// read from the <noscript>; a rendered copy beside it is not doubled, and
+// a "please enable JavaScript" notice stays out.
+func TestNoscriptPost(t *testing.T) {
+	post := `<p>` + strings.Repeat(ruleProse, 3) + `</p><p>The vote was seven to two.</p>`
+	body := rulePage(`<div class="post"><h2>Budget approved</h2><div class="post-body">
+<script type="text/template">` + post + `</script>
+<noscript>` + post + `</noscript>
+</div></div><noscript><p>Please enable JavaScript to comment.</p></noscript>`)
+	text := mainText(t, body)
+	checkText(t, text, []string{"The council met", "seven to two"}, []string{"enable JavaScript"})
+
+	rendered := rulePage(`<div class="post"><h2>Budget approved</h2><div class="post-body">` + post +
+		`<noscript>` + post + `</noscript></div></div>`)
+	if text := mainText(t, rendered); strings.Count(text, "seven to two") != 1 {
+		t.Errorf("rendered post with its <noscript> copy: want it once:\n%s", text)
+	}
 }

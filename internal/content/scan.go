@@ -174,11 +174,65 @@ func (s *scanner) walkChildren(n *html.Node, inBody bool) {
 	var next *html.Node
 	for c := n.FirstChild; c != nil; c = next {
 		next = c.NextSibling
+		if inBody && c.DataAtom == atom.Noscript && c.Type == html.ElementNode {
+			if first := expandNoscript(n, c); first != nil {
+				next = first // walk the parsed content in its place
+				continue
+			}
+		}
 		s.walk(c, inBody)
 		if removable(c) {
 			n.RemoveChild(c)
 		}
 	}
+}
+
+// maxNoscript is the most markup of one <noscript> parsed as content.
+const maxNoscript = 1 << 20
+
+// expandNoscript replaces a <noscript> that stands in for a block a
+// script renders (Blogger's posts are a <script type="text/template">
+// followed by the same post in <noscript>) by its markup parsed as
+// HTML, and returns the first node put in its place (nil when it stays
+// a <noscript>). The HTTP tier runs no script, so the <noscript> is
+// what such a page shows; it stands in for the block only when it
+// holds prose (paragraphs, 200 characters of text or more) and
+// nothing else in its parent has text, so a rendered page (the browser
+// tier) that shows the block does not get it twice, and the usual
+// "please enable JavaScript" or tracking-pixel <noscript> stays out.
+func expandNoscript(parent, ns *html.Node) *html.Node {
+	raw := ns.FirstChild
+	if raw == nil || raw.Type != html.TextNode || raw.NextSibling != nil || len(raw.Data) > maxNoscript ||
+		!strings.Contains(raw.Data, "<p") && !strings.Contains(raw.Data, "<P") {
+		return nil
+	}
+	for c := parent.FirstChild; c != nil; c = c.NextSibling {
+		if c == ns || c.Type == html.ElementNode && (c.DataAtom == atom.Script || c.DataAtom == atom.Template ||
+			c.DataAtom == atom.Style || c.DataAtom == atom.Noscript) {
+			continue
+		}
+		if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" || c.Type == html.ElementNode && hasText(c) {
+			return nil
+		}
+	}
+	ctx := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+	nodes, err := html.ParseFragment(strings.NewReader(raw.Data), ctx)
+	if err != nil || len(nodes) == 0 {
+		return nil
+	}
+	holder := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+	for _, k := range nodes {
+		holder.AppendChild(k)
+	}
+	if textWithin(holder, 199) >= 0 {
+		return nil
+	}
+	for k := holder.FirstChild; k != nil; k = holder.FirstChild {
+		holder.RemoveChild(k)
+		parent.InsertBefore(k, ns)
+	}
+	parent.RemoveChild(ns)
+	return nodes[0]
 }
 
 func removable(n *html.Node) bool {

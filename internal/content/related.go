@@ -1,0 +1,219 @@
+package content
+
+import (
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// Related-content labels: the heading over a list of other stories
+// ("Mehr zum Thema", "À lire aussi", "You might also like"). Their
+// class names often say nothing (the list under them is removed by its
+// own name, leaving the heading), so they are told by their words, in
+// the languages of the web's larger sites. Encyclopaedic "See also" and
+// "Further reading" sections are not among them: they belong to the
+// article. A label in front of one linked title inside the text
+// ("Lesen Sie auch: <a>…</a>") stays: measured, readability's corpus
+// keeps such lines (cnn, lemonde) and trafilatura-eval gained one
+// snippet.
+
+// relatedLabels are the labels, lower-cased, without the punctuation
+// that ends them.
+var relatedLabels = map[string]bool{
+	// English
+	"related": true, "related articles": true, "related stories": true, "related posts": true,
+	"related content": true, "related coverage": true, "related news": true, "related links": true,
+	"related reading": true, "related topics": true, "read more": true, "read next": true, "read also": true,
+	"also read": true, "more on this": true, "more on this story": true, "more on this topic": true,
+	"you may also like": true, "you might also like": true, "you may be interested in": true,
+	"you might be interested in": true, "recommended for you": true, "recommended stories": true,
+	"recommended articles": true, "more stories": true, "more news": true, "most popular": true,
+	"most read": true, "popular posts": true, "recent posts": true, "latest news": true,
+	"don't miss": true, "don’t miss": true, "what to read next": true, "keep reading": true,
+	// German
+	"mehr zum thema": true, "mehr zu diesem thema": true, "das könnte sie auch interessieren": true,
+	"das könnte dich auch interessieren": true, "das könnte sie interessieren": true,
+	"das könnte dich interessieren": true, "könnte sie auch interessieren": true,
+	"könnte dich auch interessieren": true, "weiterführende links": true, "weiterführende artikel": true,
+	"weiterlesen": true, "lesen sie auch": true, "lesen sie mehr": true, "lies auch": true,
+	"auch interessant": true, "ebenfalls interessant": true, "ähnliche artikel": true,
+	"ähnliche beiträge": true, "verwandte artikel": true, "verwandte beiträge": true,
+	"zum weiterlesen": true, "empfohlene beiträge": true, "empfohlene artikel": true,
+	"beliebte beiträge": true, "meistgelesen": true, "meistgelesene artikel": true, "neueste artikel": true,
+	"neueste beiträge": true, "aktuelle beiträge": true, "letzte beiträge": true, "weitere artikel": true,
+	"weitere beiträge": true, "weitere news": true, "weitere nachrichten": true, "passend zum thema": true,
+	"mehr artikel": true, "mehr news": true,
+	// French
+	"à lire aussi": true, "a lire aussi": true, "lire aussi": true, "à lire également": true,
+	"lire également": true, "sur le même sujet": true, "articles similaires": true, "articles liés": true,
+	"dans la même rubrique": true, "les plus lus": true, "vous aimerez aussi": true,
+	"vous aimerez aussi lire": true, "à découvrir aussi": true, "à voir aussi": true, "lire la suite": true,
+	// Spanish
+	"puedes ver": true, "lee también": true, "lea también": true, "leer también": true,
+	"te puede interesar": true, "también te puede interesar": true, "le puede interesar": true,
+	"noticias relacionadas": true, "artículos relacionados": true, "contenido relacionado": true,
+	"mire": true, "mira también": true, "más noticias": true, "lo más leído": true, "te recomendamos": true,
+	"te podría interesar": true, "sigue leyendo": true,
+	// Italian
+	"leggi anche": true, "potrebbe interessarti": true, "potrebbe interessarti anche": true,
+	"articoli correlati": true, "notizie correlate": true, "ti potrebbe interessare": true,
+	"i più letti": true,
+	// Portuguese
+	"leia também": true, "leia mais": true, "veja também": true, "notícias relacionadas": true,
+	"você também pode gostar": true, "mais lidas": true,
+	// Dutch
+	"lees ook": true, "lees meer": true, "gerelateerde artikelen": true, "meer over dit onderwerp": true,
+	"ook interessant": true,
+	// Polish
+	"czytaj także": true, "czytaj też": true, "czytaj również": true, "zobacz także": true,
+	"zobacz też": true, "zobacz również": true, "polecamy": true, "przeczytaj także": true,
+	"przeczytaj również": true, "powiązane artykuły": true,
+}
+
+// relatedFirstWords are the first words of the labels: the test that
+// runs on every element before any text is gathered.
+var relatedFirstWords = func() map[string]bool {
+	m := make(map[string]bool)
+	for l := range relatedLabels {
+		w, _, _ := strings.Cut(l, " ")
+		m[w] = true
+	}
+	return m
+}()
+
+// labelTrim is what surrounds a label: punctuation, arrows, quotes.
+const labelTrim = " \t\n:!.…?»«›‹\"'„“”-–—|>*()[]"
+
+// relatedLabel tells whether n is a related-content label: a heading or
+// a short line of its own whose whole text is the label.
+func relatedLabel(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.P, atom.Div, atom.Strong, atom.B,
+		atom.Span, atom.Header, atom.Dt, atom.Li:
+	default:
+		return false
+	}
+	var head [32]byte
+	h := firstText(n, head[:0])
+	w := strings.TrimLeft(string(h), labelTrim)
+	if i := strings.IndexAny(w, " :!.?…\u00a0"); i >= 0 {
+		w = w[:i]
+	}
+	if !relatedFirstWords[w] && !(hasNonASCII(w) && relatedFirstWords[strings.ToLower(w)]) {
+		return false
+	}
+	l := textWithin(n, 80)
+	if l <= 0 || (isPhrasing(n) && !alone(n, l)) {
+		return false
+	}
+	full := strings.ToLower(collapse(nodeText(n)))
+	return relatedLabels[strings.Trim(full, labelTrim)]
+}
+
+// dropRelatedLabels removes the related-content labels of the article
+// and the blocks of links that follow each (the list of other stories
+// it announces), up to the first block that is not mostly links.
+func dropRelatedLabels(art *html.Node) {
+	var found []*html.Node
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			if relatedLabel(c) {
+				// An inline label alone in its block stands for it.
+				x := c
+				if isPhrasing(x) && x.Parent != art && elementChildren(x.Parent) == 1 {
+					x = x.Parent
+				}
+				found = append(found, x)
+				continue
+			}
+			walk(c)
+		}
+	}
+	walk(art)
+	for _, n := range found {
+		if n.Parent == nil {
+			continue
+		}
+		for s := n.NextSibling; s != nil; {
+			next := s.NextSibling
+			if s.Type == html.TextNode && strings.TrimSpace(s.Data) != "" {
+				break
+			}
+			if s.Type == html.ElementNode {
+				st := textStats(s, nil)
+				if st.length > 0 && st.linkLen < 0.5*float64(st.length) || st.length == 0 && hasMedia(s) {
+					break
+				}
+			}
+			s.Parent.RemoveChild(s)
+			s = next
+		}
+		n.Parent.RemoveChild(n)
+	}
+}
+
+// Calls to action written as a paragraph of the article, with no class
+// to tell them: "Follow us on Twitter and Facebook", "Subscribe now to
+// our edition for the full story". A paragraph is one when it is short
+// (300 characters at most) and says so in words that rarely describe
+// anything else: a follow verb with a social network, a subscribe verb,
+// or three social networks named at once. An app's line ("download our
+// app on Google Play") is not one: articles about apps say the same
+// (measured: two readability pages lost a paragraph).
+
+// followVerbs ask a reader to follow or join the site.
+var followVerbs = []string{"follow us", "follow the ", "follow me", "follow @", "like us on", "join us on",
+	"join our", "síguenos", "siguenos", "síganos", "folgen sie uns", "folge uns", "folgt uns", "suivez-nous",
+	"suivez nous", "seguici", "siga-nos", "obserwuj nas", "volg ons", "únete"}
+
+// subscribeVerbs ask a reader to subscribe, or tell them they must.
+var subscribeVerbs = []string{"subscribe to", "subscribe now", "please subscribe", "subscribe today",
+	"sign up for our", "sign up to our", "already a subscriber", "already subscribed", "suscríbete",
+	"suscribete", "jetzt abonnieren", "abonnieren sie", "abonniere unseren", "abonnez-vous", "iscriviti",
+	"assine já", "assine agora", "subskrybuj", "abonneer"}
+
+// socialNames are the networks a follow line names.
+var socialNames = []string{"twitter", "facebook", "instagram", "telegram", "whatsapp", "youtube", "tiktok",
+	"linkedin", "threads", "mastodon", "bluesky", "pinterest"}
+
+// ctaParagraph tells whether a <p> of the article is a call to action.
+func ctaParagraph(n *html.Node) bool {
+	if n.DataAtom != atom.P {
+		return false
+	}
+	l := textWithin(n, 300)
+	if l < 15 {
+		return false
+	}
+	t := strings.ToLower(collapse(nodeText(n)))
+	social := 0
+	for _, s := range socialNames {
+		if strings.Contains(t, s) {
+			social++
+		}
+	}
+	switch {
+	case social >= 3 && l <= 200:
+		return true
+	case matchesAny(t, followVerbs) && social >= 1:
+		return true
+	case matchesAny(t, subscribeVerbs):
+		return true
+	}
+	return false
+}
+
+// hasNonASCII tells whether s has a byte firstText did not lower-case.
+func hasNonASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return true
+		}
+	}
+	return false
+}
