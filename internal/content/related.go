@@ -1,7 +1,10 @@
 package content
 
 import (
+	"bytes"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -181,6 +184,9 @@ var subscribeVerbs = []string{"subscribe to", "subscribe now", "please subscribe
 var socialNames = []string{"twitter", "facebook", "instagram", "telegram", "whatsapp", "youtube", "tiktok",
 	"linkedin", "threads", "mastodon", "bluesky", "pinterest"}
 
+// subscribeStems prefilter subscribeVerbs: one of them is in each.
+var subscribeStems = []string{"subscri", "sign up", "suscr", "abonn", "iscriv", "assine", "subskryb"}
+
 // ctaParagraph tells whether a <p> of the article is a call to action.
 func ctaParagraph(n *html.Node) bool {
 	if n.DataAtom != atom.P {
@@ -190,22 +196,59 @@ func ctaParagraph(n *html.Node) bool {
 	if l < 15 {
 		return false
 	}
-	t := strings.ToLower(collapse(nodeText(n)))
+	var buf [1280]byte
+	t := lowerText(n, buf[:0])
 	social := 0
 	for _, s := range socialNames {
-		if strings.Contains(t, s) {
+		if bytes.Contains(t, []byte(s)) {
 			social++
 		}
 	}
 	switch {
 	case social >= 3 && l <= 200:
 		return true
-	case matchesAny(t, followVerbs) && social >= 1:
-		return true
-	case matchesAny(t, subscribeVerbs):
+	case social >= 1 && bytesContainAny(t, followVerbs):
 		return true
 	}
+	return bytesContainAny(t, subscribeStems) && bytesContainAny(t, subscribeVerbs)
+}
+
+func bytesContainAny(t []byte, words []string) bool {
+	for _, w := range words {
+		if bytes.Contains(t, []byte(w)) {
+			return true
+		}
+	}
 	return false
+}
+
+// lowerText appends the text of n's subtree to buf, white space
+// collapsed to single spaces and lower-cased, up to cap(buf) bytes
+// (a short text fits: four bytes a character at most).
+func lowerText(n *html.Node, buf []byte) []byte {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			for _, r := range c.Data {
+				if unicode.IsSpace(r) {
+					if len(buf) > 0 && buf[len(buf)-1] != ' ' && len(buf) < cap(buf) {
+						buf = append(buf, ' ')
+					}
+					continue
+				}
+				r = unicode.ToLower(r)
+				if len(buf)+utf8.RuneLen(r) > cap(buf) {
+					return buf
+				}
+				buf = utf8.AppendRune(buf, r)
+			}
+		case html.ElementNode:
+			if c.DataAtom != atom.Script {
+				buf = lowerText(c, buf)
+			}
+		}
+	}
+	return buf
 }
 
 // hasNonASCII tells whether s has a byte firstText did not lower-case.
