@@ -336,7 +336,9 @@ func labelLine(n *html.Node) bool {
 		return l <= 30
 	}
 	full = strings.TrimLeft(full, "([ ")
-	if inCaption(n) {
+	// A credit inside a caption is part of it; a block that holds an
+	// image is the picture with its credit, not a credit line.
+	if inCaption(n) || hasMedia(n) {
 		return false
 	}
 	for _, p := range creditPrefixes {

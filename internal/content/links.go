@@ -145,7 +145,7 @@ func linkOnly(n *html.Node, host string) (only, doc, other bool) {
 // control of the page itself and stays too.
 func dropLinkOnly(art *html.Node, host string) {
 	removeTags(art, func(n *html.Node) bool {
-		if n.DataAtom != atom.P {
+		if n.DataAtom != atom.P || inTableCell(n) {
 			return false
 		}
 		only, doc, other := linkOnly(n, host)
@@ -161,4 +161,18 @@ func docBlock(n *html.Node, host string) bool {
 	}
 	only, doc, _ := linkOnly(n, host)
 	return only && doc
+}
+
+// inTableCell tells whether n is inside a table cell: a link there is
+// the table's data (an infobox's "Coat of arms"), not a paragraph.
+func inTableCell(n *html.Node) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		switch p.DataAtom {
+		case atom.Td, atom.Th:
+			return true
+		case atom.Table:
+			return false
+		}
+	}
+	return false
 }

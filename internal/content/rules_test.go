@@ -344,3 +344,24 @@ func TestNoscriptPost(t *testing.T) {
 		t.Errorf("rendered post with its <noscript> copy: want it once:\n%s", text)
 	}
 }
+
+// TestCreditsBesideImages: a block that holds a picture and its credit
+// is the picture, not a credit line; a link alone in a table cell (an
+// infobox's "Coat of arms") is the table's data, not a link-only
+// paragraph.
+func TestCreditsBesideImages(t *testing.T) {
+	body := rulePage(`<article><div class="entry-content">
+<p>` + strings.Repeat(ruleProse, 3) + `</p>
+<div class="wp-block-image"><figure><img src="/mill.jpg" alt="The mill"><figcaption>Photo by Joan Roe</figcaption></figure></div>
+<table class="infobox"><tr><th><div><a href="/wiki/Coat_of_arms">Coat of arms here</a></div></th><td><div><a href="/wiki/Statute">Statute of Westminster adopted</a></div></td></tr></table>
+<p>` + strings.Repeat(ruleProse, 2) + `</p>
+</div></article>`)
+	doc, err := HTML([]byte(body), "https://news.example.org/2025/budget", Options{OnlyMainContent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkText(t, doc.Text, []string{"Photo by Joan Roe", "Coat of arms here", "Statute of Westminster adopted"}, nil)
+	if !strings.Contains(doc.Markdown, "/mill.jpg") {
+		t.Errorf("the picture is gone:\n%s", doc.Markdown)
+	}
+}
