@@ -362,12 +362,16 @@ var labelStarts = func() [][]byte {
 }()
 
 // firstText appends to buf, lower-cased, up to cap(buf) bytes of the
-// first text of n that is not white space.
+// text of n from its first character that is not white space, across
+// elements ("(<a>Source: dpa</a>)" reads "(source: dpa)").
 func firstText(n *html.Node, buf []byte) []byte {
-	for c := n.FirstChild; c != nil && len(buf) == 0; c = c.NextSibling {
+	for c := n.FirstChild; c != nil && len(buf) < cap(buf); c = c.NextSibling {
 		switch c.Type {
 		case html.TextNode:
-			s := strings.TrimSpace(c.Data)
+			s := c.Data
+			if len(buf) == 0 {
+				s = strings.TrimSpace(s)
+			}
 			for i := 0; i < len(s) && len(buf) < cap(buf); i++ {
 				b := s[i]
 				if isUpper(b) {

@@ -207,12 +207,13 @@ func TestPhotoCredits(t *testing.T) {
 <p>Foto: Max Muster / dpa</p>
 <div class="image-legend"><p>© 2025 Example Images</p></div>
 <p class="photo-credit">Mill photo: Ray Doe / The Daily</p>
+<p>(<em>Source: Riivka</em>)</p>
 <p>Photo: the mayor said the picture of the old mill, taken in 1950, shows why the building must be saved and sold to the town.</p>
 <p>` + strings.Repeat(ruleProse, 2) + `</p>
 </div></article>`)
 	checkText(t, mainText(t, body),
 		[]string{"The council met", "The town hall on Tuesday evening.", "Jane Roe", "the mayor said the picture"},
-		[]string{"Max Muster", "Example Images", "Ray Doe"})
+		[]string{"Max Muster", "Example Images", "Ray Doe", "Riivka", "()"})
 }
 
 // TestLeadOutsideBody: the lead paragraph set apart in the article's
