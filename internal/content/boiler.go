@@ -472,6 +472,14 @@ func (r *readable) leadIn(n *html.Node, depth int) *html.Node {
 	if leadNamed(n) && !hasMedia(n) && classKinds(n) == 0 {
 		st := textStats(n, nil)
 		if st.length >= 40 && st.length <= 1200 && st.linkLen < 0.2*float64(st.length) {
+			// A wrapper named for the lead ("standfirst-wrapper")
+			// may hold a caption beside it: the innermost block
+			// named so is the lead.
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				if l := r.leadIn(c, 2); l != nil {
+					return l
+				}
+			}
 			return n
 		}
 	}
@@ -484,6 +492,35 @@ func (r *readable) leadIn(n *html.Node, depth int) *html.Node {
 		}
 	}
 	return nil
+}
+
+// trimLead removes from the copy of a lead what sits beside the lead
+// paragraph in its block: captions, and the byline line (one that links
+// or names the author: rel=author, itemprop=author).
+func trimLead(lead *html.Node) {
+	removeTags(lead, func(n *html.Node) bool {
+		if n.DataAtom == atom.Figcaption {
+			return true
+		}
+		return (n.DataAtom == atom.P || n.DataAtom == atom.Div) && namesAuthor(n, 3) && textWithin(n, 200) >= 0
+	})
+}
+
+// namesAuthor tells whether n or an element depth levels below it is
+// marked as the author (rel=author, itemprop=author).
+func namesAuthor(n *html.Node, depth int) bool {
+	if attr(n, "rel") == "author" || strings.Contains(attr(n, "itemprop"), "author") {
+		return true
+	}
+	if depth == 0 {
+		return false
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && namesAuthor(c, depth-1) {
+			return true
+		}
+	}
+	return false
 }
 
 // postEmbeds are the class names of the quotes that embed a post of a

@@ -283,6 +283,7 @@ func (r *readable) attempt(flags int) *html.Node {
 	// article's first paragraph.
 	if lead := r.findLead(best); lead != nil {
 		if k := r.copyTree(lead); k != nil {
+			trimLead(k)
 			article.InsertBefore(k, article.FirstChild)
 		}
 	}

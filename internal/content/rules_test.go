@@ -232,6 +232,15 @@ func TestLeadOutsideBody(t *testing.T) {
 	if strings.Index(text, "After a six-hour debate") > strings.Index(text, "The council met") {
 		t.Errorf("lead after the body:\n%s", text)
 	}
+
+	// A wrapper named for the lead holds its byline and a caption too:
+	// only the lead joins.
+	body = rulePage(`<div class="standfirst-wrapper"><div class="standfirst">
+<p>After a six-hour debate the council approved a three-year budget that favours libraries and parks.</p>
+<p>by <a rel="author" href="/profile/ann">Ann Lee</a> (reporting) and Bo Chan (photography)</p></div>
+<figcaption class="caption">Main image: the town hall at night. Photograph: Bo Chan</figcaption></div>
+<article><div class="entry-content"><p>` + strings.Repeat(ruleProse, 3) + `</p><p>` + strings.Repeat(ruleProse, 2) + `</p></div></article>`)
+	checkText(t, mainText(t, body), []string{"After a six-hour debate", "The council met"}, []string{"Ann Lee", "Main image"})
 }
 
 // TestForumPosts: the posts of a forum thread, each an <article> with
