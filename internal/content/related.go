@@ -72,6 +72,11 @@ var relatedLabels = map[string]bool{
 	"czytaj także": true, "czytaj też": true, "czytaj również": true, "zobacz także": true,
 	"zobacz też": true, "zobacz również": true, "polecamy": true, "przeczytaj także": true,
 	"przeczytaj również": true, "powiązane artykuły": true,
+	// The heading over an about-the-author box (the box goes by its
+	// name, see kindBio)
+	"about the author": true, "über den autor": true, "über die autorin": true, "zum autor": true,
+	"à propos de l'auteur": true, "sobre el autor": true, "sobre o autor": true, "sull'autore": true,
+	"o autorze": true, "over de auteur": true,
 }
 
 // relatedFirstWords are the first words of the labels: the test that
@@ -107,11 +112,31 @@ func relatedLabel(n *html.Node) bool {
 		return false
 	}
 	l := textWithin(n, 80)
-	if l <= 0 || (isPhrasing(n) && !alone(n, l)) {
+	if l <= 0 || (isPhrasing(n) && !alone(n, l) && !ownLine(n)) {
 		return false
 	}
 	full := strings.ToLower(collapse(nodeText(n)))
 	return relatedLabels[strings.Trim(full, labelTrim)]
+}
+
+// ownLine tells whether an inline element is set as a line of its own:
+// between blocks (or line breaks), with no text beside it.
+func ownLine(n *html.Node) bool {
+	edge := func(s *html.Node, next func(*html.Node) *html.Node) bool {
+		for ; s != nil; s = next(s) {
+			switch s.Type {
+			case html.TextNode:
+				if strings.TrimSpace(s.Data) != "" {
+					return false
+				}
+			case html.ElementNode:
+				return s.DataAtom == atom.Br || !isPhrasing(s)
+			}
+		}
+		return true
+	}
+	return edge(n.PrevSibling, func(s *html.Node) *html.Node { return s.PrevSibling }) &&
+		edge(n.NextSibling, func(s *html.Node) *html.Node { return s.NextSibling })
 }
 
 // dropRelatedLabels removes the related-content labels of the article

@@ -310,11 +310,13 @@ func TestRelatedLabels(t *testing.T) {
 <p>Read more about the budget in the council's minutes, which are open to everyone at the town hall.</p>
 <h3>À lire aussi :</h3><ul><li><a href="/e">Le marché de Noël</a></li></ul>
 <h2>See also</h2><ul><li><a href="/f">Council tax history</a></li></ul>
+<section><span class="headline">Zum Weiterlesen</span><ul class="list"><li><a href="/g">Der Haushalt im Detail</a></li></ul></section>
+<div style="font-weight:bold">About the author</div><div class="saboxplugin-wrap"><p>Ann Lee covers the town hall for The Daily.</p></div>
 </div></article>`)
 	checkText(t, mainText(t, body),
 		[]string{"The council met", "Read more about the budget", "See also", "Council tax history"},
 		[]string{"Mehr zum Thema", "Storm damage", "Schools reopen", "might also like", "Roads plan", "Budget cuts",
-			"lire aussi", "marché de Noël"})
+			"lire aussi", "marché de Noël", "Weiterlesen", "Haushalt im Detail", "About the author", "Ann Lee covers"})
 }
 
 // TestCallsToActionInProse: paragraphs that ask the reader to follow the
