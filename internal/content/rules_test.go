@@ -377,3 +377,23 @@ func TestCreditsBesideImages(t *testing.T) {
 		t.Errorf("the picture is gone:\n%s", doc.Markdown)
 	}
 }
+
+// TestHostileNoscripts: a chain of nested <noscript> tags (whose raw
+// text runs to the end of the page) and thousands of sibling ones cost a
+// bounded number of parses of each byte, and the post never comes out
+// more than once per <noscript> weighed.
+func TestHostileNoscripts(t *testing.T) {
+	post := `<p>` + strings.Repeat(ruleProse, 3) + `</p>`
+	nested := rulePage(`<div class="post">` + strings.Repeat("<noscript>", 20000) + post + `</div>`)
+	if text := mainText(t, nested); strings.Count(text, "The council met") > 3 {
+		t.Errorf("nested <noscript> chain: want the post once at most:\n%.500s", text)
+	}
+	siblings := rulePage(`<div class="post">` + strings.Repeat("<noscript>"+post+"</noscript>", 2000) + `</div>`)
+	doc, err := HTML([]byte(siblings), "https://news.example.org/", Options{OnlyMainContent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(doc.Text, "The council met"); n > 3*maxNoscriptTries {
+		t.Errorf("%d copies of the post from 2,000 <noscript> siblings; want at most %d", n/3, maxNoscriptTries)
+	}
+}

@@ -43,6 +43,8 @@ type scanner struct {
 	elements     int
 	noscript     strings.Builder
 	emptyRoot    bool
+	// noscriptTries counts the <noscript> elements weighed as content.
+	noscriptTries int
 }
 
 func scan(root *html.Node, pageURL *url.URL, wantLinks bool) scanResult {
@@ -174,8 +176,8 @@ func (s *scanner) walkChildren(n *html.Node, inBody bool) {
 	var next *html.Node
 	for c := n.FirstChild; c != nil; c = next {
 		next = c.NextSibling
-		if inBody && c.DataAtom == atom.Noscript && c.Type == html.ElementNode {
-			if first := expandNoscript(n, c); first != nil {
+		if inBody && c.DataAtom == atom.Noscript && c.Type == html.ElementNode && s.noscriptTries < maxNoscriptTries {
+			if first := s.expandNoscript(n, c); first != nil {
 				next = first // walk the parsed content in its place
 				continue
 			}
@@ -187,8 +189,14 @@ func (s *scanner) walkChildren(n *html.Node, inBody bool) {
 	}
 }
 
-// maxNoscript is the most markup of one <noscript> parsed as content.
-const maxNoscript = 1 << 20
+// maxNoscript is the most markup of one <noscript> parsed as content,
+// and maxNoscriptTries the most <noscript> elements of a page weighed
+// for it: each is weighed against its siblings, so a page of thousands
+// of them costs no more than a few passes over it.
+const (
+	maxNoscript      = 1 << 20
+	maxNoscriptTries = 32
+)
 
 // expandNoscript replaces a <noscript> that stands in for a block a
 // script renders (Blogger's posts are a <script type="text/template">
@@ -200,12 +208,13 @@ const maxNoscript = 1 << 20
 // nothing else in its parent has text, so a rendered page (the browser
 // tier) that shows the block does not get it twice, and the usual
 // "please enable JavaScript" or tracking-pixel <noscript> stays out.
-func expandNoscript(parent, ns *html.Node) *html.Node {
+func (s *scanner) expandNoscript(parent, ns *html.Node) *html.Node {
 	raw := ns.FirstChild
-	if raw == nil || raw.Type != html.TextNode || raw.NextSibling != nil || len(raw.Data) > maxNoscript ||
-		!strings.Contains(raw.Data, "<p") && !strings.Contains(raw.Data, "<P") {
+	if raw == nil || raw.Type != html.TextNode || raw.NextSibling != nil || len(raw.Data) < 200 ||
+		len(raw.Data) > maxNoscript || !strings.Contains(raw.Data, "<p") && !strings.Contains(raw.Data, "<P") {
 		return nil
 	}
+	s.noscriptTries++
 	for c := parent.FirstChild; c != nil; c = c.NextSibling {
 		if c == ns || c.Type == html.ElementNode && (c.DataAtom == atom.Script || c.DataAtom == atom.Template ||
 			c.DataAtom == atom.Style || c.DataAtom == atom.Noscript) {
@@ -224,15 +233,20 @@ func expandNoscript(parent, ns *html.Node) *html.Node {
 	for _, k := range nodes {
 		holder.AppendChild(k)
 	}
-	if textWithin(holder, 199) >= 0 {
+	// A <noscript> inside is never expanded in turn: its raw text is a
+	// tail of this one's, and a chain of them would parse the same bytes
+	// once per level.
+	removeTags(holder, func(n *html.Node) bool { return n.DataAtom == atom.Noscript })
+	if holder.FirstChild == nil || textWithin(holder, 199) >= 0 {
 		return nil
 	}
+	first := holder.FirstChild
 	for k := holder.FirstChild; k != nil; k = holder.FirstChild {
 		holder.RemoveChild(k)
 		parent.InsertBefore(k, ns)
 	}
 	parent.RemoveChild(ns)
-	return nodes[0]
+	return first
 }
 
 func removable(n *html.Node) bool {
