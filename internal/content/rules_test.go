@@ -241,6 +241,12 @@ func TestLeadOutsideBody(t *testing.T) {
 <figcaption class="caption">Main image: the town hall at night. Photograph: Bo Chan</figcaption></div>
 <article><div class="entry-content"><p>` + strings.Repeat(ruleProse, 3) + `</p><p>` + strings.Repeat(ruleProse, 2) + `</p></div></article>`)
 	checkText(t, mainText(t, body), []string{"After a six-hour debate", "The council met"}, []string{"Ann Lee", "Main image"})
+
+	// The subtitle an <hgroup> sets under the title is the lead too.
+	body = rulePage(`<article><header><hgroup><h3>Town hall</h3><h1>Budget approved</h1>
+<h2>After a six-hour debate the council approved a three-year budget that favours libraries.</h2></hgroup></header>
+<div class="entry-content"><p>` + strings.Repeat(ruleProse, 3) + `</p><p>` + strings.Repeat(ruleProse, 2) + `</p></div></article>`)
+	checkText(t, mainText(t, body), []string{"After a six-hour debate", "The council met"}, nil)
 }
 
 // TestForumPosts: the posts of a forum thread, each an <article> with
