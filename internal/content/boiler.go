@@ -531,14 +531,22 @@ func trimLead(lead *html.Node) {
 // namesAuthor tells whether n or an element depth levels below it is
 // marked as the author (rel=author, itemprop=author).
 func namesAuthor(n *html.Node, depth int) bool {
-	if attr(n, "rel") == "author" || strings.Contains(attr(n, "itemprop"), "author") {
+	return within(n, depth, func(e *html.Node) bool {
+		return attr(e, "rel") == "author" || strings.Contains(attr(e, "itemprop"), "author")
+	})
+}
+
+// within tells whether n or an element at most depth levels below it
+// is one that match accepts.
+func within(n *html.Node, depth int, match func(*html.Node) bool) bool {
+	if match(n) {
 		return true
 	}
 	if depth == 0 {
 		return false
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type == html.ElementNode && namesAuthor(c, depth-1) {
+		if c.Type == html.ElementNode && within(c, depth-1, match) {
 			return true
 		}
 	}
@@ -554,20 +562,13 @@ var postEmbeds = []string{"twitter-tweet", "instagram-media", "tiktok-embed", "r
 // embedsPost tells whether n is or holds, depth levels down at most, the
 // <blockquote> of an embedded post.
 func embedsPost(n *html.Node, depth int) bool {
-	if n.DataAtom == atom.Blockquote {
-		if c := attr(n, "class"); c != "" && matchesAny(c, postEmbeds) {
-			return true
+	return within(n, depth, func(e *html.Node) bool {
+		if e.DataAtom != atom.Blockquote {
+			return false
 		}
-	}
-	if depth == 0 {
-		return false
-	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type == html.ElementNode && embedsPost(c, depth-1) {
-			return true
-		}
-	}
-	return false
+		c := attr(e, "class")
+		return c != "" && matchesAny(c, postEmbeds)
+	})
 }
 
 // inCaption tells whether n is part of an image's caption: a
