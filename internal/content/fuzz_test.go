@@ -1,6 +1,7 @@
 package content
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -14,6 +15,8 @@ func FuzzHTML(f *testing.F) {
 		"<svg><script>alert(1)</script></svg><noscript><p>enable JavaScript</p></noscript>",
 		"<div hidden><p>h</p></div><article><h1>T</h1><p>" + string([]byte{0xff, 0xfe}) + "</p></article>",
 		"<ul><li><ol><li><blockquote><h2>deep</h2></blockquote></li></ol></li></ul>",
+		"<div><noscript><noscript><p>" + strings.Repeat("post text, ", 30) + "</p></div><h3>Mehr zum Thema</h3><ul><li><a href=/a>a</a>",
+		"<p>(<em>Source: x</em>)</p><hgroup><h1>T</h1><h2>" + strings.Repeat("sub ", 20) + "</h2></hgroup><p>Follow us on Twitter</p>",
 	} {
 		f.Add([]byte(seed), true)
 	}
