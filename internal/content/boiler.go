@@ -1,7 +1,6 @@
 package content
 
 import (
-	"bytes"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -10,8 +9,8 @@ import (
 
 // Boilerplate inside the chosen article: blocks whose class or id names
 // what they are (related stories, dates and bylines, author boxes,
-// newsletter boxes, photo credits, ...), teaser cards of other posts,
-// and lines whose words say it (an ad label, a photo credit).
+// newsletter boxes, photo credits, ...) and teaser cards of other
+// posts; lines whose words say it are in lines.go.
 // Class and id values are read as words, split at punctuation and at
 // lower-to-upper case changes and compared lower-cased, so that
 // "related-article" is a list of related stories whatever "article"
@@ -289,103 +288,6 @@ func hasLink(n *html.Node) bool {
 		}
 	}
 	return false
-}
-
-// adLabels are the words that mark an ad slot, in the languages of the
-// web's larger sites (see labelLine).
-var adLabels = map[string]bool{"ad": true, "ads": true, "advertisement": true, "advertising": true,
-	"anzeige": true, "werbung": true, "publicidad": true, "publicité": true, "publicite": true,
-	"pubblicità": true, "reklama": true, "sponsored": true, "gesponsert": true, "annonce": true,
-	"advertentie": true, "реклама": true, "广告": true, "publicidade": true, "mainos": true, "annons": true}
-
-// creditPrefixes start the credit line of a photo in the languages of
-// the web's larger sites (see labelLine).
-var creditPrefixes = []string{"foto:", "fotos:", "foto ©", "foto©", "fotos ©", "photo:", "photos:", "photo ©",
-	"photo by", "photograph:", "photography:", "bild:", "bilder:", "bildquelle", "image:", "images:", "image by",
-	"image credit", "credit:", "credits:", "copyright", "©", "(c)", "quelle:", "source:", "picture:",
-	"zdjęcie:", "fot.", "crédit", "crédits", "imagen:", "fuente:", "illustration:", "grafik:", "abbildung:"}
-
-// labelLine tells whether n is a short line of its own that only says
-// "Advertisement" (an ad slot left empty) or credits a photo (it starts
-// with a credit word or the copyright sign). It runs on every element
-// of the article, so the start of the text is tested first and the
-// length only when it may be such a line.
-func labelLine(n *html.Node) bool {
-	var head [24]byte
-	h := firstText(n, head[:0])
-	if len(h) == 0 {
-		return false
-	}
-	t := bytes.TrimLeft(h, " -–—:|[(*")
-	maybe := false
-	for _, p := range labelStarts {
-		if bytes.HasPrefix(t, p) {
-			maybe = true
-			break
-		}
-	}
-	if !maybe {
-		return false
-	}
-	l := textWithin(n, 100)
-	if l <= 0 || (isPhrasing(n) && !alone(n, l)) {
-		return false
-	}
-	full := strings.ToLower(collapse(nodeText(n)))
-	if adLabels[strings.Trim(full, " -–—:|[]()*")] {
-		return l <= 30
-	}
-	full = strings.TrimLeft(full, "([ ")
-	// A credit inside a caption is part of it; a block that holds an
-	// image is the picture with its credit, not a credit line.
-	if inCaption(n) || hasMedia(n) {
-		return false
-	}
-	for _, p := range creditPrefixes {
-		if strings.HasPrefix(full, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// labelStarts are the starts of the credit prefixes and ad labels.
-var labelStarts = func() [][]byte {
-	var b [][]byte
-	for _, p := range creditPrefixes {
-		b = append(b, []byte(p))
-	}
-	for w := range adLabels {
-		b = append(b, []byte(w))
-	}
-	return b
-}()
-
-// firstText appends to buf, lower-cased, up to cap(buf) bytes of the
-// text of n from its first character that is not white space, across
-// elements ("(<a>Source: dpa</a>)" reads "(source: dpa)").
-func firstText(n *html.Node, buf []byte) []byte {
-	for c := n.FirstChild; c != nil && len(buf) < cap(buf); c = c.NextSibling {
-		switch c.Type {
-		case html.TextNode:
-			s := c.Data
-			if len(buf) == 0 {
-				s = strings.TrimSpace(s)
-			}
-			for i := 0; i < len(s) && len(buf) < cap(buf); i++ {
-				b := s[i]
-				if isUpper(b) {
-					b += 'a' - 'A'
-				}
-				buf = append(buf, b)
-			}
-		case html.ElementNode:
-			if c.DataAtom != atom.Script {
-				buf = firstText(c, buf)
-			}
-		}
-	}
-	return buf
 }
 
 // leadWords name the lead paragraph of an article (standfirst, deck,
