@@ -391,15 +391,23 @@ func TestCreditsBesideImages(t *testing.T) {
 func TestHostileNoscripts(t *testing.T) {
 	post := `<p>` + strings.Repeat(ruleProse, 3) + `</p>`
 	nested := rulePage(`<div class="post">` + strings.Repeat("<noscript>", 20000) + post + `</div>`)
+	before := noscriptsWeighed.Load()
 	if text := mainText(t, nested); strings.Count(text, "The council met") > 3 {
 		t.Errorf("nested <noscript> chain: want the post once at most:\n%.500s", text)
 	}
+	if n := noscriptsWeighed.Load() - before; n > 1 {
+		t.Errorf("nested <noscript> chain: %d weighed (each parses the rest of the page), want 1", n)
+	}
 	siblings := rulePage(`<div class="post">` + strings.Repeat("<noscript>"+post+"</noscript>", 2000) + `</div>`)
+	before = noscriptsWeighed.Load()
 	doc, err := HTML([]byte(siblings), "https://news.example.org/", Options{OnlyMainContent: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(doc.Text, "The council met"); n > 3*maxNoscriptTries {
 		t.Errorf("%d copies of the post from 2,000 <noscript> siblings; want at most %d", n/3, maxNoscriptTries)
+	}
+	if n := noscriptsWeighed.Load() - before; n > maxNoscriptTries {
+		t.Errorf("2,000 <noscript> siblings: %d weighed (each against all its siblings), want at most %d", n, maxNoscriptTries)
 	}
 }

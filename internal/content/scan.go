@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -198,6 +199,10 @@ const (
 	maxNoscriptTries = 32
 )
 
+// noscriptsWeighed counts the <noscript> elements weighed as content,
+// over all pages (tests read it, as they read fallbacks).
+var noscriptsWeighed atomic.Int64
+
 // expandNoscript replaces a <noscript> that stands in for a block a
 // script renders (Blogger's posts are a <script type="text/template">
 // followed by the same post in <noscript>) by its markup parsed as
@@ -215,6 +220,7 @@ func (s *scanner) expandNoscript(parent, ns *html.Node) *html.Node {
 		return nil
 	}
 	s.noscriptTries++
+	noscriptsWeighed.Add(1)
 	for c := parent.FirstChild; c != nil; c = c.NextSibling {
 		if c == ns || c.Type == html.ElementNode && (c.DataAtom == atom.Script || c.DataAtom == atom.Template ||
 			c.DataAtom == atom.Style || c.DataAtom == atom.Noscript) {
