@@ -205,13 +205,15 @@ func relatedLabel(n *html.Node) bool {
 	default:
 		return false
 	}
+	// Runs on every element of the article: the first word is looked
+	// up from a stack buffer, without allocating, unless it has letters
+	// firstText could not lower-case.
 	var head [32]byte
-	h := firstText(n, head[:0])
-	w := strings.TrimLeft(string(h), labelTrim)
-	if i := strings.IndexAny(w, " :!.?…\u00a0"); i >= 0 {
+	w := bytes.TrimLeft(firstText(n, head[:0]), labelTrim)
+	if i := bytes.IndexAny(w, " :!.?…\u00a0"); i >= 0 {
 		w = w[:i]
 	}
-	if !relatedFirstWords[w] && !(hasNonASCII(w) && relatedFirstWords[strings.ToLower(w)]) {
+	if !relatedFirstWords[string(w)] && !(hasNonASCII(w) && relatedFirstWords[strings.ToLower(string(w))]) {
 		return false
 	}
 	l := textWithin(n, 80)
@@ -380,7 +382,7 @@ func lowerText(n *html.Node, buf []byte) []byte {
 }
 
 // hasNonASCII tells whether s has a byte firstText did not lower-case.
-func hasNonASCII(s string) bool {
+func hasNonASCII(s []byte) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= 0x80 {
 			return true
