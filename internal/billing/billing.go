@@ -238,23 +238,11 @@ func (b *Biller) Finish(ctx context.Context, c *Call, used int64, status int) er
 }
 
 func (c *Call) rows(status int) (model.Usage, model.Activity) {
-	now := time.Now().UTC()
-	tier := c.Tier
-	if tier == "" {
-		tier = model.TierNone
-	}
 	p := c.Principal
-	// A key sent in a path or a query must not be stored whole.
-	endpoint, target := model.RedactKeys(c.Endpoint), model.RedactKeys(c.Target)
-	u := model.Usage{
-		WorkspaceID: p.WorkspaceID, KeyPrefix: p.KeyPrefix, Endpoint: endpoint, Tier: tier,
-		Status: status, DurationMS: now.Sub(c.Started).Milliseconds(), RequestID: c.RequestID, CreatedAt: now,
-	}
-	a := model.Activity{
-		WorkspaceID: p.WorkspaceID, KeyPrefix: p.KeyPrefix, Endpoint: endpoint, Via: c.Via, Method: c.Method,
-		Target: target, Status: status, ErrorCode: c.ErrorCode, RequestID: c.RequestID, CreatedAt: now,
-	}
-	return u, a
+	ch := Charge{WorkspaceID: p.WorkspaceID, KeyPrefix: p.KeyPrefix, Endpoint: c.Endpoint, Via: c.Via,
+		Method: c.Method, Target: c.Target, RequestID: c.RequestID, Tier: c.Tier, Status: status,
+		ErrorCode: c.ErrorCode, Started: c.Started, Finished: time.Now().UTC()}
+	return ch.rows()
 }
 
 // staleKey returns the id of the call's key when its last_used_at should be

@@ -517,14 +517,13 @@ func (s *Service) recordTx(ctx context.Context, job *river.Job[CheckArgs], obs [
 			}
 			return nil
 		}
-		var cost int64
+		var charges []billing.Charge
 		for _, o := range obs {
 			run := o.run
 			if !pay && o.channel == "" {
 				run.TopScore, run.ContentHash = m.TopScore, lastHash(m)
 			}
 			run.Credits = o.cost
-			cost += o.cost
 			if err := s.Store.InsertRun(ctx, tx, run); err != nil {
 				return err
 			}
@@ -533,9 +532,7 @@ func (s *Service) recordTx(ctx context.Context, job *river.Job[CheckArgs], obs [
 					return err
 				}
 			}
-			if err := s.logRun(ctx, tx, m, run); err != nil {
-				return err
-			}
+			charges = append(charges, runCharge(m, run))
 			if run.Snapshot != nil && o.channel == "" &&
 				(run.Outcome == model.OutcomeAnchored || run.Outcome == model.OutcomeChanged) {
 				indexed = o
@@ -557,12 +554,12 @@ func (s *Service) recordTx(ctx context.Context, job *river.Job[CheckArgs], obs [
 		if err := s.Store.UpdateMonitor(ctx, tx, m); err != nil {
 			return err
 		}
-		if pay {
-			if paid, err := s.Store.DrawCredits(ctx, tx, m.WorkspaceID, cost); err != nil {
-				return err
-			} else if !paid {
-				return errUnpaid
-			}
+		// An unpaid record (pay false) carries no credits: its charges
+		// only log the runs.
+		if paid, err := billing.ChargeTx(ctx, s.Store, tx, charges...); err != nil {
+			return err
+		} else if !paid {
+			return errUnpaid
 		}
 		return nil
 	})
@@ -656,18 +653,16 @@ func rank(outcome string) int {
 // errorsToFail is how many error outcomes in a row turn a monitor to error.
 const errorsToFail = 5
 
-func (s *Service) logRun(ctx context.Context, tx store.Tx, m *model.Monitor, run *model.Run) error {
-	status := http.StatusOK
-	code := ""
+// runCharge is the bill of a monitor run: its usage and activity rows
+// under RunEndpoint, with the credits it costs.
+func runCharge(m *model.Monitor, run *model.Run) billing.Charge {
+	status, code := http.StatusOK, ""
 	if run.Error == model.CodeCreditsExhausted {
 		status, code = http.StatusPaymentRequired, model.CodeCreditsExhausted
 	}
-	now := run.FinishedAt
-	u := &model.Usage{WorkspaceID: m.WorkspaceID, Endpoint: RunEndpoint, Credits: run.Credits, Tier: run.Tier,
-		Status: status, DurationMS: run.FinishedAt.Sub(run.StartedAt).Milliseconds(), RequestID: run.ID, CreatedAt: now}
-	a := &model.Activity{WorkspaceID: m.WorkspaceID, Endpoint: RunEndpoint, Via: "monitor", Method: "RUN",
-		Target: m.ID, Status: status, ErrorCode: code, Credits: run.Credits, RequestID: run.ID, CreatedAt: now}
-	return s.Store.LogTx(ctx, tx, u, a)
+	return billing.Charge{WorkspaceID: m.WorkspaceID, Endpoint: RunEndpoint, Via: "monitor", Method: "RUN",
+		Target: m.ID, RequestID: run.ID, Tier: run.Tier, Status: status, ErrorCode: code, Credits: run.Credits,
+		Started: run.StartedAt, Finished: run.FinishedAt}
 }
 
 // hostLimiter bounds this node's concurrent checks per host.

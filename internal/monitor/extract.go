@@ -183,8 +183,17 @@ func needsPreview(m *model.Monitor) bool {
 var errNoPreviewCredits = model.Errorf(model.CodeCreditsExhausted, "not enough credits for the preview (%d credit)", billing.Preview)
 
 // recordPreview stores the registration's preview, draws its credit when
-// it succeeded and logs it, in one transaction.
+// it succeeded and logs it, in one transaction; a workspace that cannot
+// pay gets the preview's failure instead, logged without credits.
 func (s *Service) recordPreview(ctx context.Context, id string, p *model.ExtractPreview, tier string, started time.Time) error {
+	err := s.recordPreviewTx(ctx, id, p, tier, started)
+	if errors.Is(err, errUnpaid) {
+		err = s.recordPreviewTx(ctx, id, s.failedPreview(errNoPreviewCredits, p.Refinements), tier, started)
+	}
+	return err
+}
+
+func (s *Service) recordPreviewTx(ctx context.Context, id string, p *model.ExtractPreview, tier string, started time.Time) error {
 	return s.Store.InTx(ctx, func(tx store.Tx) error {
 		m, err := s.Store.MonitorTx(ctx, tx, id)
 		if model.ErrorCode(err) == model.CodeNotFound {
@@ -194,32 +203,26 @@ func (s *Service) recordPreview(ctx context.Context, id string, p *model.Extract
 			return err
 		}
 		var cost int64
+		status, code := http.StatusOK, ""
 		if p.Error == "" {
-			paid, err := s.Store.DrawCredits(ctx, tx, m.WorkspaceID, billing.Preview)
-			if err != nil {
-				return err
-			}
-			if paid {
-				cost = billing.Preview
-			} else {
-				p = s.failedPreview(errNoPreviewCredits, p.Refinements)
-			}
+			cost = billing.Preview
+		} else {
+			code, _, _ = strings.Cut(p.Error, ":")
+			status = model.Status(code)
 		}
 		if err := s.Store.SetExtractPreview(ctx, tx, m.ID, m.Extraction.Refinements, p); err != nil {
 			return err
 		}
-		status, code := http.StatusOK, ""
-		if p.Error != "" {
-			code, _, _ = strings.Cut(p.Error, ":")
-			status = model.Status(code)
+		paid, err := billing.ChargeTx(ctx, s.Store, tx, billing.Charge{WorkspaceID: m.WorkspaceID,
+			Endpoint: PreviewEndpoint, Via: "monitor", Method: "PREVIEW", Target: m.ID, RequestID: uuid.NewString(),
+			Tier: tier, Status: status, ErrorCode: code, Credits: cost, Started: started, Finished: s.now()})
+		if err != nil {
+			return err
 		}
-		now := s.now()
-		reqID := uuid.NewString()
-		u := &model.Usage{WorkspaceID: m.WorkspaceID, Endpoint: PreviewEndpoint, Credits: cost, Tier: tier, Status: status,
-			DurationMS: now.Sub(started).Milliseconds(), RequestID: reqID, CreatedAt: now}
-		a := &model.Activity{WorkspaceID: m.WorkspaceID, Endpoint: PreviewEndpoint, Via: "monitor", Method: "PREVIEW",
-			Target: m.ID, Status: status, ErrorCode: code, Credits: cost, RequestID: reqID, CreatedAt: now}
-		return s.Store.LogTx(ctx, tx, u, a)
+		if !paid {
+			return errUnpaid
+		}
+		return nil
 	})
 }
 

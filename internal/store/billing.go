@@ -277,7 +277,7 @@ func (s *Store) insertLogs(ctx context.Context, tx *sql.Tx, us []model.Usage, as
 			n := chunk(len(us))
 			args := make([]any, 0, n*9)
 			for _, u := range us[:n] {
-				args = append(args, u.WorkspaceID, u.KeyPrefix, u.Endpoint, u.Credits, u.Tier, u.Status, u.DurationMS, u.RequestID, u.CreatedAt)
+				args = append(args, usageArgs(&u)...)
 			}
 			if _, err := tx.StmtContext(ctx, s.stmts.insertUsage[n]).ExecContext(ctx, args...); err != nil {
 				return fmt.Errorf("store: insert usage: %w", err)
@@ -288,7 +288,7 @@ func (s *Store) insertLogs(ctx context.Context, tx *sql.Tx, us []model.Usage, as
 			n := chunk(len(as))
 			args := make([]any, 0, n*11)
 			for _, a := range as[:n] {
-				args = append(args, a.WorkspaceID, a.KeyPrefix, a.Endpoint, a.Via, a.Method, a.Target, a.Status, a.ErrorCode, a.Credits, a.RequestID, a.CreatedAt)
+				args = append(args, activityArgs(&a)...)
 			}
 			if _, err := tx.StmtContext(ctx, s.stmts.insertActivity[n]).ExecContext(ctx, args...); err != nil {
 				return fmt.Errorf("store: insert activity: %w", err)
@@ -297,6 +297,15 @@ func (s *Store) insertLogs(ctx context.Context, tx *sql.Tx, us []model.Usage, as
 		}
 		return nil
 	}
+	return insertLogsMulti(func(q string, args ...any) error {
+		_, err := tx.ExecContext(ctx, q, args...)
+		return err
+	}, us, as)
+}
+
+// insertLogsMulti writes usage and activity rows as multi-row INSERTs of at
+// most 256 rows through exec.
+func insertLogsMulti(exec func(q string, args ...any) error, us []model.Usage, as []model.Activity) error {
 	const maxRows = 256
 	for len(us) > 0 {
 		n := min(len(us), maxRows)
@@ -305,9 +314,9 @@ func (s *Store) insertLogs(ctx context.Context, tx *sql.Tx, us []model.Usage, as
 		args := make([]any, 0, n*9)
 		for i, u := range us[:n] {
 			writeTuple(&q, i, 9)
-			args = append(args, u.WorkspaceID, u.KeyPrefix, u.Endpoint, u.Credits, u.Tier, u.Status, u.DurationMS, u.RequestID, u.CreatedAt)
+			args = append(args, usageArgs(&u)...)
 		}
-		if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+		if err := exec(q.String(), args...); err != nil {
 			return fmt.Errorf("store: insert usage: %w", err)
 		}
 		us = us[n:]
@@ -319,14 +328,40 @@ func (s *Store) insertLogs(ctx context.Context, tx *sql.Tx, us []model.Usage, as
 		args := make([]any, 0, n*11)
 		for i, a := range as[:n] {
 			writeTuple(&q, i, 11)
-			args = append(args, a.WorkspaceID, a.KeyPrefix, a.Endpoint, a.Via, a.Method, a.Target, a.Status, a.ErrorCode, a.Credits, a.RequestID, a.CreatedAt)
+			args = append(args, activityArgs(&a)...)
 		}
-		if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+		if err := exec(q.String(), args...); err != nil {
 			return fmt.Errorf("store: insert activity: %w", err)
 		}
 		as = as[n:]
 	}
 	return nil
+}
+
+// usageArgs are a usage row's values in insertUsageSQL's column order.
+func usageArgs(u *model.Usage) []any {
+	return []any{u.WorkspaceID, u.KeyPrefix, u.Endpoint, u.Credits, u.Tier, u.Status, u.DurationMS, u.RequestID, u.CreatedAt}
+}
+
+// activityArgs are an activity row's values in insertActivitySQL's column
+// order.
+func activityArgs(a *model.Activity) []any {
+	return []any{a.WorkspaceID, a.KeyPrefix, a.Endpoint, a.Via, a.Method, a.Target, a.Status, a.ErrorCode, a.Credits,
+		a.RequestID, a.CreatedAt}
+}
+
+// LogTx writes usage and activity rows in a caller's transaction: the acts
+// billed inside the transaction that records them (monitor runs, previews)
+// go through the same INSERTs as the calls of the API. Use
+// billing.ChargeTx, which draws the credits too.
+func (s *Store) LogTx(ctx context.Context, tx Tx, us []model.Usage, as []model.Activity) error {
+	if t, ok := tx.(sqlTx); ok {
+		return s.insertLogs(ctx, t.tx, us, as)
+	}
+	return insertLogsMulti(func(q string, args ...any) error {
+		_, err := tx.Exec(ctx, q, args...)
+		return err
+	}, us, as)
 }
 
 // sqliteChunks are the row counts of the prepared multi-row INSERTs on

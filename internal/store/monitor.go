@@ -232,23 +232,6 @@ func (s *Store) Balance(ctx context.Context, workspaceID string) (int64, error) 
 	return n, nil
 }
 
-// LogTx writes one usage and one activity row in tx (monitor runs, which
-// are billed inside the transaction that records them).
-func (s *Store) LogTx(ctx context.Context, tx Tx, u *model.Usage, a *model.Activity) error {
-	if _, err := tx.Exec(ctx, `INSERT INTO usage_log (workspace_id, key_prefix, endpoint, credits, tier, status,
-		duration_ms, request_id, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-		u.WorkspaceID, u.KeyPrefix, u.Endpoint, u.Credits, u.Tier, u.Status, u.DurationMS, u.RequestID, u.CreatedAt); err != nil {
-		return fmt.Errorf("store: usage row: %w", err)
-	}
-	if _, err := tx.Exec(ctx, `INSERT INTO activity_log (workspace_id, key_prefix, endpoint, via, method, target,
-		status, error_code, credits, request_id, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-		a.WorkspaceID, a.KeyPrefix, a.Endpoint, a.Via, a.Method, a.Target, a.Status, a.ErrorCode, a.Credits,
-		a.RequestID, a.CreatedAt); err != nil {
-		return fmt.Errorf("store: activity row: %w", err)
-	}
-	return nil
-}
-
 func scanMonitor(row Row) (*model.Monitor, error) {
 	var m model.Monitor
 	var channels, keywords, selectors string
