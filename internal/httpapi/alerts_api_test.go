@@ -22,7 +22,7 @@ func TestAlertsEndpoints(t *testing.T) {
 		slack := alerttest.NewSlackServer(t)
 		e := newMonitorEnv(t, dialect, func(m *monitor.Service) {
 			var err error
-			if m.Mail, err = alert.NewMailer(smtp.URL, "alerts@webacq.test"); err != nil {
+			if m.Alerts.Mail, err = alert.NewMailer(smtp.URL, "alerts@webacq.test"); err != nil {
 				t.Fatal(err)
 			}
 		})

@@ -268,7 +268,7 @@ func (s *Server) monitorDeliveries(_ http.ResponseWriter, r *http.Request, p *mo
 }
 
 func (s *Server) redeliver(_ http.ResponseWriter, r *http.Request, p *model.Principal) (any, error) {
-	d, err := s.monitors.Redeliver(r.Context(), p, r.PathValue("id"), r.PathValue("delivery_id"))
+	d, err := s.monitors.Alerts.Redeliver(r.Context(), p, r.PathValue("id"), r.PathValue("delivery_id"))
 	if err != nil {
 		return nil, err
 	}

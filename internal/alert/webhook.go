@@ -1,4 +1,4 @@
-package monitor
+package alert
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"webacq/internal/alert"
 	"webacq/internal/model"
 	"webacq/internal/store"
 	"webacq/internal/webhook"
@@ -143,7 +142,7 @@ func (s *Service) TestWebhook(ctx context.Context, p *model.Principal) (*Webhook
 		return nil, badf("no webhook is set: set its URL first")
 	}
 	now := s.now()
-	payload := alert.Payload{DeliveryID: uuid.NewString(), CallerID: p.WorkspaceID, Label: "Test delivery", DetectedAt: now,
+	payload := Payload{DeliveryID: uuid.NewString(), CallerID: p.WorkspaceID, Label: "Test delivery", DetectedAt: now,
 		Outcome: OutcomeTest, ChangeSignal: []model.Signal{}, PDFLinks: []string{},
 		ContentPreview: "A test delivery sent from the console: no monitor changed."}
 	body, err := json.Marshal(payload)
@@ -166,7 +165,7 @@ func (s *Service) TestWebhook(ctx context.Context, p *model.Principal) (*Webhook
 		}
 		res.Signed = true
 	}
-	answer, err := s.HTTP.Post(ctx, c.URL, header, body, s.deliveryTimeout())
+	answer, err := s.HTTP.Post(ctx, c.URL, header, body, s.timeout())
 	if err != nil {
 		res.ErrorCode, res.Error = model.ErrorCode(err), model.ErrorMessage(err)
 		return res, nil
