@@ -419,7 +419,8 @@ func (m *Main) background(prims *primitive.Service, workers int, box *secretbox.
 	hk := &jobs.Housekeeping{Store: m.store, Log: m.log, ExpireEvery: billing.ExpireEvery(m.reservationTTL()),
 		PageRetention: m.cfg.PageRetention, SnapshotRetention: m.cfg.SnapshotRetention}
 	periodic := hk.Register(w)
-	alerts := &alert.Service{Store: m.store, HTTP: prims.HTTP, Secrets: box, Log: m.log}
+	alerts := &alert.Service{Store: m.store, HTTP: prims.HTTP, Secrets: box, Log: m.log,
+		MessagesPerHour: m.cfg.AlertMessagesPerHour}
 	var err error
 	if alerts.Mail, err = alert.NewMailer(m.cfg.SMTPURL, m.cfg.SMTPFrom); err != nil {
 		return nil, nil, nil, fmt.Errorf("config: %w", err)

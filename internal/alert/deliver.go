@@ -23,6 +23,10 @@ import (
 // queued jobs still run.
 type DeliverArgs struct {
 	DeliveryID string `json:"delivery_id"`
+	// Base is the delivery's count of attempts before this job's series
+	// (0 for the first; a redelivery's series starts where the last ended),
+	// so that every series gets the whole retry schedule.
+	Base int `json:"base,omitempty"`
 }
 
 // Kind names the job.
@@ -80,7 +84,7 @@ func (s *Service) deliver(ctx context.Context, job *river.Job[DeliverArgs]) erro
 		return river.JobSnooze(5 * time.Second)
 	}
 	attempt := model.DeliveryAttempt{Attempt: d.Attempts + 1, At: s.now()}
-	final := attempt.Attempt > len(s.backoff())
+	final := attempt.Attempt-job.Args.Base > len(s.backoff())
 	fail := func(class string) error {
 		attempt.ErrorClass = class
 		return s.Store.RecordAttempt(ctx, d.ID, model.DeliveryFailed, attempt)
@@ -117,7 +121,9 @@ func (s *Service) deliver(ctx context.Context, job *river.Job[DeliverArgs]) erro
 	}
 	attempt.StatusCode, attempt.LatencyMS, attempt.Response = res.StatusCode, res.Duration.Milliseconds(), string(res.Body)
 	if res.StatusCode == http.StatusGone {
-		if err := s.Store.SetWebhook(ctx, d.WorkspaceID, store.WebhookConfig{SealedSecret: cfg.SealedSecret}); err != nil {
+		// Only the URL that answered is turned off: the user may have set
+		// another since this attempt read the configuration.
+		if _, err := s.Store.DisableWebhook(ctx, d.WorkspaceID, cfg.URL); err != nil {
 			return err
 		}
 		return fail("gone")
@@ -182,10 +188,16 @@ func (s *Service) deliverChannel(ctx context.Context, d *model.Delivery, attempt
 		if s.Mail == nil {
 			return s.retryOrFail(ctx, d, attempt, final, "no_transport", false, 0)
 		}
+		if refused, err := s.takeMessage(ctx, d, attempt); refused || err != nil {
+			return err
+		}
 		res, err = s.Mail.SendEmail(ctx, d.Target, &p)
 	case KindSMS:
 		if s.SMS == nil {
 			return s.retryOrFail(ctx, d, attempt, final, "no_transport", false, 0)
+		}
+		if refused, err := s.takeMessage(ctx, d, attempt); refused || err != nil {
+			return err
 		}
 		res, err = s.SMS.SendSMS(ctx, d.Target, &p)
 	default:
@@ -211,18 +223,33 @@ func retryAfter(v string) (time.Duration, bool) {
 	return min(time.Duration(n)*time.Second, 24*time.Hour), true
 }
 
-// Redeliver sends a delivery of the workspace's monitor again, as a new
-// series of attempts.
+// Redeliver sends a settled delivery of the workspace's monitor again, as
+// a new series of attempts with the whole retry schedule. It is
+// idempotent: while the delivery is pending (its job queued or running) it
+// queues nothing and answers the delivery as it is. An email or SMS past
+// the workspace's messages per hour is rate_limited.
 func (s *Service) Redeliver(ctx context.Context, p *model.Principal, monitorID, deliveryID string) (*model.Delivery, error) {
 	d, err := s.Store.Delivery(ctx, deliveryID)
 	if err != nil || d.MonitorID != monitorID || d.WorkspaceID != p.WorkspaceID {
 		return nil, model.Errorf(model.CodeNotFound, "delivery not found")
 	}
+	if d.Status != model.DeliveryPending && (d.Kind == KindEmail || d.Kind == KindSMS) {
+		wait, err := s.Store.QuotaWait(ctx, messagesQuota(d.WorkspaceID), s.messagesPerHour(), time.Hour)
+		if err != nil {
+			return nil, err
+		}
+		if wait > 0 {
+			return nil, &model.Error{Code: model.CodeRateLimited, RetryAfter: wait, Message: fmt.Sprintf(
+				"this workspace has sent its %d email and SMS messages of the past hour (WEBACQ_ALERT_MESSAGES_PER_HOUR); "+
+					"retry after %d s", s.messagesPerHour(), int(wait.Seconds()+0.999))}
+		}
+	}
 	err = s.Store.InTx(ctx, func(tx store.Tx) error {
-		if err := s.Store.ResetDelivery(ctx, tx, d.ID, s.now()); err != nil {
+		attempts, reset, err := s.Store.ResetDelivery(ctx, tx, d.ID, s.now())
+		if err != nil || !reset {
 			return err
 		}
-		_, err := s.Queue.InsertTx(ctx, tx, DeliverArgs{DeliveryID: d.ID}, nil)
+		_, err = s.Queue.InsertTx(ctx, tx, DeliverArgs{DeliveryID: d.ID, Base: attempts}, nil)
 		return err
 	})
 	if err != nil {
@@ -230,4 +257,32 @@ func (s *Service) Redeliver(ctx context.Context, p *model.Principal, monitorID, 
 	}
 	d.Status = model.DeliveryPending
 	return d, nil
+}
+
+// DefaultMessagesPerHour is the default cap of a workspace's email and SMS
+// messages (WEBACQ_ALERT_MESSAGES_PER_HOUR).
+const DefaultMessagesPerHour = 100
+
+func (s *Service) messagesPerHour() int {
+	if s.MessagesPerHour > 0 {
+		return s.MessagesPerHour
+	}
+	return DefaultMessagesPerHour
+}
+
+// messagesQuota names a workspace's email and SMS quota in rate_limits.
+func messagesQuota(workspaceID string) string { return "alert_messages:" + workspaceID }
+
+// takeMessage takes one of the workspace's email and SMS messages of the
+// hour before an attempt sends one. Past the cap the delivery is recorded
+// failed, not sent, with the error class rate_limited (refused true).
+func (s *Service) takeMessage(ctx context.Context, d *model.Delivery, attempt model.DeliveryAttempt) (refused bool, err error) {
+	ok, _, err := s.Store.TakeQuota(ctx, messagesQuota(d.WorkspaceID), s.messagesPerHour(), time.Hour)
+	if err != nil || ok {
+		return false, err
+	}
+	attempt.ErrorClass = model.CodeRateLimited
+	attempt.Response = fmt.Sprintf("not sent: this workspace has sent its %d email and SMS messages of the past hour "+
+		"(WEBACQ_ALERT_MESSAGES_PER_HOUR)", s.messagesPerHour())
+	return true, s.Store.RecordAttempt(ctx, d.ID, model.DeliveryFailed, attempt)
 }

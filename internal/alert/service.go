@@ -32,7 +32,10 @@ type Service struct {
 	Backoff []time.Duration
 	// Timeout bounds one webhook or Slack attempt (default 10 s).
 	Timeout time.Duration
-	Log     *slog.Logger
+	// MessagesPerHour caps a workspace's email and SMS messages in any
+	// hour (WEBACQ_ALERT_MESSAGES_PER_HOUR; 0: DefaultMessagesPerHour).
+	MessagesPerHour int
+	Log             *slog.Logger
 }
 
 // DefaultBackoff is the wait before each retry of a delivery (DECISIONS.md,

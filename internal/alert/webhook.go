@@ -20,6 +20,9 @@ import (
 type WebhookView struct {
 	WebhookURL *string `json:"webhook_url"`
 	SecretSet  bool    `json:"secret_set"`
+	// WebhookSecret is a secret generated for this change, shown once in
+	// its answer (DECISIONS.md, Webhooks); empty otherwise.
+	WebhookSecret string `json:"webhook_secret,omitempty"`
 }
 
 func viewWebhook(c store.WebhookConfig) *WebhookView {
@@ -55,7 +58,9 @@ const (
 )
 
 // SetWebhook applies a change to a workspace's webhook: the URL passes the
-// SSRF guard, the secret is sealed with the workspace's box.
+// SSRF guard, the secret is sealed with the workspace's box. A "whsec_"
+// secret must decode. A webhook left without a secret gets a generated
+// one, returned once in the answer, so that every delivery is signed.
 func (s *Service) SetWebhook(ctx context.Context, p *model.Principal, ch WebhookChange) (*WebhookView, error) {
 	c, err := s.Store.Webhook(ctx, p.WorkspaceID)
 	if err != nil {
@@ -77,6 +82,10 @@ func (s *Service) SetWebhook(ctx context.Context, p *model.Principal, ch Webhook
 		if len(sec) < minSecretLen || len(sec) > maxSecretLen {
 			return nil, badf("webhook_secret must be %d to %d characters", minSecretLen, maxSecretLen)
 		}
+		if err := webhook.CheckSecret(sec); err != nil {
+			return nil, badf("webhook_secret: a secret that starts with whsec_ must go on with a base64 key: %s",
+				strings.TrimPrefix(err.Error(), "webhook: "))
+		}
 		if !s.Secrets.HasKey() {
 			return nil, badf("webhook secrets are kept encrypted: the operator must set WEBACQ_SECRET_KEY before a secret can be stored")
 		}
@@ -87,10 +96,25 @@ func (s *Service) SetWebhook(ctx context.Context, p *model.Principal, ch Webhook
 	if c.SealedSecret != "" && c.URL == "" {
 		return nil, badf("webhook_url is required with webhook_secret")
 	}
+	generated := ""
+	if c.URL != "" && c.SealedSecret == "" {
+		if !s.Secrets.HasKey() {
+			return nil, badf("webhooks are signed with a secret kept encrypted: the operator must set WEBACQ_SECRET_KEY " +
+				"before a webhook can be set")
+		}
+		if generated, err = webhook.NewSecret(); err != nil {
+			return nil, err
+		}
+		if c.SealedSecret, err = s.Secrets.Seal(generated, p.WorkspaceID); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.Store.SetWebhook(ctx, p.WorkspaceID, c); err != nil {
 		return nil, err
 	}
-	return viewWebhook(c), nil
+	v := viewWebhook(c)
+	v.WebhookSecret = generated
+	return v, nil
 }
 
 // checkWebhookURL accepts an absolute http(s) URL that passes the SSRF
