@@ -419,16 +419,22 @@ func (m *Main) background(prims *primitive.Service, workers int, box *secretbox.
 	hk := &jobs.Housekeeping{Store: m.store, Log: m.log, ExpireEvery: billing.ExpireEvery(m.reservationTTL()),
 		PageRetention: m.cfg.PageRetention, SnapshotRetention: m.cfg.SnapshotRetention}
 	periodic := hk.Register(w)
-	mon := &monitor.Service{Store: m.store, HTTP: prims.HTTP, Browser: prims.Browser, Log: m.log,
-		PerHost: m.cfg.MonitorPerHost, Timeout: m.cfg.MonitorTimeout, Index: m.indexRun, Secrets: box,
-		LLM: prims.LLM}
+	alerts := &alert.Service{Store: m.store, HTTP: prims.HTTP, Secrets: box, Log: m.log,
+		MessagesPerHour: m.cfg.AlertMessagesPerHour}
 	var err error
-	if mon.Mail, err = alert.NewMailer(m.cfg.SMTPURL, m.cfg.SMTPFrom); err != nil {
+	if alerts.Mail, err = alert.NewMailer(m.cfg.SMTPURL, m.cfg.SMTPFrom); err != nil {
 		return nil, nil, nil, fmt.Errorf("config: %w", err)
 	}
-	if mon.SMS, err = alert.NewSMS(m.cfg.SMSURL, m.cfg.SMSAccount, m.cfg.SMSToken, m.cfg.SMSFrom); err != nil {
+	if alerts.SMS, err = alert.NewSMS(m.cfg.SMSURL, m.cfg.SMSAccount, m.cfg.SMSToken, m.cfg.SMSFrom); err != nil {
 		return nil, nil, nil, fmt.Errorf("config: %w", err)
 	}
+	if d := m.cfg.DeliveryRetryWait; d > 0 {
+		alerts.Backoff = slices.Repeat([]time.Duration{d}, len(alert.DefaultBackoff))
+	}
+	alerts.AddWorkers(w)
+	mon := &monitor.Service{Store: m.store, HTTP: prims.HTTP, Browser: prims.Browser, Log: m.log,
+		PerHost: m.cfg.MonitorPerHost, Timeout: m.cfg.MonitorTimeout, Index: m.indexRun, Alerts: alerts,
+		LLM: prims.LLM}
 	if m.cfg.SECUserAgent != "" {
 		if mon.EDGAR, err = edgar.New(m.cfg.EdgarDataURL, m.cfg.EdgarWWWURL, m.cfg.SECUserAgent); err != nil {
 			return nil, nil, nil, fmt.Errorf("config: %w", err)
@@ -441,16 +447,13 @@ func (m *Main) background(prims *primitive.Service, workers int, box *secretbox.
 	mon.Wire = wire.NewClient(m.cfg.UserAgent)
 	mon.WireFeeds = map[string]string{model.ChannelBusinessWire: m.cfg.BusinessWireFeed,
 		model.ChannelGlobeNewswire: m.cfg.GlobeNewswireFeed}
-	if d := m.cfg.DeliveryRetryWait; d > 0 {
-		mon.Backoff = slices.Repeat([]time.Duration{d}, len(monitor.DefaultBackoff))
-	}
 	mon.AddWorkers(w)
 	q, err := jobs.New(m.store, w, jobs.Config{Workers: workers, RescueAfter: m.cfg.JobRescueAfter,
 		PollInterval: m.cfg.JobPollInterval, JobTimeout: 5 * time.Minute, Periodic: periodic, Log: m.log})
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	mon.Queue = q
+	mon.Queue, alerts.Queue = q, q
 	return q, mon, hk, nil
 }
 

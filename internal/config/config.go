@@ -29,6 +29,9 @@ type Config struct {
 	SMSAccount string // WEBACQ_SMS_ACCOUNT
 	SMSToken   string // WEBACQ_SMS_TOKEN
 	SMSFrom    string // WEBACQ_SMS_FROM: sending number
+	// AlertMessagesPerHour caps a workspace's email and SMS alert messages
+	// in any hour (WEBACQ_ALERT_MESSAGES_PER_HOUR, default 100; 0 is the default).
+	AlertMessagesPerHour int
 	// Discovery channels (DECISIONS.md, Monitors): edgar_8k is on when
 	// SECUserAgent is set; a wire channel when its feed URL is.
 	EdgarDataURL      string // WEBACQ_EDGAR_DATA_URL (default https://data.sec.gov)
@@ -183,7 +186,7 @@ func Load(getenv func(string) string) (*Config, error) {
 	if c.PageRetention, err = time.ParseDuration(get("WEBACQ_PAGE_RETENTION", "720h")); err != nil || c.PageRetention <= 0 {
 		return nil, fmt.Errorf("config: WEBACQ_PAGE_RETENTION must be a positive duration such as 720h")
 	}
-	c.JobWorkers, c.MonitorPerHost = 50, 4
+	c.JobWorkers, c.MonitorPerHost, c.AlertMessagesPerHour = 50, 4, 100
 	c.JobRescueAfter, c.JobPollInterval, c.MonitorTimeout, c.SnapshotRetention = 5*time.Minute, 100*time.Millisecond,
 		60*time.Second, 90*24*time.Hour
 	ints := []struct {
@@ -195,6 +198,7 @@ func Load(getenv func(string) string) (*Config, error) {
 		{"WEBACQ_MCP_MAX_RESULT_CHARS", &c.MCPMaxResultChars},
 		{"WEBACQ_CONVERT_WORKERS", &c.ConvertWorkers}, {"WEBACQ_CONVERT_QUEUE", &c.ConvertQueue},
 		{"WEBACQ_JOB_WORKERS", &c.JobWorkers}, {"WEBACQ_MONITOR_PER_HOST", &c.MonitorPerHost},
+		{"WEBACQ_ALERT_MESSAGES_PER_HOUR", &c.AlertMessagesPerHour},
 	}
 	for _, f := range ints {
 		if v := get(f.name, ""); v != "" {

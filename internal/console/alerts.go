@@ -7,16 +7,15 @@ import (
 
 	"webacq/internal/alert"
 	"webacq/internal/model"
-	"webacq/internal/monitor"
 )
 
 type alertsData struct {
 	Off     string
-	Webhook *monitor.WebhookView
-	Alerts  *monitor.AlertsView
+	Webhook *alert.WebhookView
+	Alerts  *alert.SettingsView
 	// Sealing says whether secrets can be stored (WEBACQ_SECRET_KEY).
 	Sealing bool
-	Test    *monitor.WebhookTest
+	Test    *alert.WebhookTest
 	// What was typed, shown again beside an error; Field names the form.
 	Field      string
 	WebhookURL string
@@ -31,15 +30,15 @@ func (c *Console) renderAlerts(w http.ResponseWriter, r *http.Request, rq *reque
 	d.Off = c.monitorsOff(rq)
 	if d.Off == "" {
 		var err error
-		if d.Webhook, err = c.Monitors.Webhook(r.Context(), rq.p); err != nil {
+		if d.Webhook, err = c.Monitors.Alerts.Webhook(r.Context(), rq.p); err != nil {
 			c.fail(w, r, rq, err)
 			return
 		}
-		if d.Alerts, err = c.Monitors.Alerts(r.Context(), rq.p); err != nil {
+		if d.Alerts, err = c.Monitors.Alerts.Settings(r.Context(), rq.p); err != nil {
 			c.fail(w, r, rq, err)
 			return
 		}
-		d.Sealing = c.Monitors.Secrets.HasKey()
+		d.Sealing = c.Monitors.Alerts.Secrets.HasKey()
 		if d.WebhookURL == "" && d.Webhook.WebhookURL != nil && d.Field != "webhook" {
 			d.WebhookURL = *d.Webhook.WebhookURL
 		}
@@ -65,12 +64,12 @@ func (c *Console) setWebhook(w http.ResponseWriter, r *http.Request, rq *request
 		c.renderAlerts(w, r, rq, http.StatusBadRequest, d, "Type the URL that receives the deliveries, or clear the webhook.")
 		return
 	}
-	ch := monitor.WebhookChange{URL: &u}
+	ch := alert.WebhookChange{URL: &u}
 	// An empty secret field keeps the secret stored: it is never shown.
 	if sec := r.PostForm.Get("webhook_secret"); sec != "" {
 		ch.Secret = &sec
 	}
-	_, err := c.Monitors.SetWebhook(r.Context(), rq.p, ch)
+	_, err := c.Monitors.Alerts.SetWebhook(r.Context(), rq.p, ch)
 	c.record(w, rq, "/api/v1/monitor/webhook", http.MethodPost, "", err)
 	if err != nil {
 		c.alertsError(w, r, rq, d, err)
@@ -84,7 +83,7 @@ func (c *Console) clearWebhook(w http.ResponseWriter, r *http.Request, rq *reque
 		c.problem(w, r, rq, http.StatusForbidden, off)
 		return
 	}
-	_, err := c.Monitors.SetWebhook(r.Context(), rq.p, monitor.WebhookChange{ClearURL: true})
+	_, err := c.Monitors.Alerts.SetWebhook(r.Context(), rq.p, alert.WebhookChange{ClearURL: true})
 	c.record(w, rq, "/api/v1/monitor/webhook", http.MethodPost, "", err)
 	if err != nil {
 		c.fail(w, r, rq, err)
@@ -99,7 +98,7 @@ func (c *Console) testWebhook(w http.ResponseWriter, r *http.Request, rq *reques
 		c.problem(w, r, rq, http.StatusForbidden, off)
 		return
 	}
-	res, err := c.Monitors.TestWebhook(r.Context(), rq.p)
+	res, err := c.Monitors.Alerts.TestWebhook(r.Context(), rq.p)
 	if err == nil && res.ErrorCode != "" {
 		c.record(w, rq, "/api/v1/monitor/webhook", "TEST", res.URL, model.Errorf(res.ErrorCode, "%s", res.Error))
 	} else {
@@ -147,7 +146,7 @@ func (c *Console) setChannel(w http.ResponseWriter, r *http.Request, rq *request
 		c.fail(w, r, rq, err)
 		return
 	}
-	_, err = c.Monitors.SetAlerts(r.Context(), rq.p, raw)
+	_, err = c.Monitors.Alerts.SetSettings(r.Context(), rq.p, raw)
 	c.record(w, rq, "/api/v1/alerts", http.MethodPost, "", err)
 	if err != nil {
 		c.alertsError(w, r, rq, d, err)

@@ -18,6 +18,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/riverqueue/river"
 
+	"webacq/internal/alert"
 	"webacq/internal/billing"
 	"webacq/internal/console"
 	"webacq/internal/fetch"
@@ -57,15 +58,17 @@ func newEnv(t testing.TB, opts ...func(*console.Options)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mon := &monitor.Service{Store: st, HTTP: fetch.New(fetch.Config{AllowPrivate: true}), Log: log, Secrets: box,
-		Timeout: 10 * time.Second}
+	hc := fetch.New(fetch.Config{AllowPrivate: true})
+	mon := &monitor.Service{Store: st, HTTP: hc, Log: log, Timeout: 10 * time.Second,
+		Alerts: &alert.Service{Store: st, HTTP: hc, Log: log, Secrets: box}}
 	w := river.NewWorkers()
 	mon.AddWorkers(w)
+	mon.Alerts.AddWorkers(w)
 	q, err := jobs.New(st, w, jobs.Config{Workers: 0, RescueAfter: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mon.Queue = q
+	mon.Queue, mon.Alerts.Queue = q, q
 	b := billing.New(st, log)
 	t.Cleanup(b.Close)
 	o := console.Options{Store: st, Biller: b, Monitors: mon, Log: log}

@@ -385,7 +385,7 @@ func (c *Console) redeliver(w http.ResponseWriter, r *http.Request, rq *request)
 		return
 	}
 	id := r.PathValue("id")
-	_, err := c.Monitors.Redeliver(r.Context(), rq.p, id, r.PathValue("delivery"))
+	_, err := c.Monitors.Alerts.Redeliver(r.Context(), rq.p, id, r.PathValue("delivery"))
 	c.record(w, rq, "/api/v1/monitor/{id}/deliveries/{delivery_id}/redeliver", http.MethodPost, id, err)
 	if err != nil {
 		c.fail(w, r, rq, err)

@@ -15,7 +15,7 @@ func (s *Server) alertRoutes() {
 }
 
 func (s *Server) getAlerts(_ http.ResponseWriter, r *http.Request, p *model.Principal) (any, error) {
-	return s.monitors.Alerts(r.Context(), p)
+	return s.monitors.Alerts.Settings(r.Context(), p)
 }
 
 // setAlerts takes {slack_webhook_url, email_to, sms_to}: a field left out
@@ -25,5 +25,5 @@ func (s *Server) setAlerts(w http.ResponseWriter, r *http.Request, p *model.Prin
 	if err := decode(w, r, &raw); err != nil {
 		return nil, err
 	}
-	return s.monitors.SetAlerts(r.Context(), p, raw)
+	return s.monitors.Alerts.SetSettings(r.Context(), p, raw)
 }

@@ -2,8 +2,10 @@ package httpapi_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +24,7 @@ func TestAlertsEndpoints(t *testing.T) {
 		slack := alerttest.NewSlackServer(t)
 		e := newMonitorEnv(t, dialect, func(m *monitor.Service) {
 			var err error
-			if m.Mail, err = alert.NewMailer(smtp.URL, "alerts@webacq.test"); err != nil {
+			if m.Alerts.Mail, err = alert.NewMailer(smtp.URL, "alerts@webacq.test"); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -113,6 +115,67 @@ func TestAlertsEndpoints(t *testing.T) {
 		if a := e.send("POST", "/api/v1/alerts", `{"slack_webhook_url":null,"email_to":null}`); !strings.Contains(string(a.Data),
 			`"slack_webhook_url":null,"email_to":[]`) {
 			t.Errorf("clear: %s", a.Data)
+		}
+	})
+}
+
+// TestDeliveriesCursor: the deliveries list pages by (created_at, id), so
+// that the deliveries of one run, which share their created_at, are all
+// reachable (before: 10 of 42).
+func TestDeliveriesCursor(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, dialect string) {
+		e := newMonitorEnv(t, dialect)
+		site := newSite(t, map[string]http.HandlerFunc{"/ir": page(article)})
+		a := e.post("/api/v1/monitor/register", `{"url":"`+site.URL+`/ir"}`)
+		var m struct {
+			ID string `json:"monitor_id"`
+		}
+		if err := json.Unmarshal(a.Data, &m); err != nil || m.ID == "" {
+			t.Fatalf("register: %d %s", a.status, a.Error)
+		}
+		at := time.Now().UTC().Truncate(time.Millisecond)
+		want := map[string]bool{}
+		for i := range 42 {
+			d := &model.Delivery{ID: fmt.Sprintf("d-%02d-%s", i, m.ID[:8]), MonitorID: m.ID, WorkspaceID: e.ws.ID, RunID: "r1",
+				Kind: alert.KindEmail, Target: fmt.Sprintf("a%d@example.com", i), Status: model.DeliveryFailed,
+				Payload: []byte(`{}`), CreatedAt: at}
+			if err := e.store.InTx(ctx, func(tx store.Tx) error { return e.store.InsertDelivery(ctx, tx, d) }); err != nil {
+				t.Fatal(err)
+			}
+			want[d.ID] = true
+		}
+		seen := map[string]bool{}
+		q := "?limit=10"
+		for range 10 {
+			var p struct {
+				Deliveries []struct {
+					ID string `json:"delivery_id"`
+				} `json:"deliveries"`
+				NextBefore   *time.Time `json:"next_before"`
+				NextBeforeID *string    `json:"next_before_id"`
+			}
+			a := e.get("/api/v1/monitor/" + m.ID + "/deliveries" + q)
+			if err := json.Unmarshal(a.Data, &p); err != nil || a.status != 200 {
+				t.Fatalf("page %s: %d %s %v", q, a.status, a.Data, err)
+			}
+			for _, d := range p.Deliveries {
+				if seen[d.ID] {
+					t.Errorf("%s on two pages", d.ID)
+				}
+				seen[d.ID] = true
+			}
+			if p.NextBefore == nil {
+				break
+			}
+			if p.NextBeforeID == nil {
+				t.Fatalf("page %s: next_before without next_before_id", q)
+			}
+			q = "?limit=10&before=" + url.QueryEscape(p.NextBefore.Format(time.RFC3339Nano)) + "&before_id=" + url.QueryEscape(*p.NextBeforeID)
+		}
+		for id := range want {
+			if !seen[id] {
+				t.Errorf("%s not reachable by paging", id)
+			}
 		}
 	})
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"webacq/internal/alert"
 	"webacq/internal/billed"
 	"webacq/internal/billing"
 	"webacq/internal/config"
@@ -101,14 +102,16 @@ func newExtractEnv(t *testing.T, dialect string, lc llm.Client, credits int64) *
 	hc := fetch.New(fetch.Config{AllowPrivate: true})
 	prims := &primitive.Service{HTTP: hc, Pages: s, Log: log, UserAgent: "webacq", LLM: lc}
 	api := httpapi.New(cfg, s, b, billed.New(b, prims), log)
-	mon := &monitor.Service{Store: s, HTTP: hc, Log: log, Timeout: 10 * time.Second, LLM: lc}
+	mon := &monitor.Service{Store: s, HTTP: hc, Log: log, Timeout: 10 * time.Second, LLM: lc,
+		Alerts: &alert.Service{Store: s, HTTP: hc, Log: log}}
 	w := river.NewWorkers()
 	mon.AddWorkers(w)
+	mon.Alerts.AddWorkers(w)
 	q, err := jobs.New(s, w, jobs.Config{Workers: 4, RescueAfter: time.Minute, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mon.Queue = q
+	mon.Queue, mon.Alerts.Queue = q, q
 	api.SetMonitors(mon)
 	if err := q.Start(ctx); err != nil {
 		t.Fatal(err)

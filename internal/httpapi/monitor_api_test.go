@@ -14,6 +14,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"webacq/internal/alert"
 	"webacq/internal/billed"
 	"webacq/internal/billing"
 	"webacq/internal/config"
@@ -52,20 +53,22 @@ func newMonitorEnv(t *testing.T, dialect string, opts ...func(*monitor.Service))
 	hc := fetch.New(fetch.Config{AllowPrivate: true})
 	prims := &primitive.Service{HTTP: hc, Pages: s, Log: log, UserAgent: "webacq"}
 	api := httpapi.New(cfg, s, b, billed.New(b, prims), log)
-	mon := &monitor.Service{Store: s, HTTP: hc, Log: log, Timeout: 10 * time.Second}
+	mon := &monitor.Service{Store: s, HTTP: hc, Log: log, Timeout: 10 * time.Second,
+		Alerts: &alert.Service{Store: s, HTTP: hc, Log: log}}
 	w := river.NewWorkers()
 	mon.AddWorkers(w)
+	mon.Alerts.AddWorkers(w)
 	q, err := jobs.New(s, w, jobs.Config{Workers: 4, RescueAfter: time.Minute, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mon.Queue = q
+	mon.Queue, mon.Alerts.Queue = q, q
 	api.SetMonitors(mon)
 	box, err := secretbox.New("test-operator-key-0123456789")
 	if err != nil {
 		t.Fatal(err)
 	}
-	mon.Secrets = box
+	mon.Alerts.Secrets = box
 	for _, o := range opts {
 		o(mon)
 	}

@@ -241,9 +241,13 @@ func (s *Server) withWebhooks(ctx context.Context, runs ...*model.Run) error {
 	return nil
 }
 
+// deliveriesPage is a page of deliveries; its cursor is (next_before,
+// next_before_id), passed back as before and before_id: a run's
+// deliveries share their created_at.
 type deliveriesPage struct {
-	Deliveries []*model.Delivery `json:"deliveries"`
-	NextBefore *time.Time        `json:"next_before"`
+	Deliveries   []*model.Delivery `json:"deliveries"`
+	NextBefore   *time.Time        `json:"next_before"`
+	NextBeforeID *string           `json:"next_before_id"`
 }
 
 func (s *Server) monitorDeliveries(_ http.ResponseWriter, r *http.Request, p *model.Principal) (any, error) {
@@ -255,7 +259,7 @@ func (s *Server) monitorDeliveries(_ http.ResponseWriter, r *http.Request, p *mo
 	if err != nil {
 		return nil, err
 	}
-	ds, err := s.store.Deliveries(r.Context(), m.ID, before, limit)
+	ds, err := s.store.DeliveriesBefore(r.Context(), m.ID, before, r.URL.Query().Get("before_id"), limit)
 	if err != nil {
 		return nil, err
 	}
@@ -264,11 +268,14 @@ func (s *Server) monitorDeliveries(_ http.ResponseWriter, r *http.Request, p *mo
 		out.Deliveries = []*model.Delivery{}
 	}
 	out.NextBefore = nextBefore(ds, limit, func(d *model.Delivery) time.Time { return d.CreatedAt })
+	if out.NextBefore != nil {
+		out.NextBeforeID = &ds[len(ds)-1].ID
+	}
 	return out, nil
 }
 
 func (s *Server) redeliver(_ http.ResponseWriter, r *http.Request, p *model.Principal) (any, error) {
-	d, err := s.monitors.Redeliver(r.Context(), p, r.PathValue("id"), r.PathValue("delivery_id"))
+	d, err := s.monitors.Alerts.Redeliver(r.Context(), p, r.PathValue("id"), r.PathValue("delivery_id"))
 	if err != nil {
 		return nil, err
 	}

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"webacq/internal/alert"
 	"webacq/internal/model"
-	"webacq/internal/monitor"
 )
 
 func (s *Server) webhookRoutes() {
@@ -14,7 +14,7 @@ func (s *Server) webhookRoutes() {
 }
 
 func (s *Server) getWebhook(_ http.ResponseWriter, r *http.Request, p *model.Principal) (any, error) {
-	return s.monitors.Webhook(r.Context(), p)
+	return s.monitors.Alerts.Webhook(r.Context(), p)
 }
 
 // webhookRequest is the body of POST /api/v1/monitor/webhook. A field left
@@ -30,7 +30,7 @@ func (s *Server) setWebhook(w http.ResponseWriter, r *http.Request, p *model.Pri
 	if err := decode(w, r, &req); err != nil {
 		return nil, err
 	}
-	var ch monitor.WebhookChange
+	var ch alert.WebhookChange
 	var err error
 	if len(req.WebhookURL) > 0 {
 		if ch.URL, ch.ClearURL, err = nullableString(req.WebhookURL, "webhook_url"); err != nil {
@@ -42,7 +42,7 @@ func (s *Server) setWebhook(w http.ResponseWriter, r *http.Request, p *model.Pri
 			return nil, err
 		}
 	}
-	return s.monitors.SetWebhook(r.Context(), p, ch)
+	return s.monitors.Alerts.SetWebhook(r.Context(), p, ch)
 }
 
 // nullableString reads a JSON string or null.

@@ -32,14 +32,14 @@ func withTransports(t *testing.T, e *env) *peers {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.svc.Secrets = box
-	e.svc.Backoff = []time.Duration{50 * time.Millisecond, 50 * time.Millisecond, 50 * time.Millisecond}
+	e.svc.Alerts.Secrets = box
+	e.svc.Alerts.Backoff = []time.Duration{50 * time.Millisecond, 50 * time.Millisecond, 50 * time.Millisecond}
 	p := &peers{slack: alerttest.NewSlackServer(t), smtp: alerttest.NewSMTPServer(t, alerttest.SMTPOptions{}),
 		sms: alerttest.NewSMSServer(t)}
-	if e.svc.Mail, err = alert.NewMailer(p.smtp.URL, "alerts@webacq.test"); err != nil {
+	if e.svc.Alerts.Mail, err = alert.NewMailer(p.smtp.URL, "alerts@webacq.test"); err != nil {
 		t.Fatal(err)
 	}
-	if e.svc.SMS, err = alert.NewSMS(p.sms.URL, p.sms.Account, p.sms.Token, "+15005550006"); err != nil {
+	if e.svc.Alerts.SMS, err = alert.NewSMS(p.sms.URL, p.sms.Account, p.sms.Token, "+15005550006"); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -94,7 +94,7 @@ func TestAlertChannelsDelivered(t *testing.T) {
 		e := newEnv(t, dialect)
 		p := withTransports(t, e)
 		p.sms.FailNext(1, http.StatusInternalServerError)
-		view, err := e.svc.SetAlerts(ctx, e.p, json.RawMessage(`{"slack_webhook_url":"`+p.slack.URL+`",
+		view, err := e.svc.Alerts.SetSettings(ctx, e.p, json.RawMessage(`{"slack_webhook_url":"`+p.slack.URL+`",
 			"email_to":["ops@example.com","cfo@example.com","OPS@example.com"],"sms_to":["+14155550100"]}`))
 		if err != nil {
 			t.Fatal(err)
@@ -178,7 +178,7 @@ func TestAlertSettingsRules(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, "sqlite")
 	set := func(body string) error {
-		_, err := e.svc.SetAlerts(ctx, e.p, json.RawMessage(body))
+		_, err := e.svc.Alerts.SetSettings(ctx, e.p, json.RawMessage(body))
 		return err
 	}
 	// Without transports, a channel that needs one says what to configure.
@@ -208,8 +208,8 @@ func TestAlertSettingsRules(t *testing.T) {
 		}
 	}
 	// The SSRF guard applies to Slack URLs when it is on.
-	guarded := &monitor.Service{Store: e.st, Queue: e.svc.Queue, HTTP: fetch.New(fetch.Config{}), Secrets: e.svc.Secrets}
-	if _, err := guarded.SetAlerts(ctx, e.p, json.RawMessage(`{"slack_webhook_url":"http://127.0.0.1:9/hook"}`)); model.ErrorCode(err) != model.CodeForbiddenURL {
+	guarded := &alert.Service{Store: e.st, Queue: e.svc.Queue, HTTP: fetch.New(fetch.Config{}), Secrets: e.svc.Alerts.Secrets}
+	if _, err := guarded.SetSettings(ctx, e.p, json.RawMessage(`{"slack_webhook_url":"http://127.0.0.1:9/hook"}`)); model.ErrorCode(err) != model.CodeForbiddenURL {
 		t.Errorf("slack URL on loopback: %v, want forbidden_url", err)
 	}
 
@@ -217,21 +217,21 @@ func TestAlertSettingsRules(t *testing.T) {
 	if err := set(`{"slack_webhook_url":"` + p.slack.URL + `","email_to":["ops@example.com"],"sms_to":["+14155550100"]}`); err != nil {
 		t.Fatal(err)
 	}
-	v, err := e.svc.SetAlerts(ctx, e.p, json.RawMessage(`{"sms_to":null}`))
+	v, err := e.svc.Alerts.SetSettings(ctx, e.p, json.RawMessage(`{"sms_to":null}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v.SlackWebhookURL == nil || len(v.EmailTo) != 1 || len(v.SMSTo) != 0 {
 		t.Errorf("after clearing sms_to: %+v", v)
 	}
-	v, err = e.svc.SetAlerts(ctx, e.p, json.RawMessage(`{"slack_webhook_url":null,"email_to":[]}`))
+	v, err = e.svc.Alerts.SetSettings(ctx, e.p, json.RawMessage(`{"slack_webhook_url":null,"email_to":[]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v.SlackWebhookURL != nil || len(v.EmailTo) != 0 {
 		t.Errorf("after clearing: %+v", v)
 	}
-	if got, err := e.svc.Alerts(ctx, e.p); err != nil || got.SlackWebhookURL != nil || len(got.EmailTo) != 0 {
+	if got, err := e.svc.Alerts.Settings(ctx, e.p); err != nil || got.SlackWebhookURL != nil || len(got.EmailTo) != 0 {
 		t.Errorf("read back %+v %v", got, err)
 	}
 

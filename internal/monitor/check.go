@@ -18,6 +18,7 @@ import (
 	"github.com/riverqueue/river"
 	xhtml "golang.org/x/net/html"
 
+	"webacq/internal/alert"
 	"webacq/internal/billing"
 	"webacq/internal/content"
 	"webacq/internal/fetch"
@@ -35,11 +36,11 @@ const maxDocProbes = 5
 // RunEndpoint names monitor runs in the usage and activity logs.
 const RunEndpoint = "/api/v1/monitor/run"
 
-// AddWorkers registers the check, preview and delivery workers.
+// AddWorkers registers the check and preview workers (alert.Service
+// registers the delivery worker).
 func (s *Service) AddWorkers(w *river.Workers) {
 	river.AddWorker(w, &checkWorker{s: s})
 	river.AddWorker(w, &previewWorker{s: s})
-	river.AddWorker(w, &deliverWorker{s: s})
 }
 
 type checkWorker struct {
@@ -436,7 +437,7 @@ func (s *Service) record(ctx context.Context, job *river.Job[CheckArgs], m *mode
 	// Where alerts go is read before the transaction: on PostgreSQL a read
 	// from the pool inside it could wait for a connection that other
 	// checks' transactions hold, while they wait for the same.
-	dests, err := s.destinations(ctx, m)
+	dests, err := s.Alerts.Destinations(ctx, m)
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -488,7 +489,7 @@ func (o *observation) unpaid() {
 // workspace needs, so it is held only until the commit. indexed is the
 // page observation whose region goes into the search index.
 func (s *Service) recordTx(ctx context.Context, job *river.Job[CheckArgs], obs []*observation, pay bool,
-	dests []target) (next time.Time, indexed *observation, err error) {
+	dests []alert.Target) (next time.Time, indexed *observation, err error) {
 	if len(obs) == 0 {
 		return time.Time{}, nil, nil
 	}
@@ -528,7 +529,7 @@ func (s *Service) recordTx(ctx context.Context, job *river.Job[CheckArgs], obs [
 				return err
 			}
 			if pay {
-				if err := s.queueAlert(ctx, tx, m, run, dests); err != nil {
+				if err := s.Alerts.QueueRun(ctx, tx, m, run, dests); err != nil {
 					return err
 				}
 			}

@@ -144,7 +144,7 @@ func TestReceiverAnswers(t *testing.T) {
 	}))
 	defer hook.Close()
 	withWebhook(t, e, hook.URL, "0123456789abcdef0123")
-	e.svc.DeliveryTimeout = 300 * time.Millisecond
+	e.svc.Alerts.Timeout = 300 * time.Millisecond
 	site := newSite(t)
 
 	site.set("/a", press("x", releasesList, "1"))

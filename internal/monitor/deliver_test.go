@@ -51,8 +51,8 @@ func withWebhook(t *testing.T, e *env, url, secret string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.svc.Secrets = box
-	e.svc.Backoff = []time.Duration{50 * time.Millisecond, 50 * time.Millisecond, 50 * time.Millisecond}
+	e.svc.Alerts.Secrets = box
+	e.svc.Alerts.Backoff = []time.Duration{50 * time.Millisecond, 50 * time.Millisecond, 50 * time.Millisecond}
 	sealed, err := box.Seal(secret, e.ws.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +147,7 @@ func TestGoneTurnsTheWebhookOff(t *testing.T) {
 		t.Errorf("webhook still on after 410: %+v", c)
 	}
 	// Redelivery queues it again; with the webhook off it fails at once.
-	if _, err := e.svc.Redeliver(context.Background(), e.p, id, d.ID); err != nil {
+	if _, err := e.svc.Alerts.Redeliver(context.Background(), e.p, id, d.ID); err != nil {
 		t.Fatal(err)
 	}
 	d2 := waitDelivery(t, e, id, model.DeliveryFailed)

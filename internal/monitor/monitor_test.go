@@ -14,6 +14,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"webacq/internal/alert"
 	"webacq/internal/fetch"
 	"webacq/internal/jobs"
 	"webacq/internal/model"
@@ -110,16 +111,17 @@ func newEnv(t *testing.T, dialect string) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := &monitor.Service{Store: st, HTTP: fetch.New(fetch.Config{AllowPrivate: true, Timeout: 10 * time.Second}),
-		Timeout: 10 * time.Second}
+	hc := fetch.New(fetch.Config{AllowPrivate: true, Timeout: 10 * time.Second})
+	svc := &monitor.Service{Store: st, HTTP: hc, Timeout: 10 * time.Second, Alerts: &alert.Service{Store: st, HTTP: hc}}
 	w := river.NewWorkers()
 	svc.AddWorkers(w)
+	svc.Alerts.AddWorkers(w)
 	q, err := jobs.New(st, w, jobs.Config{Workers: 4, RescueAfter: time.Minute, PollInterval: 20 * time.Millisecond,
 		JobTimeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc.Queue = q
+	svc.Queue, svc.Alerts.Queue = q, q
 	if err := q.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,6 @@ import (
 	"webacq/internal/jobs"
 	"webacq/internal/llm"
 	"webacq/internal/model"
-	"webacq/internal/secretbox"
 	"webacq/internal/store"
 )
 
@@ -40,12 +39,9 @@ type Service struct {
 	PerHost int
 	// Timeout bounds one check's fetch.
 	Timeout time.Duration
-	// Secrets opens the workspaces' webhook secrets.
-	Secrets *secretbox.Box
-	// Backoff replaces DefaultBackoff (tests).
-	Backoff []time.Duration
-	// DeliveryTimeout bounds one webhook or Slack attempt (default 10 s).
-	DeliveryTimeout time.Duration
+	// Alerts queues the alerts of runs in their transaction and checks a
+	// monitor's alert channels.
+	Alerts *alert.Service
 	// EDGAR reads SEC EDGAR for the edgar_8k channel (nil: channel off).
 	EDGAR *edgar.Client
 	// Wire fetches the press-wire feeds; WireFeeds has each wire channel's
@@ -55,10 +51,6 @@ type Service struct {
 	// LLM runs the extraction previews and the locked extraction of
 	// changed runs (nil: extraction unavailable).
 	LLM llm.Client
-	// Mail and SMS are the operator's alert transports (nil: not
-	// configured; setting that channel is bad_request).
-	Mail *alert.Mailer
-	SMS  *alert.SMS
 
 	hosts hostLimiter
 }
@@ -108,7 +100,7 @@ func (s *Service) Register(ctx context.Context, p *model.Principal, req Register
 	if err := s.checkChannels(m); err != nil {
 		return nil, err
 	}
-	if m.Alerts, err = s.alertsOverride(p.WorkspaceID, req.Alerts); err != nil {
+	if m.Alerts, err = s.Alerts.Override(p.WorkspaceID, req.Alerts); err != nil {
 		return nil, err
 	}
 	now := s.now()
@@ -314,7 +306,7 @@ func (s *Service) Patch(ctx context.Context, p *model.Principal, id string, req 
 			}
 		}
 		if len(req.Alerts) > 0 {
-			if m.Alerts, err = s.alertsOverride(m.WorkspaceID, req.Alerts); err != nil {
+			if m.Alerts, err = s.Alerts.Override(m.WorkspaceID, req.Alerts); err != nil {
 				return err
 			}
 		}

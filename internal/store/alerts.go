@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"webacq/internal/model"
 )
@@ -59,4 +60,51 @@ func (s *Store) SetAlertSettings(ctx context.Context, workspaceID string, a Aler
 		return fmt.Errorf("store: set alert settings: %w", err)
 	}
 	return nil
+}
+
+// TakeQuota takes one of n units a window allows under name, shared by
+// every node using this store, and reports whether it got one; when not,
+// wait is how long until one frees. It is a generic cell rate: each unit
+// moves the cell's theoretical time (rate_limits.next_at) window/n ahead,
+// and a unit is refused when that time would pass now+window, so at most n
+// units are taken in any span of one window, in bursts of up to n. One
+// statement takes it, so concurrent callers on any node never overshoot.
+func (s *Store) TakeQuota(ctx context.Context, name string, n int, window time.Duration) (ok bool, wait time.Duration, err error) {
+	if n <= 0 {
+		return false, window, nil
+	}
+	now := s.Now().UnixMicro()
+	step, span := window.Microseconds()/int64(n), window.Microseconds()
+	var next int64
+	err = s.db.QueryRowContext(ctx, `INSERT INTO rate_limits (name, next_at) VALUES ($1, $2)
+		ON CONFLICT (name) DO UPDATE SET next_at = CASE WHEN rate_limits.next_at > $3 THEN rate_limits.next_at ELSE $3 END + $4
+		WHERE CASE WHEN rate_limits.next_at > $3 THEN rate_limits.next_at ELSE $3 END + $4 <= $5
+		RETURNING next_at`, name, now+step, now, step, now+span).Scan(&next)
+	if errors.Is(err, sql.ErrNoRows) {
+		w, err := s.QuotaWait(ctx, name, n, window)
+		return false, w, err
+	}
+	if err != nil {
+		return false, 0, fmt.Errorf("store: quota %s: %w", name, err)
+	}
+	return true, 0, nil
+}
+
+// QuotaWait is how long until a unit of TakeQuota's quota frees (0: one
+// is free now), without taking it.
+func (s *Store) QuotaWait(ctx context.Context, name string, n int, window time.Duration) (time.Duration, error) {
+	if n <= 0 {
+		return window, nil
+	}
+	var next int64
+	err := s.rdb.QueryRowContext(ctx, `SELECT next_at FROM rate_limits WHERE name = $1`, name).Scan(&next)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("store: quota %s: %w", name, err)
+	}
+	now := s.Now().UnixMicro()
+	free := max(next, now) + window.Microseconds()/int64(n) - window.Microseconds() - now
+	return time.Duration(max(free, 0)) * time.Microsecond, nil
 }

@@ -41,35 +41,62 @@ func (s *Store) EarlierPending(ctx context.Context, d *model.Delivery) (bool, er
 	return n > 0, nil
 }
 
-// RecordAttempt logs an attempt and moves the delivery to status.
+// RecordAttempt logs an attempt and moves the delivery to status. The
+// attempt's number is the delivery's count of attempts plus one, taken in
+// the same transaction, so that the count and the log agree.
 func (s *Store) RecordAttempt(ctx context.Context, id, status string, a model.DeliveryAttempt) error {
 	return s.InTx(ctx, func(tx Tx) error {
+		if _, err := tx.Exec(ctx, `UPDATE deliveries SET status = $2, attempts = attempts + 1, last_status = $3,
+			last_error = $4, updated_at = $5 WHERE id = $1`, id, status, a.StatusCode, a.ErrorClass, a.At); err != nil {
+			return fmt.Errorf("store: delivery status: %w", err)
+		}
+		if err := tx.QueryRow(ctx, `SELECT attempts FROM deliveries WHERE id = $1`, id).Scan(&a.Attempt); err != nil {
+			return fmt.Errorf("store: delivery attempt: %w", err)
+		}
 		if _, err := tx.Exec(ctx, `INSERT INTO delivery_attempts (delivery_id, attempt, status_code, latency_ms, error_class,
 			response, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`, id, a.Attempt, a.StatusCode, a.LatencyMS, a.ErrorClass,
 			a.Response, a.At); err != nil {
 			return fmt.Errorf("store: delivery attempt: %w", err)
 		}
-		if _, err := tx.Exec(ctx, `UPDATE deliveries SET status = $2, attempts = $3, last_status = $4, last_error = $5,
-			updated_at = $6 WHERE id = $1`, id, status, a.Attempt, a.StatusCode, a.ErrorClass, a.At); err != nil {
-			return fmt.Errorf("store: delivery status: %w", err)
-		}
 		return nil
 	})
 }
 
-// ResetDelivery makes a delivery pending again (redeliver) in tx.
-func (s *Store) ResetDelivery(ctx context.Context, tx Tx, id string, now time.Time) error {
-	_, err := tx.Exec(ctx, `UPDATE deliveries SET status = 'pending', updated_at = $2 WHERE id = $1`, id, now)
+// ResetDelivery makes a settled (delivered or failed) delivery pending
+// again in tx (redeliver) and returns its count of attempts so far; ok is
+// false when it is pending already, its job queued or running.
+func (s *Store) ResetDelivery(ctx context.Context, tx Tx, id string, now time.Time) (attempts int, ok bool, err error) {
+	n, err := tx.Exec(ctx, `UPDATE deliveries SET status = 'pending', updated_at = $2 WHERE id = $1 AND status <> 'pending'`,
+		id, now)
 	if err != nil {
-		return fmt.Errorf("store: reset delivery: %w", err)
+		return 0, false, fmt.Errorf("store: reset delivery: %w", err)
 	}
-	return nil
+	if n == 0 {
+		return 0, false, nil
+	}
+	if err := tx.QueryRow(ctx, `SELECT attempts FROM deliveries WHERE id = $1`, id).Scan(&attempts); err != nil {
+		return 0, false, fmt.Errorf("store: reset delivery: %w", err)
+	}
+	return attempts, true, nil
 }
 
-// Deliveries lists a monitor's deliveries, newest first, with their attempts.
+// Deliveries lists a monitor's deliveries, newest first, with their
+// attempts, from the first page (before zero) or those created before.
 func (s *Store) Deliveries(ctx context.Context, monitorID string, before time.Time, limit int) ([]*model.Delivery, error) {
+	return s.DeliveriesBefore(ctx, monitorID, before, "", limit)
+}
+
+// DeliveriesBefore lists a monitor's deliveries, newest first, from the
+// cursor (before, beforeID): those created before it, or at the same time
+// with a smaller id (a run's deliveries share their created_at).
+func (s *Store) DeliveriesBefore(ctx context.Context, monitorID string, before time.Time, beforeID string,
+	limit int) ([]*model.Delivery, error) {
 	q, args := `SELECT `+deliveryColumns+` FROM deliveries WHERE monitor_id = $1`, []any{monitorID}
-	if !before.IsZero() {
+	switch {
+	case !before.IsZero() && beforeID != "":
+		q += ` AND (created_at < $2 OR (created_at = $2 AND id < $3))`
+		args = append(args, before, beforeID)
+	case !before.IsZero():
 		q += ` AND created_at < $2`
 		args = append(args, before)
 	}

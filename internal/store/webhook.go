@@ -39,6 +39,23 @@ func (s *Store) SetWebhook(ctx context.Context, workspaceID string, c WebhookCon
 	return nil
 }
 
+// DisableWebhook clears a workspace's webhook URL (its receiver answered
+// 410 Gone) only while url is still the configured one, and reports
+// whether it did: a 410 from a URL the user has since replaced turns
+// nothing off. The secret stays.
+func (s *Store) DisableWebhook(ctx context.Context, workspaceID, url string) (bool, error) {
+	res, err := s.db.ExecContext(ctx, `UPDATE workspaces SET webhook_url = NULL WHERE id = $1 AND webhook_url = $2`,
+		workspaceID, url)
+	if err != nil {
+		return false, fmt.Errorf("store: disable webhook: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("store: disable webhook: %w", err)
+	}
+	return n > 0, nil
+}
+
 // SealedSecrets returns up to limit sealed values (webhook secrets, else
 // Slack URLs) with their workspace ids, so that start-up can check they
 // open with the key.

@@ -12,6 +12,7 @@ package webhook
 
 import (
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -73,6 +74,23 @@ func VerifySvc(secret string, body []byte, sig string) bool {
 		return false
 	}
 	return hmac.Equal(got, mac([]byte(secret), body))
+}
+
+// CheckSecret reports why secret cannot sign, or nil: a "whsec_" secret
+// must carry a non-empty base64 key.
+func CheckSecret(secret string) error {
+	_, err := standardKey(secret)
+	return err
+}
+
+// NewSecret returns a fresh Standard Webhooks secret: "whsec_" and 32
+// random bytes in base64.
+func NewSecret() (string, error) {
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return "", fmt.Errorf("webhook: new secret: %w", err)
+	}
+	return secretPrefix + base64.StdEncoding.EncodeToString(key), nil
 }
 
 // standardKey returns the Standard Webhooks signing key of secret.

@@ -1,4 +1,4 @@
-package monitor
+package alert
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"webacq/internal/alert"
 	"webacq/internal/model"
 	"webacq/internal/store"
 	"webacq/internal/webhook"
@@ -21,6 +20,9 @@ import (
 type WebhookView struct {
 	WebhookURL *string `json:"webhook_url"`
 	SecretSet  bool    `json:"secret_set"`
+	// WebhookSecret is a secret generated for this change, shown once in
+	// its answer (DECISIONS.md, Webhooks); empty otherwise.
+	WebhookSecret string `json:"webhook_secret,omitempty"`
 }
 
 func viewWebhook(c store.WebhookConfig) *WebhookView {
@@ -56,7 +58,9 @@ const (
 )
 
 // SetWebhook applies a change to a workspace's webhook: the URL passes the
-// SSRF guard, the secret is sealed with the workspace's box.
+// SSRF guard, the secret is sealed with the workspace's box. A "whsec_"
+// secret must decode. A webhook left without a secret gets a generated
+// one, returned once in the answer, so that every delivery is signed.
 func (s *Service) SetWebhook(ctx context.Context, p *model.Principal, ch WebhookChange) (*WebhookView, error) {
 	c, err := s.Store.Webhook(ctx, p.WorkspaceID)
 	if err != nil {
@@ -78,6 +82,10 @@ func (s *Service) SetWebhook(ctx context.Context, p *model.Principal, ch Webhook
 		if len(sec) < minSecretLen || len(sec) > maxSecretLen {
 			return nil, badf("webhook_secret must be %d to %d characters", minSecretLen, maxSecretLen)
 		}
+		if err := webhook.CheckSecret(sec); err != nil {
+			return nil, badf("webhook_secret: a secret that starts with whsec_ must go on with a base64 key: %s",
+				strings.TrimPrefix(err.Error(), "webhook: "))
+		}
 		if !s.Secrets.HasKey() {
 			return nil, badf("webhook secrets are kept encrypted: the operator must set WEBACQ_SECRET_KEY before a secret can be stored")
 		}
@@ -88,10 +96,25 @@ func (s *Service) SetWebhook(ctx context.Context, p *model.Principal, ch Webhook
 	if c.SealedSecret != "" && c.URL == "" {
 		return nil, badf("webhook_url is required with webhook_secret")
 	}
+	generated := ""
+	if c.URL != "" && c.SealedSecret == "" {
+		if !s.Secrets.HasKey() {
+			return nil, badf("webhooks are signed with a secret kept encrypted: the operator must set WEBACQ_SECRET_KEY " +
+				"before a webhook can be set")
+		}
+		if generated, err = webhook.NewSecret(); err != nil {
+			return nil, err
+		}
+		if c.SealedSecret, err = s.Secrets.Seal(generated, p.WorkspaceID); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.Store.SetWebhook(ctx, p.WorkspaceID, c); err != nil {
 		return nil, err
 	}
-	return viewWebhook(c), nil
+	v := viewWebhook(c)
+	v.WebhookSecret = generated
+	return v, nil
 }
 
 // checkWebhookURL accepts an absolute http(s) URL that passes the SSRF
@@ -143,7 +166,7 @@ func (s *Service) TestWebhook(ctx context.Context, p *model.Principal) (*Webhook
 		return nil, badf("no webhook is set: set its URL first")
 	}
 	now := s.now()
-	payload := alert.Payload{DeliveryID: uuid.NewString(), CallerID: p.WorkspaceID, Label: "Test delivery", DetectedAt: now,
+	payload := Payload{DeliveryID: uuid.NewString(), CallerID: p.WorkspaceID, Label: "Test delivery", DetectedAt: now,
 		Outcome: OutcomeTest, ChangeSignal: []model.Signal{}, PDFLinks: []string{},
 		ContentPreview: "A test delivery sent from the console: no monitor changed."}
 	body, err := json.Marshal(payload)
@@ -166,7 +189,7 @@ func (s *Service) TestWebhook(ctx context.Context, p *model.Principal) (*Webhook
 		}
 		res.Signed = true
 	}
-	answer, err := s.HTTP.Post(ctx, c.URL, header, body, s.deliveryTimeout())
+	answer, err := s.HTTP.Post(ctx, c.URL, header, body, s.timeout())
 	if err != nil {
 		res.ErrorCode, res.Error = model.ErrorCode(err), model.ErrorMessage(err)
 		return res, nil

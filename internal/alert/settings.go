@@ -1,4 +1,4 @@
-package monitor
+package alert
 
 import (
 	"bytes"
@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"strings"
 
-	"webacq/internal/alert"
 	"webacq/internal/model"
 	"webacq/internal/store"
 )
@@ -62,7 +61,7 @@ func (s *Service) slack(workspaceID string, raw json.RawMessage, field string) (
 	if sealed, err = s.Secrets.Seal(u.String(), workspaceID); err != nil {
 		return "", "", err
 	}
-	return sealed, alert.RedactURL(u.String()), nil
+	return sealed, RedactURL(u.String()), nil
 }
 
 // recipients checks a list of email addresses or E.164 phone numbers, and
@@ -80,12 +79,12 @@ func (s *Service) recipients(raw json.RawMessage, field, kind string) ([]string,
 	for i, r := range list {
 		r = strings.TrimSpace(r)
 		switch kind {
-		case alert.KindEmail:
+		case KindEmail:
 			a, err := mail.ParseAddress(r)
 			if err != nil || a.Name != "" || a.Address != r || len(r) > 254 {
 				return nil, badf("%s[%d] is not an email address (write it bare: name@example.com)", field, i)
 			}
-		case alert.KindSMS:
+		case KindSMS:
 			if !e164(r) {
 				return nil, badf("%s[%d] is not a phone number in E.164 form (+ then 7 to 15 digits)", field, i)
 			}
@@ -95,10 +94,10 @@ func (s *Service) recipients(raw json.RawMessage, field, kind string) ([]string,
 			out = append(out, r)
 		}
 	}
-	if len(out) > 0 && kind == alert.KindEmail && s.Mail == nil {
+	if len(out) > 0 && kind == KindEmail && s.Mail == nil {
 		return nil, badf("%s: email alerts are not available: the operator must set WEBACQ_SMTP_URL and WEBACQ_SMTP_FROM", field)
 	}
-	if len(out) > 0 && kind == alert.KindSMS && s.SMS == nil {
+	if len(out) > 0 && kind == KindSMS && s.SMS == nil {
 		return nil, badf("%s: SMS alerts are not available: the operator must set WEBACQ_SMS_URL, WEBACQ_SMS_ACCOUNT, "+
 			"WEBACQ_SMS_TOKEN and WEBACQ_SMS_FROM", field)
 	}
@@ -112,9 +111,9 @@ func e164(p string) bool {
 	return strings.Trim(p[1:], "0123456789") == ""
 }
 
-// alertsOverride validates a monitor's alerts and returns their stored
-// form; null or absent is no override.
-func (s *Service) alertsOverride(workspaceID string, raw json.RawMessage) (model.AlertsOverride, error) {
+// Override validates a monitor's alerts (registration, PATCH) and returns
+// their stored form; null or absent is no override.
+func (s *Service) Override(workspaceID string, raw json.RawMessage) (model.AlertsOverride, error) {
 	if !present(raw) {
 		return nil, nil
 	}
@@ -133,7 +132,7 @@ func (s *Service) alertsOverride(workspaceID string, raw json.RawMessage) (model
 	for _, f := range []struct {
 		raw       json.RawMessage
 		key, kind string
-	}{{req.Email, model.AlertEmailTo, alert.KindEmail}, {req.SMS, model.AlertSMSTo, alert.KindSMS}} {
+	}{{req.Email, model.AlertEmailTo, KindEmail}, {req.SMS, model.AlertSMSTo, KindSMS}} {
 		if present(f.raw) {
 			if out[f.key], err = s.recipients(f.raw, "alerts."+f.key, f.kind); err != nil {
 				return nil, err
@@ -147,9 +146,9 @@ func (s *Service) alertsOverride(workspaceID string, raw json.RawMessage) (model
 	return model.AlertsOverride(b), err
 }
 
-// AlertsView answers GET and POST /api/v1/alerts; a Slack URL is shown
+// SettingsView answers GET and POST /api/v1/alerts; a Slack URL is shown
 // redacted, never whole.
-type AlertsView struct {
+type SettingsView struct {
 	SlackWebhookURL *string  `json:"slack_webhook_url"`
 	EmailTo         []string `json:"email_to"`
 	SMSTo           []string `json:"sms_to"`
@@ -157,9 +156,9 @@ type AlertsView struct {
 	Transports map[string]bool `json:"transports"`
 }
 
-func (s *Service) alertsView(workspaceID string, a store.AlertSettings) *AlertsView {
-	v := &AlertsView{EmailTo: a.EmailTo, SMSTo: a.SMSTo, Transports: map[string]bool{
-		alert.KindSlack: s.Secrets.HasKey(), alert.KindEmail: s.Mail != nil, alert.KindSMS: s.SMS != nil}}
+func (s *Service) settingsView(workspaceID string, a store.AlertSettings) *SettingsView {
+	v := &SettingsView{EmailTo: a.EmailTo, SMSTo: a.SMSTo, Transports: map[string]bool{
+		KindSlack: s.Secrets.HasKey(), KindEmail: s.Mail != nil, KindSMS: s.SMS != nil}}
 	if v.EmailTo == nil {
 		v.EmailTo = []string{}
 	}
@@ -169,25 +168,25 @@ func (s *Service) alertsView(workspaceID string, a store.AlertSettings) *AlertsV
 	if a.SealedSlackURL != "" {
 		hint := "[redacted]"
 		if u, err := s.Secrets.Open(a.SealedSlackURL, workspaceID); err == nil {
-			hint = alert.RedactURL(u)
+			hint = RedactURL(u)
 		}
 		v.SlackWebhookURL = &hint
 	}
 	return v
 }
 
-// Alerts reads a workspace's default alert channels.
-func (s *Service) Alerts(ctx context.Context, p *model.Principal) (*AlertsView, error) {
+// Settings reads a workspace's default alert channels.
+func (s *Service) Settings(ctx context.Context, p *model.Principal) (*SettingsView, error) {
 	a, err := s.Store.AlertSettings(ctx, p.WorkspaceID)
 	if err != nil {
 		return nil, err
 	}
-	return s.alertsView(p.WorkspaceID, a), nil
+	return s.settingsView(p.WorkspaceID, a), nil
 }
 
-// SetAlerts changes a workspace's default alert channels: a field left out
-// stays as it is, null clears it.
-func (s *Service) SetAlerts(ctx context.Context, p *model.Principal, raw json.RawMessage) (*AlertsView, error) {
+// SetSettings changes a workspace's default alert channels: a field left
+// out stays as it is, null clears it.
+func (s *Service) SetSettings(ctx context.Context, p *model.Principal, raw json.RawMessage) (*SettingsView, error) {
 	req, err := decodeAlertRequest(raw, "the body")
 	if err != nil {
 		return nil, err
@@ -208,7 +207,7 @@ func (s *Service) SetAlerts(ctx context.Context, p *model.Principal, raw json.Ra
 		raw         json.RawMessage
 		field, kind string
 		to          *[]string
-	}{{req.Email, "email_to", alert.KindEmail, &a.EmailTo}, {req.SMS, "sms_to", alert.KindSMS, &a.SMSTo}} {
+	}{{req.Email, "email_to", KindEmail, &a.EmailTo}, {req.SMS, "sms_to", KindSMS, &a.SMSTo}} {
 		if len(f.raw) == 0 {
 			continue
 		}
@@ -222,46 +221,5 @@ func (s *Service) SetAlerts(ctx context.Context, p *model.Principal, raw json.Ra
 	if err := s.Store.SetAlertSettings(ctx, p.WorkspaceID, a); err != nil {
 		return nil, err
 	}
-	return s.alertsView(p.WorkspaceID, a), nil
-}
-
-// target is one destination of an alert besides the webhook.
-type target struct{ kind, to string }
-
-// alertTargets is where m's alerts go besides the webhook: the workspace's
-// channels, each replaced by the monitor's own when it has one.
-func (s *Service) alertTargets(ctx context.Context, m *model.Monitor) ([]target, error) {
-	a, err := s.Store.AlertSettings(ctx, m.WorkspaceID)
-	if err != nil {
-		return nil, err
-	}
-	if len(m.Alerts) > 0 {
-		var o map[string]json.RawMessage
-		if err := json.Unmarshal(m.Alerts, &o); err != nil {
-			return nil, err
-		}
-		if v, ok := o[model.AlertSlackURL]; ok {
-			if err := json.Unmarshal(v, &a.SealedSlackURL); err != nil {
-				return nil, err
-			}
-		}
-		for key, to := range map[string]*[]string{model.AlertEmailTo: &a.EmailTo, model.AlertSMSTo: &a.SMSTo} {
-			if v, ok := o[key]; ok {
-				if err := json.Unmarshal(v, to); err != nil {
-					return nil, err
-				}
-			}
-		}
-	}
-	var out []target
-	if a.SealedSlackURL != "" {
-		out = append(out, target{alert.KindSlack, a.SealedSlackURL})
-	}
-	for _, e := range a.EmailTo {
-		out = append(out, target{alert.KindEmail, e})
-	}
-	for _, n := range a.SMSTo {
-		out = append(out, target{alert.KindSMS, n})
-	}
-	return out, nil
+	return s.settingsView(p.WorkspaceID, a), nil
 }

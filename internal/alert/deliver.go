@@ -1,4 +1,4 @@
-package monitor
+package alert
 
 import (
 	"context"
@@ -10,33 +10,23 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/riverqueue/river"
 
-	"webacq/internal/alert"
 	"webacq/internal/jobs"
 	"webacq/internal/model"
 	"webacq/internal/store"
 	"webacq/internal/webhook"
 )
 
-// DefaultBackoff is the wait before each retry of a delivery (DECISIONS.md,
-// Webhooks); after the last, the delivery is failed.
-var DefaultBackoff = []time.Duration{30 * time.Second, 2 * time.Minute, 10 * time.Minute, time.Hour, 6 * time.Hour, 24 * time.Hour}
-
-// defaultDeliveryTimeout bounds one attempt (Service.DeliveryTimeout).
-const defaultDeliveryTimeout = 10 * time.Second
-
-func (s *Service) deliveryTimeout() time.Duration {
-	if s.DeliveryTimeout > 0 {
-		return s.DeliveryTimeout
-	}
-	return defaultDeliveryTimeout
-}
-
-// DeliverArgs is the job of one delivery.
+// DeliverArgs is the job of one delivery. Its kind is the one monitor
+// nodes queued before delivery had a package of its own, so that their
+// queued jobs still run.
 type DeliverArgs struct {
 	DeliveryID string `json:"delivery_id"`
+	// Base is the delivery's count of attempts before this job's series
+	// (0 for the first; a redelivery's series starts where the last ended),
+	// so that every series gets the whole retry schedule.
+	Base int `json:"base,omitempty"`
 }
 
 // Kind names the job.
@@ -47,66 +37,9 @@ func (DeliverArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: jobs.QueueMonitor, MaxAttempts: len(DefaultBackoff) + 1}
 }
 
-// fires tells whether a run alerts (spec 3.2; DECISIONS.md: blocked and error
-// too). A run that could not be paid alerts nobody.
-func fires(run *model.Run) bool {
-	if run.Error == model.CodeCreditsExhausted {
-		return false
-	}
-	return run.Outcome != model.OutcomeUnchanged
-}
-
-// destinations are where m's alerts go: the workspace's webhook when one
-// is set, then Slack, email and SMS as configured.
-func (s *Service) destinations(ctx context.Context, m *model.Monitor) ([]target, error) {
-	cfg, err := s.Store.Webhook(ctx, m.WorkspaceID)
-	if err != nil {
-		return nil, err
-	}
-	targets, err := s.alertTargets(ctx, m)
-	if err != nil {
-		return nil, err
-	}
-	if cfg.URL != "" {
-		targets = append([]target{{kind: alert.KindWebhook}}, targets...)
-	}
-	return targets, nil
-}
-
-// queueAlert writes a run's deliveries to dests, and the jobs that send
-// them, in the run's transaction.
-func (s *Service) queueAlert(ctx context.Context, tx store.Tx, m *model.Monitor, run *model.Run, targets []target) error {
-	if !fires(run) {
-		return nil
-	}
-	for _, t := range targets {
-		p := alert.Payload{DeliveryID: uuid.NewString(), MonitorID: m.ID, CallerID: m.WorkspaceID, Label: m.Label, URL: m.URL,
-			DetectedAt: run.FinishedAt, Outcome: run.Outcome, TopScore: run.TopScore, Channel: run.Channel,
-			ChangeSignal: run.ChangeSignal, PDFLinks: run.PDFLinks, ContentPreview: run.ContentPreview, Error: run.Error,
-			ExtractedFields: run.ExtractedFields}
-		if p.ChangeSignal == nil {
-			p.ChangeSignal = []model.Signal{}
-		}
-		if p.PDFLinks == nil {
-			p.PDFLinks = []string{}
-		}
-		if run.Outcome == model.OutcomePayloadTooLarge {
-			p.SizeBytes = &run.SizeBytes
-		}
-		body, err := json.Marshal(p)
-		if err != nil {
-			return err
-		}
-		d := &model.Delivery{ID: p.DeliveryID, MonitorID: m.ID, WorkspaceID: m.WorkspaceID, RunID: run.ID, Kind: t.kind,
-			Target: t.to, Status: model.DeliveryPending, Payload: body, CreatedAt: run.FinishedAt}
-		if err := s.Store.InsertDelivery(ctx, tx, d); err != nil {
-			return err
-		}
-		if _, err = s.Queue.InsertTx(ctx, tx, DeliverArgs{DeliveryID: d.ID}, nil); err != nil {
-			return err
-		}
-	}
-	return nil
+// AddWorkers registers the delivery worker.
+func (s *Service) AddWorkers(w *river.Workers) {
+	river.AddWorker(w, &deliverWorker{s: s})
 }
 
 type deliverWorker struct {
@@ -115,7 +48,7 @@ type deliverWorker struct {
 }
 
 func (w *deliverWorker) Timeout(*river.Job[DeliverArgs]) time.Duration {
-	return w.s.deliveryTimeout() + 20*time.Second
+	return w.s.timeout() + 20*time.Second
 }
 
 // NextRetry waits the backoff of the attempt, give or take a tenth.
@@ -128,13 +61,6 @@ func (w *deliverWorker) NextRetry(job *river.Job[DeliverArgs]) time.Time {
 
 func (w *deliverWorker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	return w.s.deliver(ctx, job)
-}
-
-func (s *Service) backoff() []time.Duration {
-	if len(s.Backoff) > 0 {
-		return s.Backoff
-	}
-	return DefaultBackoff
 }
 
 // deliver makes one attempt of a delivery: only a 2xx counts; network
@@ -158,12 +84,12 @@ func (s *Service) deliver(ctx context.Context, job *river.Job[DeliverArgs]) erro
 		return river.JobSnooze(5 * time.Second)
 	}
 	attempt := model.DeliveryAttempt{Attempt: d.Attempts + 1, At: s.now()}
-	final := attempt.Attempt > len(s.backoff())
+	final := attempt.Attempt-job.Args.Base > len(s.backoff())
 	fail := func(class string) error {
 		attempt.ErrorClass = class
 		return s.Store.RecordAttempt(ctx, d.ID, model.DeliveryFailed, attempt)
 	}
-	if d.Kind != alert.KindWebhook {
+	if d.Kind != KindWebhook {
 		return s.deliverChannel(ctx, d, attempt, final)
 	}
 	cfg, err := s.Store.Webhook(ctx, d.WorkspaceID)
@@ -189,13 +115,15 @@ func (s *Service) deliver(ctx context.Context, job *river.Job[DeliverArgs]) erro
 			header[k] = v
 		}
 	}
-	res, err := s.HTTP.Post(ctx, cfg.URL, header, d.Payload, s.deliveryTimeout())
+	res, err := s.HTTP.Post(ctx, cfg.URL, header, d.Payload, s.timeout())
 	if err != nil {
 		return s.retryOrFail(ctx, d, attempt, final, model.ErrorCode(err), model.ErrorCode(err) != model.CodeForbiddenURL, 0)
 	}
 	attempt.StatusCode, attempt.LatencyMS, attempt.Response = res.StatusCode, res.Duration.Milliseconds(), string(res.Body)
 	if res.StatusCode == http.StatusGone {
-		if err := s.Store.SetWebhook(ctx, d.WorkspaceID, store.WebhookConfig{SealedSecret: cfg.SealedSecret}); err != nil {
+		// Only the URL that answered is turned off: the user may have set
+		// another since this attempt read the configuration.
+		if _, err := s.Store.DisableWebhook(ctx, d.WorkspaceID, cfg.URL); err != nil {
 			return err
 		}
 		return fail("gone")
@@ -238,32 +166,38 @@ func (s *Service) retryOrFail(ctx context.Context, d *model.Delivery, attempt mo
 // deliverChannel makes one attempt of a Slack, email or SMS delivery, by
 // the webhook's rules.
 func (s *Service) deliverChannel(ctx context.Context, d *model.Delivery, attempt model.DeliveryAttempt, final bool) error {
-	var p alert.Payload
+	var p Payload
 	if err := json.Unmarshal(d.Payload, &p); err != nil {
 		return s.retryOrFail(ctx, d, attempt, final, "payload_unreadable", false, 0)
 	}
-	var res alert.Result
+	var res Result
 	var err error
 	switch d.Kind {
-	case alert.KindSlack:
+	case KindSlack:
 		u, oerr := s.Secrets.Open(d.Target, d.WorkspaceID)
 		if oerr != nil {
 			return s.retryOrFail(ctx, d, attempt, final, "secret_unreadable", false, 0)
 		}
-		r, perr := s.HTTP.Post(ctx, u, http.Header{"Content-Type": {"application/json"}}, p.Slack(), s.deliveryTimeout())
+		r, perr := s.HTTP.Post(ctx, u, http.Header{"Content-Type": {"application/json"}}, p.Slack(), s.timeout())
 		if perr != nil {
 			return s.retryOrFail(ctx, d, attempt, final, model.ErrorCode(perr), model.ErrorCode(perr) != model.CodeForbiddenURL, 0)
 		}
 		attempt.StatusCode, attempt.LatencyMS, attempt.Response = r.StatusCode, r.Duration.Milliseconds(), string(r.Body)
 		return s.answered(ctx, d, attempt, final, r.StatusCode, r.Header.Get("Retry-After"))
-	case alert.KindEmail:
+	case KindEmail:
 		if s.Mail == nil {
 			return s.retryOrFail(ctx, d, attempt, final, "no_transport", false, 0)
 		}
+		if refused, err := s.takeMessage(ctx, d, attempt); refused || err != nil {
+			return err
+		}
 		res, err = s.Mail.SendEmail(ctx, d.Target, &p)
-	case alert.KindSMS:
+	case KindSMS:
 		if s.SMS == nil {
 			return s.retryOrFail(ctx, d, attempt, final, "no_transport", false, 0)
+		}
+		if refused, err := s.takeMessage(ctx, d, attempt); refused || err != nil {
+			return err
 		}
 		res, err = s.SMS.SendSMS(ctx, d.Target, &p)
 	default:
@@ -273,7 +207,7 @@ func (s *Service) deliverChannel(ctx context.Context, d *model.Delivery, attempt
 	if err == nil {
 		return s.Store.RecordAttempt(ctx, d.ID, model.DeliveryDelivered, attempt)
 	}
-	var f *alert.Failure
+	var f *Failure
 	if !errors.As(err, &f) {
 		return s.retryOrFail(ctx, d, attempt, final, "error", true, 0)
 	}
@@ -289,21 +223,33 @@ func retryAfter(v string) (time.Duration, bool) {
 	return min(time.Duration(n)*time.Second, 24*time.Hour), true
 }
 
-// Redeliver sends a delivery again, as a new series of attempts.
+// Redeliver sends a settled delivery of the workspace's monitor again, as
+// a new series of attempts with the whole retry schedule. It is
+// idempotent: while the delivery is pending (its job queued or running) it
+// queues nothing and answers the delivery as it is. An email or SMS past
+// the workspace's messages per hour is rate_limited.
 func (s *Service) Redeliver(ctx context.Context, p *model.Principal, monitorID, deliveryID string) (*model.Delivery, error) {
-	m, err := s.Get(ctx, p, monitorID)
-	if err != nil {
-		return nil, err
-	}
 	d, err := s.Store.Delivery(ctx, deliveryID)
-	if err != nil || d.MonitorID != m.ID {
+	if err != nil || d.MonitorID != monitorID || d.WorkspaceID != p.WorkspaceID {
 		return nil, model.Errorf(model.CodeNotFound, "delivery not found")
 	}
+	if d.Status != model.DeliveryPending && (d.Kind == KindEmail || d.Kind == KindSMS) {
+		wait, err := s.Store.QuotaWait(ctx, messagesQuota(d.WorkspaceID), s.messagesPerHour(), time.Hour)
+		if err != nil {
+			return nil, err
+		}
+		if wait > 0 {
+			return nil, &model.Error{Code: model.CodeRateLimited, RetryAfter: wait, Message: fmt.Sprintf(
+				"this workspace has sent its %d email and SMS messages of the past hour (WEBACQ_ALERT_MESSAGES_PER_HOUR); "+
+					"retry after %d s", s.messagesPerHour(), int(wait.Seconds()+0.999))}
+		}
+	}
 	err = s.Store.InTx(ctx, func(tx store.Tx) error {
-		if err := s.Store.ResetDelivery(ctx, tx, d.ID, s.now()); err != nil {
+		attempts, reset, err := s.Store.ResetDelivery(ctx, tx, d.ID, s.now())
+		if err != nil || !reset {
 			return err
 		}
-		_, err := s.Queue.InsertTx(ctx, tx, DeliverArgs{DeliveryID: d.ID}, nil)
+		_, err = s.Queue.InsertTx(ctx, tx, DeliverArgs{DeliveryID: d.ID, Base: attempts}, nil)
 		return err
 	})
 	if err != nil {
@@ -311,4 +257,32 @@ func (s *Service) Redeliver(ctx context.Context, p *model.Principal, monitorID, 
 	}
 	d.Status = model.DeliveryPending
 	return d, nil
+}
+
+// DefaultMessagesPerHour is the default cap of a workspace's email and SMS
+// messages (WEBACQ_ALERT_MESSAGES_PER_HOUR).
+const DefaultMessagesPerHour = 100
+
+func (s *Service) messagesPerHour() int {
+	if s.MessagesPerHour > 0 {
+		return s.MessagesPerHour
+	}
+	return DefaultMessagesPerHour
+}
+
+// messagesQuota names a workspace's email and SMS quota in rate_limits.
+func messagesQuota(workspaceID string) string { return "alert_messages:" + workspaceID }
+
+// takeMessage takes one of the workspace's email and SMS messages of the
+// hour before an attempt sends one. Past the cap the delivery is recorded
+// failed, not sent, with the error class rate_limited (refused true).
+func (s *Service) takeMessage(ctx context.Context, d *model.Delivery, attempt model.DeliveryAttempt) (refused bool, err error) {
+	ok, _, err := s.Store.TakeQuota(ctx, messagesQuota(d.WorkspaceID), s.messagesPerHour(), time.Hour)
+	if err != nil || ok {
+		return false, err
+	}
+	attempt.ErrorClass = model.CodeRateLimited
+	attempt.Response = fmt.Sprintf("not sent: this workspace has sent its %d email and SMS messages of the past hour "+
+		"(WEBACQ_ALERT_MESSAGES_PER_HOUR)", s.messagesPerHour())
+	return true, s.Store.RecordAttempt(ctx, d.ID, model.DeliveryFailed, attempt)
 }
