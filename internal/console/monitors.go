@@ -25,7 +25,7 @@ func (c *Console) monitorsOff(rq *request) string {
 		return "Monitors are not available on this node."
 	}
 	if !rq.ws.Monitoring {
-		return "Monitoring is not enabled for this workspace; an operator enables it with `webacq workspace create NAME --monitoring`."
+		return "M" + monitor.NotEntitledMessage[1:] + "."
 	}
 	return ""
 }

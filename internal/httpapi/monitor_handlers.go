@@ -51,8 +51,7 @@ func (s *Server) monitorOp(op func(w http.ResponseWriter, r *http.Request, p *mo
 			return
 		}
 		if !call.Principal.Monitoring {
-			fail(w, r, s.log, model.Errorf(model.CodeForbidden,
-				"monitoring is not enabled for this workspace; an operator enables it with `webacq workspace create NAME --monitoring`"))
+			fail(w, r, s.log, monitor.NotEntitled())
 			return
 		}
 		data, err := op(w, r, call.Principal)
