@@ -421,3 +421,18 @@ func (s *Store) StrandedMonitors(ctx context.Context, overdue time.Time, limit i
 	}
 	return ids, rows.Err()
 }
+
+// SetRefinements stores a monitor's extraction refinements in tx.
+func (s *Store) SetRefinements(ctx context.Context, tx Tx, monitorID string, refinements []string) error {
+	if refinements == nil {
+		refinements = []string{}
+	}
+	n, err := tx.Exec(ctx, `UPDATE monitors SET extract_refinements = $2 WHERE id = $1`, monitorID, mustJSON(refinements))
+	if err != nil {
+		return fmt.Errorf("store: set refinements: %w", err)
+	}
+	if n == 0 {
+		return model.Errorf(model.CodeNotFound, "monitor not found")
+	}
+	return nil
+}
