@@ -96,6 +96,12 @@ type (
 	workspaceCmd struct {
 		Create workspaceCreateCmd `cmd:"" help:"Create a workspace and print its id."`
 		List   workspaceListCmd   `cmd:"" help:"List workspaces."`
+		Update workspaceUpdateCmd `cmd:"" help:"Change a workspace's monitoring entitlement or balance."`
+	}
+	workspaceUpdateCmd struct {
+		Name       string `arg:"" help:"Workspace name."`
+		Monitoring *bool  `negatable:"" help:"Entitle the workspace to change monitoring (--no-monitoring withdraws it)."`
+		Credits    *int64 `help:"Set the balance to N credits."`
 	}
 	workspaceCreateCmd struct {
 		Name       string `arg:"" help:"Workspace name."`
@@ -186,6 +192,8 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		}
 		fmt.Fprintln(m.Stdout, w.ID)
 		return nil
+	case "workspace update <name>":
+		return m.updateWorkspace(ctx, c.Workspace.Update)
 	case "workspace list":
 		ws, err := m.store.Workspaces(ctx)
 		if err != nil {
@@ -244,6 +252,33 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown command %q", kctx.Command())
+}
+
+// updateWorkspace applies `workspace update` and prints the workspace as
+// `workspace list` shows it.
+func (m *Main) updateWorkspace(ctx context.Context, c workspaceUpdateCmd) error {
+	if c.Monitoring == nil && c.Credits == nil {
+		return fmt.Errorf("workspace update: nothing to change: give --monitoring, --no-monitoring or --credits N")
+	}
+	w, err := m.store.WorkspaceByName(ctx, c.Name)
+	if err != nil {
+		return err
+	}
+	if c.Credits != nil {
+		if _, err := m.store.SetCredits(ctx, w.ID, *c.Credits); err != nil {
+			return err
+		}
+	}
+	if c.Monitoring != nil {
+		if err := m.store.SetMonitoring(ctx, w.ID, *c.Monitoring); err != nil {
+			return err
+		}
+	}
+	if w, err = m.store.Workspace(ctx, w.ID); err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "%s\tcredits %d\tmonitoring %t\n", w.Name, w.Credits, w.Monitoring)
+	return nil
 }
 
 func when(t *time.Time) string {

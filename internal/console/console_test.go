@@ -23,6 +23,7 @@ import (
 	"webacq/internal/console"
 	"webacq/internal/fetch"
 	"webacq/internal/jobs"
+	"webacq/internal/llm"
 	"webacq/internal/model"
 	"webacq/internal/monitor"
 	"webacq/internal/secretbox"
@@ -519,7 +520,13 @@ func TestEverythingShownIsEscaped(t *testing.T) {
 	p := &model.Principal{WorkspaceID: e.acme.ID, Monitoring: true}
 	label := `<script>alert("label")</script>`
 	intent := `the <b>dividend</b>`
-	m, err := e.mon.Register(ctx, p, monitor.RegisterRequest{URL: e.site.URL + `/ir?q="><script>alert(1)</script>`,
+	// An intent needs a model at registration; this one is never called.
+	lc, err := llm.New(llm.Config{Provider: llm.ProviderOpenAI, BaseURL: "http://127.0.0.1:1/v1", Model: "m"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withModel := &monitor.Service{Store: e.st, Queue: e.mon.Queue, HTTP: e.mon.HTTP, LLM: lc}
+	m, err := withModel.Register(ctx, p, monitor.RegisterRequest{URL: e.site.URL + `/ir?q="><script>alert(1)</script>`,
 		Label: &label, ExtractIntent: &intent, DiscoveryKeywords: []string{`<i>results</i>`}})
 	if err != nil {
 		t.Fatal(err)

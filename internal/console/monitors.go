@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"path"
 	"slices"
 	"sort"
@@ -13,6 +14,7 @@ import (
 
 	"webacq/internal/model"
 	"webacq/internal/monitor"
+	"webacq/internal/store"
 )
 
 // monitorsPerPage is how many monitors, runs or deliveries a page lists.
@@ -25,9 +27,25 @@ func (c *Console) monitorsOff(rq *request) string {
 		return "Monitors are not available on this node."
 	}
 	if !rq.ws.Monitoring {
-		return "Monitoring is not enabled for this workspace; an operator enables it with `webacq workspace create NAME --monitoring`."
+		return "M" + monitor.NotEntitledMessage[1:] + "."
 	}
 	return ""
+}
+
+// cursorOf reads a list's ?before= cursor, "<time>_<id>" as cursorAt
+// writes it (a bad one is the start of the list).
+func cursorOf(r *http.Request) store.Cursor {
+	at, id, _ := strings.Cut(r.URL.Query().Get("before"), "_")
+	t, err := time.Parse(time.RFC3339Nano, at)
+	if err != nil {
+		return store.Cursor{}
+	}
+	return store.Cursor{At: t, ID: id}
+}
+
+// cursorAt is the cursor of the rows after the one at t with id, for a URL.
+func cursorAt(t time.Time, id string) string {
+	return url.QueryEscape(t.UTC().Format(time.RFC3339Nano) + "_" + id)
 }
 
 // registerForm is the register form as typed.
@@ -60,18 +78,14 @@ func (c *Console) monitorsPage(w http.ResponseWriter, r *http.Request, rq *reque
 func (c *Console) renderMonitors(w http.ResponseWriter, r *http.Request, rq *request, status int, form registerForm, msg string) {
 	d := &monitorsData{Off: c.monitorsOff(rq), Form: form, Channels: model.Channels}
 	if d.Off == "" {
-		var before time.Time
-		if v := r.URL.Query().Get("before"); v != "" {
-			before, _ = time.Parse(time.RFC3339Nano, v)
-		}
-		ms, err := c.Store.Monitors(r.Context(), rq.ws.ID, before, monitorsPerPage)
+		ms, err := c.Store.MonitorsAfter(r.Context(), rq.ws.ID, cursorOf(r), monitorsPerPage)
 		if err != nil {
 			c.fail(w, r, rq, err)
 			return
 		}
 		d.Monitors = ms
 		if len(ms) == monitorsPerPage {
-			d.Older = rq.base + "/monitors?before=" + ms[len(ms)-1].CreatedAt.Format(time.RFC3339Nano)
+			d.Older = rq.base + "/monitors?before=" + cursorAt(ms[len(ms)-1].CreatedAt, ms[len(ms)-1].ID)
 		}
 	}
 	p := rq.page("monitors", "Monitors", d)
@@ -169,16 +183,13 @@ func (c *Console) renderMonitor(w http.ResponseWriter, r *http.Request, rq *requ
 		return
 	}
 	d.M = m
-	var before time.Time
-	if v := r.URL.Query().Get("before"); v != "" {
-		before, _ = time.Parse(time.RFC3339Nano, v)
-	}
-	if d.Runs, err = c.Store.Runs(r.Context(), m.ID, before, monitorsPerPage); err != nil {
+	if d.Runs, err = c.Store.RunsAfter(r.Context(), m.ID, cursorOf(r), monitorsPerPage); err != nil {
 		c.fail(w, r, rq, err)
 		return
 	}
 	if len(d.Runs) == monitorsPerPage {
-		d.OlderRuns = rq.base + "/monitors/" + m.ID + "?before=" + d.Runs[len(d.Runs)-1].StartedAt.Format(time.RFC3339Nano)
+		last := d.Runs[len(d.Runs)-1]
+		d.OlderRuns = rq.base + "/monitors/" + m.ID + "?before=" + cursorAt(last.StartedAt, last.ID)
 	}
 	ids := make([]string, len(d.Runs))
 	for i, run := range d.Runs {

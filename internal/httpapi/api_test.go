@@ -17,6 +17,7 @@ import (
 	"webacq/internal/fetch"
 	"webacq/internal/httpapi"
 	"webacq/internal/model"
+	"webacq/internal/monitor"
 	"webacq/internal/primitive"
 	"webacq/internal/store"
 	"webacq/internal/store/storetest"
@@ -34,6 +35,7 @@ type env struct {
 	logs   *bytes.Buffer
 	biller *billing.Biller
 	prims  *primitive.Service
+	mon    *monitor.Service // set by newExtractEnv
 }
 
 func newEnv(t *testing.T, dialect string, mutate ...func(*config.Config)) *env {

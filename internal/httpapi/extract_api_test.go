@@ -126,7 +126,7 @@ func newExtractEnv(t *testing.T, dialect string, lc llm.Client, credits int64) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{t: t, url: srv.URL, store: s, ws: ws, key: key, prefix: k.Prefix, biller: b, prims: prims}
+	return &env{t: t, url: srv.URL, store: s, ws: ws, key: key, prefix: k.Prefix, biller: b, prims: prims, mon: mon}
 }
 
 // irSite serves an investor page whose navigation and footer are not
@@ -382,14 +382,31 @@ func (e *env) unknownMonitor() {
 func TestExtractEndpointsWithoutModel(t *testing.T) {
 	e := newExtractEnv(t, "sqlite", nil, 100)
 	site := irSite(t)
-	id := e.register(`{"url":"` + site.URL + `/ir","extract_intent":"the quarters"}`)
+	a := e.send("POST", "/api/v1/monitor/register", `{"url":"`+site.URL+`/ir","extract_intent":"the quarters"}`)
+	wantError(t, a, 400, model.CodeBadRequest)
+	if !strings.Contains(a.Error, "WEBACQ_LLM_PROVIDER") {
+		t.Errorf("register with an intent and no model: %q, want the settings named", a.Error)
+	}
+	// A monitor registered on a node with a model, served by this one.
+	lc, err := llm.New(llm.Config{Provider: llm.ProviderOpenAI, BaseURL: "http://127.0.0.1:1/v1", Model: "m"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	intent := "the quarters"
+	withModel := &monitor.Service{Store: e.store, Queue: e.mon.Queue, HTTP: e.mon.HTTP, LLM: lc}
+	m, err := withModel.Register(ctx, &model.Principal{WorkspaceID: e.ws.ID, Monitoring: true},
+		monitor.RegisterRequest{URL: site.URL + "/ir", ExtractIntent: &intent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := m.ID
 	x := e.extraction(id, model.ExtractionFailed)
 	if x.Preview == nil || !strings.HasPrefix(x.Preview.Error, "unavailable: ") || x.Preview.Data == nil {
 		t.Errorf("registration preview without a model: %+v", x.Preview)
 	}
 	waitRuns(t, e, id, 1)
 	balance := e.balance()
-	a := e.send("POST", "/api/v1/monitor/"+id+"/preview-extract", `{"refinement":"dates"}`)
+	a = e.send("POST", "/api/v1/monitor/"+id+"/preview-extract", `{"refinement":"dates"}`)
 	wantError(t, a, 503, model.CodeUnavailable)
 	if !strings.Contains(a.Error, "WEBACQ_LLM_PROVIDER") {
 		t.Errorf("unavailable without the configure hint: %q", a.Error)

@@ -87,7 +87,7 @@ func newMonitorEnv(t *testing.T, dialect string, opts ...func(*monitor.Service))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{t: t, url: srv.URL, store: s, ws: ws, key: key, prefix: k.Prefix, biller: b, prims: prims}
+	return &env{t: t, url: srv.URL, store: s, ws: ws, key: key, prefix: k.Prefix, biller: b, prims: prims, mon: mon}
 }
 
 func (e *env) send(method, path, body string) answer {
@@ -162,17 +162,17 @@ func TestMonitorEndpoints(t *testing.T) {
 
 		var runs struct {
 			Runs       []model.Run `json:"runs"`
-			NextBefore *time.Time  `json:"next_before"`
+			NextBefore *string     `json:"next_before"`
 		}
 		a = e.get("/api/v1/monitor/" + id + "/runs?limit=2")
 		json.Unmarshal(a.Data, &runs)
 		if len(runs.Runs) != 2 || runs.NextBefore == nil {
 			t.Fatalf("runs page 1: %s", a.Data)
 		}
-		a = e.get("/api/v1/monitor/" + id + "/runs?limit=2&before=" + runs.NextBefore.Format(time.RFC3339Nano))
+		a = e.get("/api/v1/monitor/" + id + "/runs?limit=2&before=" + *runs.NextBefore)
 		var rest struct {
 			Runs       []model.Run `json:"runs"`
-			NextBefore *time.Time  `json:"next_before"`
+			NextBefore *string     `json:"next_before"`
 		}
 		json.Unmarshal(a.Data, &rest)
 		if len(rest.Runs) != 1 || rest.NextBefore != nil || rest.Runs[0].Outcome != "anchored" {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"webacq/internal/model"
 	"webacq/internal/monitor"
+	"webacq/internal/store"
 )
 
 // SetMonitors mounts the monitor endpoints on a monitor service.
@@ -51,8 +53,7 @@ func (s *Server) monitorOp(op func(w http.ResponseWriter, r *http.Request, p *mo
 			return
 		}
 		if !call.Principal.Monitoring {
-			fail(w, r, s.log, model.Errorf(model.CodeForbidden,
-				"monitoring is not enabled for this workspace; an operator enables it with `webacq workspace create NAME --monitoring`"))
+			fail(w, r, s.log, monitor.NotEntitled())
 			return
 		}
 		data, err := op(w, r, call.Principal)
@@ -133,8 +134,16 @@ func (s *Server) checkMonitor(_ http.ResponseWriter, r *http.Request, p *model.P
 }
 
 // page reads the limit (default 20, at most 100) and before cursor of a
-// paginated list.
+// paginated list, by time alone (see cursorPage for (time, id) cursors).
 func page(r *http.Request) (limit int, before time.Time, err error) {
+	limit, c, err := cursorPage(r)
+	return limit, c.At, err
+}
+
+// cursorPage reads the limit (default 20, at most 100) and the before
+// cursor of a paginated list: a next_before as answered ("<time>_<id>"),
+// or an ISO 8601 timestamp alone.
+func cursorPage(r *http.Request) (limit int, before store.Cursor, err error) {
 	limit = 20
 	q := r.URL.Query()
 	if v := q.Get("limit"); v != "" {
@@ -145,9 +154,12 @@ func page(r *http.Request) (limit int, before time.Time, err error) {
 		limit = n
 	}
 	if v := q.Get("before"); v != "" {
-		if before, err = time.Parse(time.RFC3339Nano, v); err != nil {
-			return 0, before, model.Errorf(model.CodeBadRequest, "before must be an ISO 8601 timestamp such as 2026-11-23T10:00:00Z")
+		at, id, _ := strings.Cut(v, "_")
+		if before.At, err = time.Parse(time.RFC3339Nano, at); err != nil {
+			return 0, before, model.Errorf(model.CodeBadRequest,
+				"before must be a next_before as answered, or an ISO 8601 timestamp such as 2026-11-23T10:00:00Z")
 		}
+		before.ID = id
 	}
 	return limit, before, nil
 }
@@ -162,17 +174,28 @@ func nextBefore[T any](items []T, limit int, at func(T) time.Time) *time.Time {
 	return &t
 }
 
+// nextCursor is the cursor of the next page, "<time>_<id>" of the last
+// item, when the page is full, else nil (no more pages).
+func nextCursor[T any](items []T, limit int, at func(T) (time.Time, string)) *string {
+	if len(items) < limit || len(items) == 0 {
+		return nil
+	}
+	t, id := at(items[len(items)-1])
+	c := t.UTC().Format(time.RFC3339Nano) + "_" + id
+	return &c
+}
+
 type monitorsPage struct {
 	Monitors   []monitorView `json:"monitors"`
-	NextBefore *time.Time    `json:"next_before"`
+	NextBefore *string       `json:"next_before"`
 }
 
 func (s *Server) listMonitors(_ http.ResponseWriter, r *http.Request, p *model.Principal) (any, error) {
-	limit, before, err := page(r)
+	limit, before, err := cursorPage(r)
 	if err != nil {
 		return nil, err
 	}
-	ms, err := s.store.Monitors(r.Context(), p.WorkspaceID, before, limit)
+	ms, err := s.store.MonitorsAfter(r.Context(), p.WorkspaceID, before, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -180,17 +203,17 @@ func (s *Server) listMonitors(_ http.ResponseWriter, r *http.Request, p *model.P
 	for i, m := range ms {
 		out.Monitors[i] = viewOf(m)
 	}
-	out.NextBefore = nextBefore(ms, limit, func(m *model.Monitor) time.Time { return m.CreatedAt })
+	out.NextBefore = nextCursor(ms, limit, func(m *model.Monitor) (time.Time, string) { return m.CreatedAt, m.ID })
 	return out, nil
 }
 
 type runsPage struct {
 	Runs       []*model.Run `json:"runs"`
-	NextBefore *time.Time   `json:"next_before"`
+	NextBefore *string      `json:"next_before"`
 }
 
 func (s *Server) monitorRuns(_ http.ResponseWriter, r *http.Request, p *model.Principal) (any, error) {
-	limit, before, err := page(r)
+	limit, before, err := cursorPage(r)
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +221,7 @@ func (s *Server) monitorRuns(_ http.ResponseWriter, r *http.Request, p *model.Pr
 	if err != nil {
 		return nil, err
 	}
-	runs, err := s.store.Runs(r.Context(), m.ID, before, limit)
+	runs, err := s.store.RunsAfter(r.Context(), m.ID, before, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +232,7 @@ func (s *Server) monitorRuns(_ http.ResponseWriter, r *http.Request, p *model.Pr
 	if out.Runs == nil {
 		out.Runs = []*model.Run{}
 	}
-	out.NextBefore = nextBefore(runs, limit, func(r *model.Run) time.Time { return r.StartedAt })
+	out.NextBefore = nextCursor(runs, limit, func(r *model.Run) (time.Time, string) { return r.StartedAt, r.ID })
 	return out, nil
 }
 

@@ -337,15 +337,19 @@ func (s *Service) PreviewExtract(ctx context.Context, b *billing.Biller, call *b
 	if err != nil {
 		return nil, err
 	}
-	refs := m.Extraction.Refinements
-	if refinement != "" {
-		if len(refs) >= maxRefinements {
-			return nil, badf("this monitor already has %d refinements, the most it keeps", maxRefinements)
-		}
-		refs = append(slices.Clip(refs), refinement)
+	if len(m.Extraction.Refinements) >= maxRefinements && refinement != "" {
+		return nil, errTooManyRefinements
 	}
 	if s.LLM == nil {
 		return nil, llm.NotConfigured()
+	}
+	refs := m.Extraction.Refinements
+	if refinement != "" {
+		// The refinement takes its place under the cap before the model
+		// is called: previews racing for the last place make one call.
+		if refs, err = s.refine(ctx, m.ID, refinement, true); err != nil {
+			return nil, err
+		}
 	}
 	var res *PreviewResult
 	err = b.Run(ctx, call, billing.Preview, func(ctx context.Context) (int64, error) {
@@ -354,7 +358,7 @@ func (s *Service) PreviewExtract(ctx context.Context, b *billing.Biller, call *b
 		if err != nil {
 			return 0, err
 		}
-		if err := s.storePreview(ctx, m.ID, refinement, p); err != nil {
+		if err := s.storePreview(ctx, m.ID, p); err != nil {
 			return 0, err
 		}
 		res = &PreviewResult{MonitorID: m.ID, Intent: m.ExtractIntent, Refinements: p.Refinements,
@@ -362,26 +366,56 @@ func (s *Service) PreviewExtract(ctx context.Context, b *billing.Biller, call *b
 			SuggestedPrompt: p.SuggestedPrompt}
 		return billing.Preview, nil
 	})
+	if err != nil && refinement != "" {
+		// A preview that failed keeps no refinement, as before the cap
+		// was taken up front; the place is given back.
+		if _, rerr := s.refine(context.WithoutCancel(ctx), m.ID, refinement, false); rerr != nil && s.Log != nil {
+			s.Log.Warn("monitor: refinement of a failed preview not given back", "monitor", m.ID, "err", rerr)
+		}
+	}
 	return res, err
 }
 
-// storePreview makes p the monitor's latest preview and appends the
-// refinement to the stored ones (read again under the row's lock, so
-// concurrent previews lose none).
-func (s *Service) storePreview(ctx context.Context, id, refinement string, p *model.ExtractPreview) error {
+var errTooManyRefinements = badf("this monitor already has %d refinements, the most it keeps", maxRefinements)
+
+// refine adds the refinement to the monitor's stored ones (add) or takes
+// its last copy away, under the row's lock, so that concurrent previews
+// lose none and never pass the cap; it returns the refinements as stored.
+func (s *Service) refine(ctx context.Context, id, refinement string, add bool) ([]string, error) {
+	var refs []string
+	err := s.Store.InTx(ctx, func(tx store.Tx) error {
+		m, err := s.Store.MonitorTx(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		refs = slices.Clone(m.Extraction.Refinements)
+		if add {
+			if len(refs) >= maxRefinements {
+				return errTooManyRefinements
+			}
+			refs = append(refs, refinement)
+		} else {
+			for i := len(refs) - 1; i >= 0; i-- {
+				if refs[i] == refinement {
+					refs = slices.Delete(refs, i, i+1)
+					break
+				}
+			}
+		}
+		return s.Store.SetRefinements(ctx, tx, m.ID, refs)
+	})
+	return refs, err
+}
+
+// storePreview makes p the monitor's latest preview, with the refinements
+// as stored (read again under the row's lock).
+func (s *Service) storePreview(ctx context.Context, id string, p *model.ExtractPreview) error {
 	return s.Store.InTx(ctx, func(tx store.Tx) error {
 		m, err := s.Store.MonitorTx(ctx, tx, id)
 		if err != nil {
 			return err
 		}
-		refs := m.Extraction.Refinements
-		if refinement != "" {
-			if len(refs) >= maxRefinements {
-				return badf("this monitor already has %d refinements, the most it keeps", maxRefinements)
-			}
-			refs = append(refs, refinement)
-		}
-		return s.Store.SetExtractPreview(ctx, tx, m.ID, refs, p)
+		return s.Store.SetExtractPreview(ctx, tx, m.ID, m.Extraction.Refinements, p)
 	})
 }
 

@@ -402,9 +402,21 @@ func TestExtractionWithoutModelOrCredits(t *testing.T) {
 		site.set("/ir", press("Nov 1, 2026", releasesList, "1"))
 		site.set("/poor", press("Nov 1, 2026", releasesList, "1"))
 
-		// No model configured.
-		id := e.register(t, monitor.RegisterRequest{URL: site.url("/ir"), DiscoveryKeywords: []string{"results"},
-			ExtractIntent: ptr(releasesIntent)})
+		// No model configured: registering with an intent is refused, naming
+		// the settings.
+		req := monitor.RegisterRequest{URL: site.url("/ir"), DiscoveryKeywords: []string{"results"},
+			ExtractIntent: ptr(releasesIntent)}
+		if _, err := e.svc.Register(ctx, e.p, req); model.ErrorCode(err) != model.CodeBadRequest ||
+			!strings.Contains(model.ErrorMessage(err), "WEBACQ_LLM_PROVIDER") {
+			t.Fatalf("register with an intent and no model: %v, want bad_request naming WEBACQ_LLM_PROVIDER", err)
+		}
+		// A monitor registered on a node with a model, checked on this one.
+		withModel := &monitor.Service{Store: e.st, Queue: e.svc.Queue, HTTP: e.svc.HTTP, LLM: newModelServer(t).client(t)}
+		m, err := withModel.Register(ctx, e.p, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := m.ID
 		x := e.waitExtraction(t, id, model.ExtractionFailed)
 		if !strings.HasPrefix(x.Preview.Error, model.CodeUnavailable+": ") || !strings.Contains(x.Preview.Error, "WEBACQ_LLM_PROVIDER") {
 			t.Errorf("preview without a model: %+v", x.Preview)
@@ -485,7 +497,7 @@ func TestExtractionWithoutModelOrCredits(t *testing.T) {
 			t.Fatal(err)
 		}
 		pp := &model.Principal{WorkspaceID: poor.ID, Monitoring: true}
-		m, err := e.svc.Register(ctx, pp, monitor.RegisterRequest{URL: site.url("/poor"), ExtractIntent: ptr(releasesIntent)})
+		m, err = withModel.Register(ctx, pp, monitor.RegisterRequest{URL: site.url("/poor"), ExtractIntent: ptr(releasesIntent)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/andybalholm/cascadia"
 
 	"webacq/internal/model"
+	"webacq/internal/primitive"
 )
 
 // Registration limits (spec 4.3 and 8; the rest are ours, documented in
@@ -75,6 +76,38 @@ func validateURL(raw string) (*url.URL, error) {
 		return nil, badf("url must not carry a user name or password")
 	}
 	return u, nil
+}
+
+// monitoredURL is the URL a registration watches, in the form it is
+// stored and compared in: it passes the SSRF guard (numeric IPv4 spellings
+// such as 2130706433 become dotted quads), then the page store's cleaning
+// (scheme and host case, default port, fragment, dot segments, escapes of
+// unreserved characters), so one page is one monitor however it is
+// spelled. Names that are loopback by definition (localhost and
+// *.localhost, RFC 6761) answer as the loopback address would: refused
+// with the guard's error unless the node allows loopback.
+func (s *Service) monitoredURL(raw string) (*url.URL, error) {
+	u, err := validateURL(raw)
+	if err != nil {
+		return nil, err
+	}
+	if u, err = s.HTTP.CheckURL(u.String()); err != nil {
+		return nil, err
+	}
+	if host := strings.ToLower(strings.TrimSuffix(u.Hostname(), ".")); host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		loop := &url.URL{Scheme: u.Scheme, Host: "127.0.0.1", Path: "/"}
+		if p := u.Port(); p != "" {
+			loop.Host += ":" + p
+		}
+		if _, err := s.HTTP.CheckURL(loop.String()); err != nil {
+			return nil, err
+		}
+	}
+	clean, err := primitive.CleanURL(u.String())
+	if err != nil {
+		return nil, badf("url must be an absolute http(s) URL")
+	}
+	return url.Parse(clean)
 }
 
 func validateLabel(s string) (string, error) {

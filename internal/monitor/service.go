@@ -62,14 +62,10 @@ func (s *Service) now() time.Time { return s.Store.Now().UTC().Truncate(time.Mil
 // now, in one transaction.
 func (s *Service) Register(ctx context.Context, p *model.Principal, req RegisterRequest) (*model.Monitor, error) {
 	if !p.Monitoring {
-		return nil, model.Errorf(model.CodeForbidden,
-			"monitoring is not enabled for this workspace; an operator enables it with `webacq workspace create NAME --monitoring`")
+		return nil, NotEntitled()
 	}
-	u, err := validateURL(req.URL)
+	u, err := s.monitoredURL(req.URL)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := s.HTTP.CheckURL(u.String()); err != nil {
 		return nil, err
 	}
 	m := &model.Monitor{ID: uuid.NewString(), WorkspaceID: p.WorkspaceID, URL: u.String(), Host: strings.ToLower(u.Hostname()),
@@ -90,6 +86,9 @@ func (s *Service) Register(ctx context.Context, p *model.Principal, req Register
 	}
 	if m.ExtractIntent, err = validateIntent(req.ExtractIntent); err != nil {
 		return nil, err
+	}
+	if m.ExtractIntent != "" && s.LLM == nil {
+		return nil, badf("extract_intent needs a language model, and this node has none: %s", llm.ConfigureHint)
 	}
 	if m.AcceptSelectors, err = validateSelectors(req.AcceptSelectors); err != nil {
 		return nil, err
@@ -119,6 +118,16 @@ func (s *Service) Register(ctx context.Context, p *model.Principal, req Register
 	}
 	return m, nil
 }
+
+// NotEntitled is the answer to a workspace without the monitoring
+// entitlement; it names the command that grants it.
+func NotEntitled() error {
+	return model.Errorf(model.CodeForbidden, "%s", NotEntitledMessage)
+}
+
+// NotEntitledMessage says how an operator enables monitoring.
+const NotEntitledMessage = "monitoring is not enabled for this workspace; an operator enables it with " +
+	"`webacq workspace update NAME --monitoring`"
 
 // checkPriority puts checks behind alert deliveries (River's default
 // priority 1) on the shared queue: a delivery written by a run is taken

@@ -37,9 +37,12 @@ func NormalizeURL(raw string) (string, error) {
 	return checked(normalize(u, true), u)
 }
 
-// cleanURL is NormalizeURL without the two steps that change which resource
+// CleanURL is NormalizeURL without the two steps that change which resource
 // a server sees: the trailing slash and the query order stay as written. It
-// is the form map lists.
+// is the form map lists and the form monitors are stored in.
+func CleanURL(raw string) (string, error) { return cleanURL(raw) }
+
+// cleanURL is CleanURL.
 func cleanURL(raw string) (string, error) {
 	u, err := parseHTTPURL(raw)
 	if err != nil {

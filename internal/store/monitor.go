@@ -53,14 +53,39 @@ func (s *Store) Monitor(ctx context.Context, workspaceID, id string) (*model.Mon
 		`SELECT `+monitorSelect+` FROM monitors WHERE id = $1 AND workspace_id = $2`, id, workspaceID))
 }
 
+// Cursor is a position in a list ordered newest first by (time, id): the
+// rows after it are those before At, and those at At with an id below ID.
+// Rows written in the same millisecond share a time, so a time alone would
+// skip them. The zero Cursor is the start of the list; one without ID
+// bounds by time alone.
+type Cursor struct {
+	At time.Time
+	ID string
+}
+
+// where is the condition of the rows after c on the columns at and id, as
+// placeholders from n on, and their arguments.
+func (c Cursor) where(at, id string, n int) (string, []any) {
+	switch {
+	case c.At.IsZero():
+		return "", nil
+	case c.ID == "":
+		return fmt.Sprintf(` AND %s < $%d`, at, n), []any{c.At}
+	}
+	return fmt.Sprintf(` AND (%s < $%d OR (%s = $%d AND %s < $%d))`, at, n, at, n, id, n+1), []any{c.At, c.ID}
+}
+
 // Monitors lists a workspace's monitors, newest first, created before
 // before (zero: no bound), at most limit.
 func (s *Store) Monitors(ctx context.Context, workspaceID string, before time.Time, limit int) ([]*model.Monitor, error) {
-	q, args := `SELECT `+monitorSelect+` FROM monitors WHERE workspace_id = $1`, []any{workspaceID}
-	if !before.IsZero() {
-		q += ` AND created_at < $2`
-		args = append(args, before)
-	}
+	return s.MonitorsAfter(ctx, workspaceID, Cursor{At: before}, limit)
+}
+
+// MonitorsAfter lists a workspace's monitors, newest first, from the one
+// after cursor c, at most limit.
+func (s *Store) MonitorsAfter(ctx context.Context, workspaceID string, c Cursor, limit int) ([]*model.Monitor, error) {
+	cond, cargs := c.where("created_at", "id", 2)
+	q, args := `SELECT `+monitorSelect+` FROM monitors WHERE workspace_id = $1`+cond, append([]any{workspaceID}, cargs...)
 	q += fmt.Sprintf(` ORDER BY created_at DESC, id DESC LIMIT %d`, limit)
 	rows, err := s.rdb.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -164,11 +189,14 @@ const runColumns = `id, monitor_id, workspace_id, due_at, started_at, finished_a
 // Runs lists a monitor's runs, newest first, started before before (zero:
 // no bound), at most limit; without snapshot and diff.
 func (s *Store) Runs(ctx context.Context, monitorID string, before time.Time, limit int) ([]*model.Run, error) {
-	q, args := `SELECT `+runColumns+`, NULL, NULL FROM monitor_runs WHERE monitor_id = $1`, []any{monitorID}
-	if !before.IsZero() {
-		q += ` AND started_at < $2`
-		args = append(args, before)
-	}
+	return s.RunsAfter(ctx, monitorID, Cursor{At: before}, limit)
+}
+
+// RunsAfter lists a monitor's runs, newest first, from the one after cursor
+// c, at most limit; without snapshot and diff.
+func (s *Store) RunsAfter(ctx context.Context, monitorID string, c Cursor, limit int) ([]*model.Run, error) {
+	cond, cargs := c.where("started_at", "id", 2)
+	q, args := `SELECT `+runColumns+`, NULL, NULL FROM monitor_runs WHERE monitor_id = $1`+cond, append([]any{monitorID}, cargs...)
 	q += fmt.Sprintf(` ORDER BY started_at DESC, id DESC LIMIT %d`, limit)
 	rows, err := s.rdb.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -375,4 +403,19 @@ func (s *Store) StrandedMonitors(ctx context.Context, overdue time.Time, limit i
 		ids = append(ids, id)
 	}
 	return ids, rows.Err()
+}
+
+// SetRefinements stores a monitor's extraction refinements in tx.
+func (s *Store) SetRefinements(ctx context.Context, tx Tx, monitorID string, refinements []string) error {
+	if refinements == nil {
+		refinements = []string{}
+	}
+	n, err := tx.Exec(ctx, `UPDATE monitors SET extract_refinements = $2 WHERE id = $1`, monitorID, mustJSON(refinements))
+	if err != nil {
+		return fmt.Errorf("store: set refinements: %w", err)
+	}
+	if n == 0 {
+		return model.Errorf(model.CodeNotFound, "monitor not found")
+	}
+	return nil
 }

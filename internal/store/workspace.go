@@ -124,3 +124,15 @@ func oneRow(res sql.Result, err error, what string) error {
 	}
 	return nil
 }
+
+// SetCredits sets a workspace's balance to n (not below zero) and returns it.
+func (s *Store) SetCredits(ctx context.Context, workspaceID string, n int64) (int64, error) {
+	if n < 0 {
+		return 0, model.Errorf(model.CodeBadRequest, "credits must not be negative")
+	}
+	res, err := s.db.ExecContext(ctx, `UPDATE workspaces SET credits = $1 WHERE id = $2`, n, workspaceID)
+	if err := oneRow(res, err, "workspace"); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
