@@ -8,8 +8,12 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -27,20 +31,22 @@ import (
 
 // page is one corpus page.
 type page struct {
-	name string
-	url  string
-	body []byte
+	name  string
+	url   string
+	body  []byte
+	group string // the wcxb-dev page type, else the corpus
 }
 
 func main() {
-	corpus := flag.String("corpus", "../shared/corpus", "corpus folder (edgar-ir, readability, trafilatura-eval)")
+	corpus := flag.String("corpus", "../shared/corpus", "corpus folder (edgar-ir, readability, trafilatura-eval, wcxb-dev)")
 	sample := flag.Int("sample", 0, "use every n-th page only (0: all)")
+	wcxbSample := flag.Int("wcxb-sample", 3, "use every n-th page of wcxb-dev of each page type (1: all)")
 	workers := flag.Int("workers", 2, "pages processed at once")
 	verbose := flag.Bool("v", false, "list every miss")
 	only := flag.String("page", "", "run one page (its name as listed with -v)")
 	flag.Parse()
 
-	all, err := load(*corpus)
+	all, err := load(*corpus, max(1, *wcxbSample))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -93,8 +99,9 @@ func main() {
 	report(os.Stdout, results, time.Since(start), *verbose)
 }
 
-// load reads the corpus pages in a fixed order.
-func load(dir string) ([]page, error) {
+// load reads the corpus pages in a fixed order; of wcxb-dev, every
+// wcxbEvery-th page of each page type.
+func load(dir string, wcxbEvery int) ([]page, error) {
 	var pages []page
 	add := func(pattern, url string, name func(string) string) error {
 		files, err := filepath.Glob(filepath.Join(dir, pattern))
@@ -115,7 +122,8 @@ func load(dir string) ([]page, error) {
 					b = bytes.ToValidUTF8(b, []byte("\uFFFD"))
 				}
 			}
-			pages = append(pages, page{name: name(f), url: url, body: b})
+			n := name(f)
+			pages = append(pages, page{name: n, url: url, body: b, group: strings.SplitN(n, "/", 2)[0]})
 		}
 		return nil
 	}
@@ -131,8 +139,72 @@ func load(dir string) ([]page, error) {
 	if err := add("trafilatura-eval/pages/*.html", "https://example.com/article.html", func(f string) string { return "trafilatura/" + base(f) }); err != nil {
 		return nil, err
 	}
+	wcxb, err := loadWCXB(filepath.Join(dir, "wcxb-dev"), wcxbEvery)
+	if err != nil {
+		return nil, err
+	}
+	pages = append(pages, wcxb...)
 	if len(pages) == 0 {
 		return nil, fmt.Errorf("no pages under %s", dir)
+	}
+	return pages, nil
+}
+
+// loadWCXB reads the wcxb-dev pages (gzip), each with its URL and page
+// type from its ground truth, keeping every n-th of each type in file
+// order.
+func loadWCXB(dir string, every int) ([]page, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "html", "*.html.gz"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	seen := make(map[string]int)
+	var pages []page
+	for _, f := range files {
+		id := strings.TrimSuffix(filepath.Base(f), ".html.gz")
+		gt, err := os.ReadFile(filepath.Join(dir, "ground-truth", id+".json"))
+		if err != nil {
+			continue
+		}
+		var meta struct {
+			URL      string `json:"url"`
+			Internal struct {
+				PageType struct {
+					Primary string `json:"primary"`
+				} `json:"page_type"`
+			} `json:"_internal"`
+		}
+		if json.Unmarshal(gt, &meta) != nil || meta.Internal.PageType.Primary == "" {
+			continue
+		}
+		kind := meta.Internal.PageType.Primary
+		seen[kind]++
+		if (seen[kind]-1)%every != 0 {
+			continue
+		}
+		zf, err := os.Open(f)
+		if err != nil {
+			return nil, err
+		}
+		zr, err := gzip.NewReader(zf)
+		if err != nil {
+			zf.Close()
+			continue
+		}
+		b, err := io.ReadAll(zr)
+		zf.Close()
+		if err != nil {
+			continue
+		}
+		if !utf8.Valid(b) {
+			b = bytes.ToValidUTF8(b, []byte("\uFFFD"))
+		}
+		url := meta.URL
+		if url == "" {
+			url = "https://example.com/page.html"
+		}
+		pages = append(pages, page{name: "wcxb/" + id, url: url, body: b, group: kind})
 	}
 	return pages, nil
 }
@@ -142,6 +214,8 @@ type outcome struct {
 	class, mutation string
 	keywords        bool
 	score           float64
+	lost            bool // the region was not found (relocation_failed)
+	gone            bool // no keyword on the page (an error run)
 	changed         bool
 	material        bool
 	pdf             bool // the inserted PDF link is among PDFLinks
@@ -154,6 +228,7 @@ type outcome struct {
 // pageResult is everything measured on one page.
 type pageResult struct {
 	name     string
+	group    string
 	keyword  string
 	err      string
 	anchor   time.Duration // without keywords
@@ -175,7 +250,7 @@ const (
 
 // run anchors the page's monitors and measures every mutation.
 func run(pg, other page) pageResult {
-	res := pageResult{name: pg.name}
+	res := pageResult{name: pg.name, group: pg.group}
 	base, keyword, err := prepare(pg)
 	if err != nil {
 		res.err = err.Error()
@@ -220,11 +295,19 @@ func run(pg, other page) pageResult {
 	}
 	unrelated := unrelatedContent(other)
 	for _, m := range mons {
-		for _, mu := range mutations(keyword, unrelated) {
+		all := mutations(keyword, unrelated)
+		if m.keywords != nil {
+			all = append(all, keywordMutations(keyword, mons[0].fp)...)
+		}
+		all = append(all, pageTypeMutations(pg.group)...)
+		for _, mu := range all {
 			if mu.onlyMain && m.keywords != nil {
 				continue
 			}
 			res.outcomes = append(res.outcomes, measure(pg, base, m, mu))
+		}
+		if m.keywords != nil {
+			res.outcomes = append(res.outcomes, reanchorSequence(pg, base, m, mons[0].fp, keyword))
 		}
 	}
 	return res
@@ -264,6 +347,10 @@ func measure(pg page, base []byte, m monitor, mu mutation) outcome {
 	t0 := time.Now()
 	r, err := detect.Relocate(cur, pg.url, m.fp)
 	o.relocate = time.Since(t0)
+	if errors.Is(err, detect.ErrKeywordsNotFound) {
+		o.gone = true
+		return o
+	}
 	if err != nil {
 		o.skipped = err.Error()
 		return o
@@ -271,7 +358,7 @@ func measure(pg page, base []byte, m monitor, mu mutation) outcome {
 	t1 := time.Now()
 	ch := detect.Compare(m.fp, r.Fingerprint, m.keywords)
 	o.compare = time.Since(t1)
-	o.score, o.changed, o.material, o.signals = r.Score, ch.Changed, ch.Material, ch.Signals
+	o.score, o.lost, o.changed, o.material, o.signals = r.Score, lost(r), ch.Changed, ch.Material, ch.Signals
 	if os.Getenv("BENCH_DEBUG") != "" {
 		if strings.HasPrefix(mu.name, "new item") {
 			found := false

@@ -14,17 +14,30 @@ import (
 // noise raises no alert (it relocates and is not material), a material
 // change is relocated and material, a restructure is relocated, a
 // removal fails to relocate.
+//
+// With keywords, a removal must alert: the region lost, the keyword gone
+// (an error) or a material change (the keyword blocks removed). In the
+// keyword class, the keyword gone from the page must be an error and
+// every other change material.
 func (o outcome) ok() bool {
-	relocated := o.score >= detect.RelocateThreshold
+	relocated := !o.lost && !o.gone
 	switch o.class {
 	case classNoise:
 		return relocated && !o.material
-	case classMaterial:
+	case classMaterial, classPageType:
 		return relocated && o.material
 	case classRestructure:
 		return relocated
 	case classRemoval:
+		if o.keywords {
+			return !relocated || o.material
+		}
 		return !relocated
+	case classKeyword:
+		if o.mutation == mutOnlyRemoved {
+			return o.gone
+		}
+		return relocated && o.material
 	}
 	return false
 }
@@ -45,7 +58,7 @@ func (t *tally) add(o outcome) {
 	if o.ok() {
 		t.ok++
 	}
-	if o.score >= detect.RelocateThreshold {
+	if !o.lost && !o.gone {
 		t.relocated++
 	}
 	if o.changed {
@@ -75,6 +88,9 @@ func report(w io.Writer, results []pageResult, elapsed time.Duration, verbose bo
 	byKey := make(map[key]*tally)
 	byClass := make(map[key]*tally) // mutation ""
 	var errs []string
+	type gkey struct{ group, class string }
+	byGroup := make(map[gkey]*tally)
+	var groups []string
 	var anchors, anchorsKw, relocs, compares []time.Duration
 	pages := 0
 	for _, r := range results {
@@ -83,6 +99,9 @@ func report(w io.Writer, results []pageResult, elapsed time.Duration, verbose bo
 			continue
 		}
 		pages++
+		if !slices.Contains(groups, r.group) {
+			groups = append(groups, r.group)
+		}
 		anchors = append(anchors, r.anchor)
 		if r.keyword != "" {
 			anchorsKw = append(anchorsKw, r.anchorKw)
@@ -99,6 +118,11 @@ func report(w io.Writer, results []pageResult, elapsed time.Duration, verbose bo
 				byClass[ck] = &tally{}
 			}
 			byClass[ck].add(o)
+			gk := gkey{r.group, o.class}
+			if byGroup[gk] == nil {
+				byGroup[gk] = &tally{}
+			}
+			byGroup[gk].add(o)
 			if o.skipped == "" {
 				relocs = append(relocs, o.relocate)
 				compares = append(compares, o.compare)
@@ -133,6 +157,30 @@ func report(w io.Writer, results []pageResult, elapsed time.Duration, verbose bo
 		}
 		fmt.Fprintf(w, "%-12s %-24s %-8s %6d %6d %9s %9s %9s %9s %9s  %s\n", k.class, k.mutation, kw, t.n, t.skipped,
 			pct(t.relocated, t.n), pct(t.changed, t.n), pct(t.material, t.n), pdf, pct(t.ok, t.n), quantiles(t.scores))
+	}
+
+	classes := []string{classNoise, classMaterial, classRestructure, classRemoval, classKeyword, classPageType}
+	fmt.Fprintf(w, "\nRight per page group (corpus, or wcxb-dev page type), both monitors: right / n\n%-14s %6s", "group", "pages")
+	for _, c := range classes {
+		fmt.Fprintf(w, " %20s", c)
+	}
+	fmt.Fprintln(w)
+	for _, g := range groups {
+		n := 0
+		for _, r := range results {
+			if r.group == g && r.err == "" {
+				n++
+			}
+		}
+		fmt.Fprintf(w, "%-14s %6d", g, n)
+		for _, c := range classes {
+			cell := "-"
+			if t := byGroup[gkey{g, c}]; t != nil && t.n > 0 {
+				cell = fmt.Sprintf("%d/%d %s", t.ok, t.n, pct(t.ok, t.n))
+			}
+			fmt.Fprintf(w, " %20s", cell)
+		}
+		fmt.Fprintln(w)
 	}
 
 	fmt.Fprintf(w, "\nSummary (targets in brackets)\n")
@@ -184,7 +232,7 @@ func report(w io.Writer, results []pageResult, elapsed time.Duration, verbose bo
 }
 
 func classRank(c string) int {
-	return slices.Index([]string{classNoise, classMaterial, classRestructure, classRemoval}, c)
+	return slices.Index([]string{classNoise, classMaterial, classRestructure, classRemoval, classKeyword, classPageType}, c)
 }
 
 // stats formats the mean, 95th percentile and maximum of ds.

@@ -35,7 +35,7 @@ type Payload struct {
 	URL             string          `json:"url"`
 	DetectedAt      time.Time       `json:"detected_at"`
 	Outcome         string          `json:"outcome"`
-	TopScore        float64         `json:"top_score"`
+	TopScore        *float64        `json:"top_score"`
 	Channel         string          `json:"channel"`
 	ChangeSignal    []model.Signal  `json:"change_signal"`
 	PDFLinks        []string        `json:"pdf_links"`

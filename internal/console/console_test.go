@@ -431,7 +431,7 @@ func (e *env) recordRun(t testing.TB, m *model.Monitor, outcome string, edit fun
 	diff := "--- before\n+++ after\n@@ -1 +1,2 @@\n Acme news\n+Acme reports third quarter results\n"
 	snap := "Acme news\nAcme reports third quarter results\n"
 	run := &model.Run{ID: uuid.NewString(), MonitorID: m.ID, WorkspaceID: m.WorkspaceID, DueAt: now, StartedAt: now,
-		FinishedAt: now, Outcome: outcome, TopScore: 97, Channel: model.ChannelIRPage, StatusCode: 200, Tier: model.TierHTTP,
+		FinishedAt: now, Outcome: outcome, TopScore: new(97.0), Channel: model.ChannelIRPage, StatusCode: 200, Tier: model.TierHTTP,
 		Credits: 1, Diff: &diff, Snapshot: &snap}
 	if edit != nil {
 		edit(run)

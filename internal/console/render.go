@@ -50,8 +50,13 @@ func (c *Console) funcs() template.FuncMap {
 			t, _ := timeOf(v)
 			return t.UTC().Format(time.RFC3339)
 		},
-		"tone":        tone,
-		"score":       func(f float64) string { return strconv.FormatFloat(f, 'f', 0, 64) },
+		"tone": tone,
+		"score": func(f *float64) string {
+			if f == nil {
+				return "—"
+			}
+			return strconv.FormatFloat(*f, 'f', 0, 64)
+		},
 		"cell":        cell,
 		"channelName": channelName,
 		"checked":     checked,

@@ -68,7 +68,7 @@ type Monitor struct {
 	LastChecked        *time.Time      `json:"last_checked"`
 	LastChanged        *time.Time      `json:"last_changed"`
 	LastOutcome        string          `json:"last_outcome"`
-	TopScore           float64         `json:"top_score"`
+	TopScore           *float64        `json:"top_score"` // the last check's; nil when it compared nothing
 	NextCheckAt        time.Time       `json:"next_check_at"`
 	JobID              int64           `json:"-"`
 	CreatedAt          time.Time       `json:"created_at"`
@@ -100,7 +100,7 @@ type Run struct {
 	FinishedAt      time.Time       `json:"finished_at"`
 	Outcome         string          `json:"outcome"`
 	Suppressed      bool            `json:"suppressed"`
-	TopScore        float64         `json:"top_score"`
+	TopScore        *float64        `json:"top_score"` // relocation score 0–100; nil when the run compared nothing
 	Channel         string          `json:"channel"`
 	StatusCode      int             `json:"status_code"`
 	Tier            string          `json:"tier"`

@@ -88,7 +88,7 @@ func (s *Service) checkChannels(m *model.Monitor) error {
 // observeFeed checks one channel besides the page.
 func (s *Service) observeFeed(ctx context.Context, m *model.Monitor, ch string, st channelState, due time.Time) *observation {
 	run := &model.Run{ID: uuid.NewString(), MonitorID: m.ID, WorkspaceID: m.WorkspaceID, DueAt: due, StartedAt: s.now(),
-		Channel: ch, Tier: model.TierNone, TopScore: m.TopScore}
+		Channel: ch, Tier: model.TierNone}
 	o := &observation{run: run, channel: ch, keepValidators: true, url: m.URL}
 	defer func() { run.FinishedAt = s.now() }()
 	if bal, err := s.Store.Balance(ctx, m.WorkspaceID); err != nil {
@@ -152,7 +152,7 @@ func (s *Service) observeEdgar(ctx context.Context, m *model.Monitor, o *observa
 	snapshot := edgarSnapshot(st, sub.Filings)
 	if !st.Anchored {
 		st.Seen, st.Anchored, st.Snapshot = bounded(ids), true, snapshot
-		run.Outcome, run.TopScore, run.Snapshot = model.OutcomeAnchored, 100, &snapshot
+		run.Outcome, run.TopScore, run.Snapshot = model.OutcomeAnchored, score(100), &snapshot
 		if len(sub.Filings) > 0 {
 			run.ContentPreview = "Latest 8-K: " + describeFiling(sub.Filings[0])
 		}
@@ -172,7 +172,7 @@ func (s *Service) observeEdgar(ctx context.Context, m *model.Monitor, o *observa
 	prevSnapshot := st.Snapshot
 	st.Seen, st.Snapshot = bounded(append(ids, st.Seen...)), snapshot
 	o.state = &st
-	run.TopScore = 100
+	run.TopScore = score(100)
 	if len(fresh) == 0 {
 		run.Outcome = model.OutcomeUnchanged
 		return nil
@@ -307,7 +307,7 @@ func (s *Service) observeWire(ctx context.Context, m *model.Monitor, o *observat
 		return err
 	}
 	run := o.run
-	run.Tier, run.StatusCode, o.cost, run.TopScore = model.TierHTTP, 200, billing.FetchHTTP, 100
+	run.Tier, run.StatusCode, o.cost, run.TopScore = model.TierHTTP, 200, billing.FetchHTTP, score(100)
 	st.ETag, st.LastModified = feed.ETag, feed.LastModified
 	o.state = &st
 	if feed.NotModified {

@@ -172,7 +172,7 @@ func channelOf(m *model.Monitor) string {
 func (s *Service) observe(ctx context.Context, m *model.Monitor, due time.Time) *observation {
 	now := s.now()
 	run := &model.Run{ID: uuid.NewString(), MonitorID: m.ID, WorkspaceID: m.WorkspaceID, DueAt: due, StartedAt: now,
-		Channel: channelOf(m), Tier: model.TierNone, TopScore: m.TopScore, ContentHash: lastHash(m)}
+		Channel: channelOf(m), Tier: model.TierNone, ContentHash: lastHash(m)}
 	o := &observation{run: run, keepValidators: true, url: m.URL}
 	defer func() { run.FinishedAt = s.now() }()
 	fail := func(outcome, msg string) *observation {
@@ -234,14 +234,13 @@ func (s *Service) observe(ctx context.Context, m *model.Monitor, due time.Time) 
 	if anchoring {
 		region, err := detect.Anchor(doc, page, m.DiscoveryKeywords)
 		if errors.Is(err, detect.ErrKeywordsNotFound) {
-			return fail(model.OutcomeError, "none of the discovery keywords ("+strings.Join(m.DiscoveryKeywords, ", ")+
-				") appears on the page")
+			return fail(model.OutcomeError, ErrKeywordsMatchedNothing)
 		}
 		if err != nil {
 			return fail(model.OutcomeError, "the page has no content to watch: "+err.Error())
 		}
 		s.keep(o, region)
-		run.Outcome, run.TopScore = model.OutcomeAnchored, 100
+		run.Outcome, run.TopScore = model.OutcomeAnchored, score(100)
 		run.PDFLinks = detect.DocumentLinks(region.Fingerprint)
 		run.Snapshot = o.snapshot
 		run.ContentPreview = preview(region.Markdown)
@@ -253,13 +252,15 @@ func (s *Service) observe(ctx context.Context, m *model.Monitor, due time.Time) 
 		return fail(model.OutcomeError, "the stored anchor is unreadable; the next check anchors afresh")
 	}
 	region, err := detect.Relocate(doc, page, &prev)
+	if errors.Is(err, detect.ErrKeywordsNotFound) {
+		return fail(model.OutcomeError, ErrKeywordsMatchedNothing)
+	}
 	if err != nil || region == nil {
 		o.reanchor = true
-		run.TopScore = 0
 		return fail(model.OutcomeRelocationFailed, "the watched region is gone from the page; the next check anchors afresh")
 	}
-	run.TopScore = region.Score
-	if region.Score < detect.RelocateThreshold {
+	run.TopScore = score(region.Score)
+	if region.Lost() {
 		o.reanchor = true
 		run.Snapshot = &region.Markdown
 		return fail(model.OutcomeRelocationFailed, fmt.Sprintf(
@@ -285,8 +286,25 @@ func (s *Service) observe(ctx context.Context, m *model.Monitor, due time.Time) 
 		run.Diff = &d
 		s.sizeDocuments(ctx, run)
 	}
+	if prev.Scope == "" && len(m.DiscoveryKeywords) > 0 {
+		// A region stored before keyword scopes watched one container of
+		// keyword blocks: from this run on, every one is watched. The run
+		// compared the old region; the next compares the scope.
+		if wider, err := detect.Anchor(doc, page, m.DiscoveryKeywords); err == nil {
+			snapshot := run.Snapshot
+			s.keep(o, wider)
+			run.Snapshot = snapshot
+		}
+	}
 	return o
 }
+
+// ErrKeywordsMatchedNothing is the error of a run on a page where no
+// discovery keyword matches any content (DECISIONS.md, Monitors).
+const ErrKeywordsMatchedNothing = "discovery keywords matched no content on the page"
+
+// score returns a run's top_score.
+func score(v float64) *float64 { return &v }
 
 // get fetches the monitor's URL on the HTTP tier and, when the site walls
 // it off and a browser tier exists, again in the browser with the
@@ -522,7 +540,7 @@ func (s *Service) recordTx(ctx context.Context, job *river.Job[CheckArgs], obs [
 		for _, o := range obs {
 			run := o.run
 			if !pay && o.channel == "" {
-				run.TopScore, run.ContentHash = m.TopScore, lastHash(m)
+				run.ContentHash = lastHash(m)
 			}
 			run.Credits = o.cost
 			if err := s.Store.InsertRun(ctx, tx, run); err != nil {

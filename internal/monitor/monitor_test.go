@@ -197,8 +197,8 @@ func TestMonitorLifecycle(t *testing.T) {
 		id := e.register(t, monitor.RegisterRequest{URL: site.url("/ir"), DiscoveryKeywords: []string{"results"}})
 
 		first := e.runs(t, id, 1)[0]
-		if first.Outcome != model.OutcomeAnchored || first.TopScore != 100 || first.Credits != 1 {
-			t.Fatalf("first run = %s score %v credits %d (%s), want anchored 100 1", first.Outcome, first.TopScore, first.Credits, first.Error)
+		if first.Outcome != model.OutcomeAnchored || first.TopScore == nil || *first.TopScore != 100 || first.Credits != 1 {
+			t.Fatalf("first run = %s score %v credits %d (%s), want anchored 100 1", first.Outcome, scoreOf(first), first.Credits, first.Error)
 		}
 
 		// Nothing changed: the server answers 304 and nothing is parsed.
@@ -254,22 +254,24 @@ func TestMonitorLifecycle(t *testing.T) {
 			`</section></div>`
 		site.set("/ir", press("Nov 23, 2026", restructured, "1,377"))
 		r = e.check(t, id)
-		if r.Outcome != model.OutcomeUnchanged || r.TopScore < detect.RelocateThreshold {
-			t.Errorf("restructure: %s score %v (%s), want unchanged, relocated", r.Outcome, r.TopScore, r.Error)
+		if r.Outcome != model.OutcomeUnchanged || scoreOf(r) < detect.RelocateThreshold {
+			t.Errorf("restructure: %s score %v (%s), want unchanged, relocated", r.Outcome, scoreOf(r), r.Error)
 		}
 
-		// The region removed: relocation fails, loudly.
+		// The region removed and the keyword with it: an error, loudly,
+		// that compared nothing.
 		site.set("/ir", press("Nov 23, 2026", `<main><h1>We moved</h1><p>Our site is being rebuilt. Come back soon.</p></main>`, "1,377"))
 		r = e.check(t, id)
-		if r.Outcome != model.OutcomeRelocationFailed || r.TopScore >= detect.RelocateThreshold {
-			t.Errorf("region removed: %s score %v, want relocation_failed below %.0f", r.Outcome, r.TopScore, detect.RelocateThreshold)
+		if r.Outcome != model.OutcomeError || r.Error != monitor.ErrKeywordsMatchedNothing || r.TopScore != nil {
+			t.Errorf("region removed: %s %q score %v, want error %q without score", r.Outcome, r.Error, scoreOf(r),
+				monitor.ErrKeywordsMatchedNothing)
 		}
 
 		m, err := e.st.Monitor(context.Background(), e.ws.ID, id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m.LastOutcome != model.OutcomeRelocationFailed || m.LastChanged == nil || m.Status != model.MonitorActive {
+		if m.LastOutcome != model.OutcomeError || m.LastChanged == nil || m.Status != model.MonitorActive || m.TopScore != nil {
 			t.Errorf("monitor after runs: %+v", m)
 		}
 		balance, _ := e.st.Balance(context.Background(), e.ws.ID)
@@ -299,8 +301,8 @@ func TestKeywordsNowhereIsAnError(t *testing.T) {
 	site.set("/ir", press("Nov 1, 2026", releasesList, "1"))
 	id := e.register(t, monitor.RegisterRequest{URL: site.url("/ir"), DiscoveryKeywords: []string{"dividend"}})
 	r := e.runs(t, id, 1)[0]
-	if r.Outcome != model.OutcomeError || !strings.Contains(r.Error, "dividend") {
-		t.Fatalf("run = %s %q, want error naming the keyword", r.Outcome, r.Error)
+	if r.Outcome != model.OutcomeError || r.Error != monitor.ErrKeywordsMatchedNothing || r.TopScore != nil {
+		t.Fatalf("run = %s %q score %v, want error %q without score", r.Outcome, r.Error, scoreOf(r), monitor.ErrKeywordsMatchedNothing)
 	}
 	if r.Credits != 1 {
 		t.Errorf("credits = %d: the fetch was made and is billed", r.Credits)
@@ -605,4 +607,12 @@ func TestPerHostLimit(t *testing.T) {
 	if peak > 2 {
 		t.Errorf("the site saw %d requests at once, limit 2", peak)
 	}
+}
+
+// scoreOf is a run's top_score, -1 when it is null.
+func scoreOf(r *model.Run) float64 {
+	if r.TopScore == nil {
+		return -1
+	}
+	return *r.TopScore
 }

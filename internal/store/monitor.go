@@ -120,7 +120,7 @@ func (s *Store) UpdateMonitor(ctx context.Context, tx Tx, m *model.Monitor) erro
 		m.ID, m.Label, mustJSON(m.Channels), m.CheckIntervalHours, mustJSON(m.DiscoveryKeywords),
 		mustJSON(m.AcceptSelectors), nullJSON(m.Company), nullRaw(json.RawMessage(m.Alerts)), m.Status, m.ConsecutiveErrors,
 		nullRaw(m.Anchor), nullString(m.Snapshot), m.ETag, m.LastModified, m.BodyHash, m.Reanchor,
-		nullTime(m.LastChecked), nullTime(m.LastChanged), m.LastOutcome, m.TopScore, m.NextCheckAt, job, s.Now(),
+		nullTime(m.LastChecked), nullTime(m.LastChanged), m.LastOutcome, scoreOut(m.TopScore), m.NextCheckAt, job, s.Now(),
 		nullRaw(m.ChannelState))
 	if err != nil {
 		return fmt.Errorf("store: update monitor: %w", err)
@@ -170,7 +170,7 @@ func (s *Store) InsertRun(ctx context.Context, tx Tx, r *model.Run) error {
 		outcome, suppressed, top_score, channel, status_code, tier, content_hash, size_bytes, change_signal, pdf_links,
 		extracted_fields, error, credits, content_preview, snapshot, diff)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
-		r.ID, r.MonitorID, r.WorkspaceID, r.DueAt, r.StartedAt, r.FinishedAt, r.Outcome, r.Suppressed, r.TopScore,
+		r.ID, r.MonitorID, r.WorkspaceID, r.DueAt, r.StartedAt, r.FinishedAt, r.Outcome, r.Suppressed, scoreOut(r.TopScore),
 		r.Channel, r.StatusCode, r.Tier, r.ContentHash, r.SizeBytes, mustJSON(signals), mustJSON(links),
 		nullRaw(r.ExtractedFields), r.Error, r.Credits, r.ContentPreview, nullStringPtr(r.Snapshot), nullStringPtr(r.Diff))
 	if isUniqueViolation(err) {
@@ -266,11 +266,12 @@ func scanMonitor(row Row) (*model.Monitor, error) {
 	var company, alerts, anchor, snapshot sql.NullString
 	var checked, changed sql.NullTime
 	var job sql.NullInt64
+	var top float64
 	var x extractionScan
 	var channelState sql.NullString
 	err := row.Scan(append([]any{&m.ID, &m.WorkspaceID, &m.URL, &m.Host, &m.Label, &channels, &m.CheckIntervalHours, &keywords,
 		&m.ExtractIntent, &selectors, &company, &alerts, &m.Status, &m.ConsecutiveErrors, &anchor, &snapshot, &m.ETag,
-		&m.LastModified, &m.BodyHash, &m.Reanchor, &checked, &changed, &m.LastOutcome, &m.TopScore, &m.NextCheckAt,
+		&m.LastModified, &m.BodyHash, &m.Reanchor, &checked, &changed, &m.LastOutcome, &top, &m.NextCheckAt,
 		&job, &m.CreatedAt, &m.UpdatedAt, &channelState}, x.dest()...)...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, model.Errorf(model.CodeNotFound, "monitor not found")
@@ -300,6 +301,7 @@ func scanMonitor(row Row) (*model.Monitor, error) {
 	m.Snapshot = snapshot.String
 	m.LastChecked, m.LastChanged = timePtr(checked), timePtr(changed)
 	m.JobID = job.Int64
+	m.TopScore = scoreIn(top)
 	m.NextCheckAt, m.CreatedAt, m.UpdatedAt = m.NextCheckAt.UTC(), m.CreatedAt.UTC(), m.UpdatedAt.UTC()
 	return &m, nil
 }
@@ -308,8 +310,9 @@ func scanRun(row Row) (*model.Run, error) {
 	var r model.Run
 	var signals, links string
 	var extracted, snapshot, diff sql.NullString
+	var top float64
 	err := row.Scan(&r.ID, &r.MonitorID, &r.WorkspaceID, &r.DueAt, &r.StartedAt, &r.FinishedAt, &r.Outcome,
-		&r.Suppressed, &r.TopScore, &r.Channel, &r.StatusCode, &r.Tier, &r.ContentHash, &r.SizeBytes, &signals, &links,
+		&r.Suppressed, &top, &r.Channel, &r.StatusCode, &r.Tier, &r.ContentHash, &r.SizeBytes, &signals, &links,
 		&extracted, &r.Error, &r.Credits, &r.ContentPreview, &snapshot, &diff)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, model.Errorf(model.CodeNotFound, "run not found")
@@ -317,6 +320,7 @@ func scanRun(row Row) (*model.Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: read run: %w", err)
 	}
+	r.TopScore = scoreIn(top)
 	if err := errors.Join(json.Unmarshal([]byte(signals), &r.ChangeSignal), json.Unmarshal([]byte(links), &r.PDFLinks)); err != nil {
 		return nil, fmt.Errorf("store: read run %s: %w", r.ID, err)
 	}
@@ -418,4 +422,23 @@ func (s *Store) SetRefinements(ctx context.Context, tx Tx, monitorID string, ref
 		return model.Errorf(model.CodeNotFound, "monitor not found")
 	}
 	return nil
+}
+
+// noScore is what the NOT NULL top_score columns hold for a run (or a
+// monitor whose last run) compared nothing: a relocation score is never
+// negative. It spares a table rebuild on SQLite.
+const noScore = -1
+
+func scoreOut(v *float64) float64 {
+	if v == nil {
+		return noScore
+	}
+	return *v
+}
+
+func scoreIn(v float64) *float64 {
+	if v < 0 {
+		return nil
+	}
+	return &v
 }

@@ -11,14 +11,15 @@ import (
 const maxMatches = 10_000
 
 // Anchor chooses the region a monitor watches. With keywords, each
-// block that mentions one is widened to its container: out of an item
-// (li, tr, p, a heading, one of several siblings of the same tag and
-// class) to the list or container of items around it, a table section
-// to its table. The container holding the most matches is the region,
-// or the smallest element holding all containers tied for most; matches
-// in navigation, footers and other boilerplate count only when there is
-// no other. For a new press release in a list, the region is the list,
-// even when an intro paragraph mentions the same word. Without keywords
+// block of the page's content that mentions one is widened to its
+// container: out of an item (li, tr, p, a heading, one of several
+// siblings of the same tag and class) to the list or container of items
+// around it, a table section to its table. Every such container is
+// watched (a fingerprint of ScopeKeywords): a press list and a paragraph
+// elsewhere that mention the keyword both are, and a new press release
+// in the list or a new paragraph beside the other is seen. Matches in
+// navigation, footers and other boilerplate count only when there is no
+// other. Without keywords
 // the region is the page's main content as content.HTML extracts it;
 // that extraction modifies doc as content.HTML does (scripts, styles,
 // comments and hidden elements are removed).
@@ -31,14 +32,20 @@ func Anchor(doc *html.Node, pageURL string, keywords []string) (*Region, error) 
 	if p == nil {
 		return nil, ErrNoBody
 	}
-	var e int32
-	switch {
-	case len(keywords) > 0:
-		var ok bool
-		if e, ok = p.keywordRegion(keywords); !ok {
+	if len(keywords) > 0 {
+		s, ok := p.keywordScope(keywords)
+		if !ok {
 			return nil, ErrKeywordsNotFound
 		}
-	case p.depth <= maxMainDepth:
+		return &Region{
+			Fingerprint: s.fp,
+			Markdown:    p.scopeMarkdown(s),
+			Score:       100,
+			root:        p.elems[s.root].node,
+		}, nil
+	}
+	var e int32
+	if p.depth <= maxMainDepth {
 		// MainNode removes only what readPage skips (scripts, hidden
 		// elements …): the elements recorded stay in the tree.
 		e = p.elemOf(content.MainNode(doc, pageURL))
@@ -57,61 +64,6 @@ func Anchor(doc *html.Node, pageURL string, keywords []string) (*Region, error) 
 // grows with depth times size, and the HTML parser refuses to nest more
 // than 512 elements anyway.
 const maxMainDepth = 512
-
-// keywordRegion returns the region around the blocks that mention a
-// keyword, leaving out matches in boilerplate unless all of them lie
-// there. Each match is widened to its container (see widen); the
-// container holding the most matches wins, and when several hold as
-// many, their lowest common ancestor: a list of press releases wins over
-// an intro paragraph that mentions the same word.
-func (p *page) keywordRegion(keywords []string) (int32, bool) {
-	var content, boiler []int32
-	for i := range p.blocks {
-		b := &p.blocks[i]
-		if b.elem < 0 || !mentions(b.Text, keywords) {
-			continue
-		}
-		if b.bpe < 0 {
-			if len(content) < maxMatches {
-				content = append(content, b.elem)
-			}
-		} else if len(boiler) < maxMatches {
-			boiler = append(boiler, b.elem)
-		}
-	}
-	matches := content
-	if len(matches) == 0 {
-		matches = boiler
-	}
-	if len(matches) == 0 {
-		return 0, false
-	}
-	count := make(map[int32]int)
-	var order []int32
-	best := 0
-	widened := make(map[int32]int32)
-	for _, m := range matches {
-		c, ok := widened[m]
-		if !ok {
-			c = p.widen(m)
-			widened[m] = c
-		}
-		if count[c] == 0 {
-			order = append(order, c)
-		}
-		count[c]++
-		best = max(best, count[c])
-	}
-	// Elements are numbered in document order, so the common ancestor of
-	// a set is that of its first and last element.
-	first, last := int32(len(p.elems)), int32(-1)
-	for _, c := range order {
-		if count[c] == best {
-			first, last = min(first, c), max(last, c)
-		}
-	}
-	return p.lca(first, last), true
-}
 
 // lca returns the lowest common ancestor of elements a and b.
 func (p *page) lca(a, b int32) int32 {

@@ -19,8 +19,8 @@ type Signal struct {
 // Change is the result of comparing two versions of a region.
 type Change struct {
 	Changed    bool     // the normalised region differs (as a multiset: reordering is not a change)
-	Material   bool     // Changed and (no keywords, or some added/changed text contains a keyword)
-	Suppressed bool     // Changed but no keyword in the added/changed text
+	Material   bool     // Changed and (no keywords, or some added, changed or removed text contains a keyword)
+	Suppressed bool     // Changed but no keyword in the added, changed or removed text
 	Signals    []Signal // at most maxSignals, each text at most maxSignalText bytes
 	PDFLinks   []string // document links of the added/changed blocks, absolute, deduplicated
 	Preview    string   // excerpt (≤ maxPreview bytes) of the added/changed text
@@ -37,10 +37,9 @@ const (
 // of cur are added, those of prev removed, and an added block whose
 // words overlap a removed one by half or more is that block changed.
 // With keywords (lower-cased, as Fingerprint.Keywords), a change is
-// material only when the text of an added block, or the old or new text
-// of a changed one, contains one of them; otherwise it is suppressed.
-// A change that only removes blocks is material without keywords and
-// suppressed with them. A nil fingerprint counts as an empty region.
+// material only when the text of an added or removed block, or the old
+// or new text of a changed one, contains one of them; otherwise it is
+// suppressed. A nil fingerprint counts as an empty region.
 func Compare(prev, cur *Fingerprint, keywords []string) Change {
 	var pb, cb []Block
 	if prev != nil {
@@ -98,6 +97,9 @@ func Compare(prev, cur *Fingerprint, keywords []string) Change {
 			continue
 		}
 		signals = append(signals, removedSignals(pb[r])...)
+		if mentions(pb[r].Text, keywords) {
+			ch.Material = true
+		}
 		if pb[r].Text != "" {
 			gone = append(gone, pb[r].Text)
 		}

@@ -26,8 +26,9 @@
 // boilerplate out would keep less than a quarter of the region's text,
 // nothing is left out.
 //
-// Anchor chooses the region: with keywords, around the blocks that
-// mention them (see Anchor); without, the page's main content.
+// Anchor chooses the region: with keywords, every block of the content
+// that mentions one, with its context (see Anchor and ScopeKeywords);
+// without, the page's main content.
 // Relocate finds it again by the overlap of text shingles and links,
 // structure deciding between candidates of like content (see
 // RelocateThreshold).
@@ -101,6 +102,10 @@ import (
 // Fingerprint is the watched region as stored between runs (JSON, a few
 // KB; at most maxBlocks blocks and maxText bytes of text).
 type Fingerprint struct {
+	// Scope is ScopeKeywords when the fingerprint watches every keyword
+	// block of the page; empty for one region (fingerprints stored before
+	// scopes existed have it empty too, keywords or not).
+	Scope    string   `json:"scope,omitempty"`
 	Path     string   `json:"path"` // structural path of the region root, e.g. "html>body>main>div>ul"
 	Tag      string   `json:"tag"`
 	Classes  []string `json:"classes,omitempty"`
@@ -132,8 +137,16 @@ type Region struct {
 	root *html.Node
 }
 
-// Root returns the region's root element in the parsed page.
+// Root returns the region's root element in the parsed page (for a
+// keyword scope, the common ancestor of its parts).
 func (r *Region) Root() *html.Node { return r.root }
+
+// Lost tells whether a relocated region was not found: its score is
+// under RelocateThreshold. A keyword scope is never lost: it is found by
+// its keywords, and a keyword block that went away is a change.
+func (r *Region) Lost() bool {
+	return r.Score < RelocateThreshold && (r.Fingerprint == nil || r.Fingerprint.Scope != ScopeKeywords)
+}
 
 // Bounds of a fingerprint and of a comparison's output.
 const (

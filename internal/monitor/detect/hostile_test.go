@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -39,54 +38,62 @@ func bigPage(size int, marker string) string {
 	return b.String()
 }
 
-// timed runs f and returns how long it took.
-func timed(f func()) time.Duration {
-	start := time.Now()
-	f()
-	return time.Since(start)
-}
-
-// limit widens a time limit for a busy machine, and lifts it under the
-// race detector, which slows this code twentyfold and more; the figures
-// are in the benchmarks.
-func limit(d time.Duration) time.Duration {
-	if raceEnabled {
-		return time.Hour
+// countNodes counts the nodes of n's subtree below body, as the walk
+// visits them (body itself is entered, not visited).
+func countNodes(n *html.Node) int {
+	count := 0
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			count++
+			walk(c)
+		}
 	}
-	return d * 2
+	walk(n)
+	return count
 }
 
-func TestRelocateLargePageFast(t *testing.T) {
+// work is what one Relocate does on a page: the nodes its read visits,
+// the bytes of text it keeps, the elements it scores in full.
+type work struct{ visited, nodes, text, scored int }
+
+func relocateWork(t testing.TB, doc *html.Node, prev *Fingerprint) work {
+	t.Helper()
+	p := readPage(doc, pageURL)
+	if p == nil {
+		t.Fatal("no body")
+		return work{}
+	}
+	text := 0
+	for _, b := range p.blocks {
+		text += len(b.Text)
+	}
+	ref := newReference(prev)
+	return work{visited: p.visited, nodes: countNodes(findBody(doc)), text: text, scored: len(p.candidates(ref, p.overlap(ref)))}
+}
+
+// TestRelocateLargePage: on a 1 MB page, Relocate reads each node once
+// and scores at most maxCandidates elements in full (plus body); its
+// speed is BenchmarkRelocate1MB's.
+func TestRelocateLargePage(t *testing.T) {
 	page := bigPage(1<<20, "Quarterly")
 	r := anchor(t, page, "quarterly")
 	if r.Fingerprint.Tag != "ul" || len(r.Fingerprint.Blocks) != 20 {
 		t.Fatalf("anchored %s with %d blocks", r.Fingerprint.Path, len(r.Fingerprint.Blocks))
 	}
 	doc := parse(t, page)
-	var got *Region
-	// The best of three: the first run pays for warm-up.
-	best := time.Hour
-	for range 3 {
-		best = min(best, timed(func() { got = relocate2(t, doc, r.Fingerprint) }))
+	got, err := Relocate(doc, pageURL, r.Fingerprint)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if got.Score < 95 {
 		t.Errorf("score %.1f", got.Score)
 	}
-	if best > limit(50*time.Millisecond) {
-		t.Errorf("Relocate on a 1 MB page took %v", best)
+	w := relocateWork(t, doc, r.Fingerprint)
+	if w.visited > w.nodes || w.scored > maxCandidates+1 {
+		t.Errorf("visited %d of %d nodes, scored %d elements in full (at most %d)", w.visited, w.nodes, w.scored, maxCandidates+1)
 	}
-	t.Logf("Relocate on a %d-byte page: %v", len(page), best)
-}
-
-// relocate2 relocates in an already parsed page: Relocate does not
-// modify the tree, so reusing it keeps parsing out of the timing.
-func relocate2(t *testing.T, doc *html.Node, prev *Fingerprint) *Region {
-	t.Helper()
-	r, err := Relocate(doc, pageURL, prev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	t.Logf("%d-byte page: %d nodes visited, %d scored", len(page), w.visited, w.scored)
 }
 
 // deepDoc builds a page nested depth levels deep, with text at every
@@ -108,24 +115,24 @@ func deepDoc(depth int) *html.Node {
 	return doc
 }
 
+// TestDeepNesting: 10,000 levels are read once each, without
+// recursion; the fingerprint keeps maxBlocks blocks and a bounded path.
 func TestDeepNesting(t *testing.T) {
-	var r *Region
-	var err error
-	d := timed(func() { r, err = Anchor(deepDoc(10_000), pageURL, []string{"earnings"}) })
+	r, err := Anchor(deepDoc(10_000), pageURL, []string{"earnings"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d2 := timed(func() { r, err = Relocate(deepDoc(10_000), pageURL, r.Fingerprint) })
+	doc := deepDoc(10_000)
+	r, err = Relocate(doc, pageURL, r.Fingerprint)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Score < 90 || len(r.Fingerprint.Blocks) != maxBlocks || strings.Count(r.Fingerprint.Path, ">") >= maxPathSegs {
 		t.Errorf("score %.1f, %d blocks, path %q", r.Score, len(r.Fingerprint.Blocks), r.Fingerprint.Path)
 	}
-	if d > limit(time.Second) || d2 > limit(time.Second) {
-		t.Errorf("Anchor %v, Relocate %v", d, d2)
+	if w := relocateWork(t, doc, r.Fingerprint); w.visited != w.nodes || w.scored > maxCandidates+1 {
+		t.Errorf("visited %d of %d nodes, scored %d elements in full", w.visited, w.nodes, w.scored)
 	}
-	t.Logf("10,000 levels: Anchor %v, Relocate %v", d, d2)
 	if _, err := Anchor(deepDoc(10_000), pageURL, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -159,13 +166,12 @@ func TestHostilePages(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			var r *Region
-			var err error
-			d := timed(func() { r, err = Anchor(doc, pageURL, []string{"earnings"}) })
+			r, err := Anchor(doc, pageURL, []string{"earnings"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			d2 := timed(func() { r, err = Relocate(parse(t, page), pageURL, r.Fingerprint) })
+			cur := parse(t, page)
+			r, err = Relocate(cur, pageURL, r.Fingerprint)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -181,10 +187,11 @@ func TestHostilePages(t *testing.T) {
 			if len(fp.Blocks) > maxBlocks || text > maxText || len(r.Markdown) > maxMarkdownOut {
 				t.Errorf("fingerprint of %d blocks, %d bytes of text, markdown %d bytes", len(fp.Blocks), text, len(r.Markdown))
 			}
-			if d > limit(2*time.Second) || d2 > limit(2*time.Second) {
-				t.Errorf("Anchor %v, Relocate %v", d, d2)
+			w := relocateWork(t, cur, fp)
+			if w.visited > w.nodes || w.text > maxPageText || w.scored > maxCandidates+1 {
+				t.Errorf("visited %d of %d nodes, read %d bytes of text, scored %d elements in full", w.visited, w.nodes, w.text, w.scored)
 			}
-			t.Logf("%d bytes: Anchor %v, Relocate (with parse) %v, %d blocks, allocated %d MB", len(page), d, d2, len(fp.Blocks), (after.TotalAlloc-before.TotalAlloc)>>20)
+			t.Logf("%d bytes: %d nodes visited, %d blocks kept, allocated %d MB", len(page), w.visited, len(fp.Blocks), (after.TotalAlloc-before.TotalAlloc)>>20)
 		})
 	}
 }

@@ -28,6 +28,9 @@ type page struct {
 	blocks []pblock
 	elems  []elem
 	depth  int32 // deepest nesting below body
+	// visited counts the nodes the walk handled: each once, so reading a
+	// page is linear in its size (the hostile tests check it).
+	visited int
 }
 
 // pblock is a block of the page.
@@ -145,6 +148,7 @@ func (w *walker) run(root *html.Node) {
 // visit handles n and tells whether an element was entered (its
 // children are to be walked and leave called after them).
 func (w *walker) visit(n *html.Node) bool {
+	w.p.visited++
 	switch n.Type {
 	case html.TextNode:
 		w.text(n.Data)

@@ -129,8 +129,14 @@ func (p *page) overlap(ref *reference) *overlap {
 // of those is returned with its score, low when the region is gone. The
 // new fingerprint keeps prev's keywords. doc is not modified.
 //
-// It returns ErrNoFingerprint without prev and ErrNoBody for a
-// document without body.
+// A fingerprint of ScopeKeywords is found by its keywords instead: the
+// region is every keyword block of the page with its context, as Anchor
+// chooses it, and the score says how much of prev it holds; it is never
+// lost (see Region.Lost) while a keyword is on the page.
+//
+// It returns ErrNoFingerprint without prev, ErrNoBody for a document
+// without body and, when prev has keywords, ErrKeywordsNotFound when no
+// block of the page mentions one any more.
 func Relocate(doc *html.Node, pageURL string, prev *Fingerprint) (*Region, error) {
 	if prev == nil {
 		return nil, ErrNoFingerprint
@@ -139,10 +145,24 @@ func Relocate(doc *html.Node, pageURL string, prev *Fingerprint) (*Region, error
 	if p == nil {
 		return nil, ErrNoBody
 	}
+	keywords := cleanKeywords(prev.Keywords)
+	if len(keywords) > 0 && !p.anyMention(keywords) {
+		return nil, ErrKeywordsNotFound
+	}
 	ref := newReference(prev)
 	o := p.overlap(ref)
-	best, score := int32(0), -1.0
 	sc := &scratch{shingles: make(map[uint64]int32), links: make(map[string]int32)}
+	if prev.Scope == ScopeKeywords && len(keywords) > 0 {
+		s, _ := p.keywordScope(keywords)
+		root := p.elems[s.root].node
+		return &Region{
+			Fingerprint: s.fp,
+			Markdown:    p.scopeMarkdown(s),
+			Score:       max(0, min(100, p.scoreBlocks(root, s.idx, ref, o, sc))),
+			root:        root,
+		}, nil
+	}
+	best, score := int32(0), -1.0
 	for _, e := range p.candidates(ref, o) {
 		s := p.score(e, ref, o, sc)
 		if s > score || (s == score && p.elems[e].depth > p.elems[best].depth) {
@@ -214,8 +234,13 @@ func (p *page) candidates(ref *reference, o *overlap) []int32 {
 // score is the full relocation score of element e, over the blocks its
 // fingerprint would hold; text and links overlap as multisets.
 func (p *page) score(e int32, ref *reference, o *overlap, sc *scratch) float64 {
-	el := p.elems[e]
 	_, idx := p.regionBlocks(e)
+	return p.scoreBlocks(p.elems[e].node, idx, ref, o, sc)
+}
+
+// scoreBlocks is the relocation score of the page's blocks idx, rooted
+// at n.
+func (p *page) scoreBlocks(n *html.Node, idx []int, ref *reference, o *overlap, sc *scratch) float64 {
 	var tc, lc int
 	clear(sc.shingles)
 	clear(sc.links)
@@ -237,7 +262,7 @@ func (p *page) score(e int32, ref *reference, o *overlap, sc *scratch) float64 {
 		lh += float64(min(c, ref.links[k]))
 	}
 	d := dice(th+linkWeight*lh, tc+linkWeight*lc, ref.size())
-	s := structure(el.node, ref)
+	s := structure(n, ref)
 	return 100 * d * (1 - weightStructure + weightStructure*s)
 }
 

@@ -1,5 +1,0 @@
-//go:build race
-
-package detect
-
-const raceEnabled = true

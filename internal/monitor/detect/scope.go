@@ -1,0 +1,176 @@
+package detect
+
+import (
+	"slices"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
+	"webacq/internal/content"
+)
+
+// ScopeKeywords is the Scope of a fingerprint that watches every block
+// of the page's content that mentions a discovery keyword, each with its
+// context (the container widen climbs to), rather than one region. Such
+// a fingerprint is found again by its keywords, not by its place: every
+// run watches all the keyword blocks the page then holds, so a keyword
+// block added anywhere in the content is seen, one removed leaves a
+// removal, and a restructure or a re-anchoring never narrows the watch.
+const ScopeKeywords = "keywords"
+
+// keywordParts returns the containers around the blocks that mention a
+// keyword: each match widened (see widen), the outermost containers
+// kept, in document order. Matches in boilerplate count only when there
+// is no other. It returns false when no block of the page mentions a
+// keyword.
+func (p *page) keywordParts(keywords []string) ([]int32, bool) {
+	var content, boiler []int32
+	for i := range p.blocks {
+		b := &p.blocks[i]
+		if b.elem < 0 || !mentions(b.Text, keywords) {
+			continue
+		}
+		if b.bpe < 0 {
+			if len(content) < maxMatches {
+				content = append(content, b.elem)
+			}
+		} else if len(boiler) < maxMatches {
+			boiler = append(boiler, b.elem)
+		}
+	}
+	matches := content
+	if len(matches) == 0 {
+		matches = boiler
+	}
+	if len(matches) == 0 {
+		return nil, false
+	}
+	seen := make(map[int32]bool)
+	var parts []int32
+	for _, m := range matches {
+		if seen[m] {
+			continue
+		}
+		seen[m] = true
+		parts = append(parts, p.widen(m))
+	}
+	slices.Sort(parts)
+	parts = slices.Compact(parts)
+	// Elements come in preorder and every part holds a block (its
+	// match), so a part lies inside the last kept one exactly when its
+	// blocks do.
+	kept := parts[:0]
+	for _, e := range parts {
+		if n := len(kept); n > 0 {
+			k := p.elems[kept[n-1]]
+			if p.elems[e].start >= k.start && p.elems[e].end <= k.end {
+				continue
+			}
+		}
+		kept = append(kept, e)
+	}
+	return kept, true
+}
+
+// scope is the watched content of a keyword fingerprint in one page.
+type scope struct {
+	parts []int32
+	root  int32 // the lowest common ancestor of the parts
+	idx   []int // the page's blocks watched, in document order
+	fp    *Fingerprint
+}
+
+// keywordScope reads the keyword scope of the page, or returns false
+// when no block mentions a keyword.
+func (p *page) keywordScope(keywords []string) (*scope, bool) {
+	parts, ok := p.keywordParts(keywords)
+	if !ok {
+		return nil, false
+	}
+	s := &scope{parts: parts, root: parts[0]}
+	for _, e := range parts[1:] {
+		s.root = p.lca(s.root, e)
+	}
+	var blocks []Block
+	watched := make(map[int]bool)
+	text := 0
+	var omitted []string
+	full := false
+	for _, e := range parts {
+		el := p.elems[e]
+		out := p.leftOut(e)
+		for i := el.start; i < el.end; i++ {
+			b := &p.blocks[i]
+			if o := p.outerBoiler(b, el.depth); o >= 0 && out[o] {
+				if len(omitted) < maxBlocks {
+					omitted = append(omitted, shortKey(b.Block))
+				}
+				continue
+			}
+			if full || len(blocks) == maxBlocks || text+len(b.Text) > maxText {
+				full = true
+				continue
+			}
+			text += len(b.Text)
+			blocks = append(blocks, b.Block)
+			s.idx = append(s.idx, int(i))
+			watched[int(i)] = true
+		}
+	}
+	// A keyword block left out (boilerplate, or outside the parts when
+	// only boilerplate mentions a keyword) is recorded as omitted: when a
+	// class rename moves it into the content, it is no new block.
+	for i := range p.blocks {
+		if len(omitted) >= maxBlocks {
+			break
+		}
+		if !watched[i] && mentions(p.blocks[i].Text, keywords) {
+			omitted = append(omitted, shortKey(p.blocks[i].Block))
+		}
+	}
+	n := p.elems[s.root].node
+	s.fp = &Fingerprint{
+		Scope:    ScopeKeywords,
+		Path:     pathOf(n),
+		Tag:      n.Data,
+		Classes:  classesOf(n),
+		Blocks:   blocks,
+		Keywords: keywords,
+		Hash:     hashBlocks(blocks),
+		Omitted:  omitted,
+	}
+	return s, true
+}
+
+// scopeMarkdown renders the parts of a scope as markdown, one after the
+// other, within the bounds of one region's markdown.
+func (p *page) scopeMarkdown(s *scope) string {
+	budget := cloneBudget{nodes: maxMarkdownNodes, text: maxText, blocks: maxBlocks}
+	root := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+	for _, e := range s.parts {
+		k := p.cloneRegion(p.elems[e].node, p.leftOutNodes(e), 0, &budget)
+		if k == nil {
+			break
+		}
+		root.AppendChild(k)
+	}
+	base := ""
+	if p.base != nil {
+		base = p.base.String()
+	}
+	md := content.NodeMarkdown(root, base)
+	if len(md) > maxMarkdownOut {
+		md = truncate(md, maxMarkdownOut)
+	}
+	return md
+}
+
+// anyMention tells whether some block of the page mentions a keyword.
+func (p *page) anyMention(keywords []string) bool {
+	for i := range p.blocks {
+		if mentions(p.blocks[i].Text, keywords) {
+			return true
+		}
+	}
+	return false
+}
