@@ -21,6 +21,7 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/riverqueue/river"
 
+	"webacq/internal/acquire"
 	"webacq/internal/alert"
 	"webacq/internal/billed"
 	"webacq/internal/billing"
@@ -416,7 +417,7 @@ func (m *Main) primitives(pages *store.Store) (*primitive.Service, error) {
 		ChromiumPath: m.cfg.Chromium, UserAgent: m.cfg.UserAgent}
 	p := &primitive.Service{HTTP: fetch.New(fc), Pages: pages, Log: m.log, UserAgent: "webacq",
 		Crawl: primitive.GyreOptions{Workers: m.cfg.CrawlWorkers, PerHost: m.cfg.CrawlPerHost, Delay: m.cfg.CrawlDelay},
-		Convert: primitive.NewBudget(primitive.BudgetOptions{Memory: m.cfg.MemoryBudget, Workers: m.cfg.ConvertWorkers,
+		Convert: acquire.NewBudget(acquire.BudgetOptions{Memory: m.cfg.MemoryBudget, Workers: m.cfg.ConvertWorkers,
 			Queue: m.cfg.ConvertQueue})}
 	// Search providers and language models are often on the operator's own
 	// network (a SearXNG or llama.cpp on localhost): plain clients, not the

@@ -9,6 +9,7 @@
 package fetch
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strings"
 	"time"
 
 	"golang.org/x/net/http/httpguts"
@@ -144,7 +146,20 @@ type Request struct {
 	// IfNoneMatch and IfModifiedSince make the request conditional; a 304
 	// answer sets Response.NotModified.
 	IfNoneMatch, IfModifiedSince string
+	// MaxBytes, when above zero, lowers Config.MaxBodyBytes for this request.
+	MaxBytes int64
+	// Reserve, when set, is called before a body over FreeReadBytes is read
+	// whole: with its declared length, or the cap when the server declared
+	// none (or compressed it). The body is read only if it returns no
+	// error, which the request then fails with; release is called once the
+	// body is read and decoded. The node's memory budget is taken here
+	// (internal/acquire), before the bytes are in memory, not after.
+	Reserve func(ctx context.Context, n int64) (release func(), err error)
 }
+
+// FreeReadBytes is how much of a body is read without a reservation: the
+// pages of most sites, whose bytes cost the node nothing worth queueing for.
+const FreeReadBytes = 1 << 20
 
 // Response is the outcome of a fetch on either tier.
 type Response struct {
@@ -211,6 +226,9 @@ func (c *Client) get(ctx context.Context, r Request, limit int64, truncate bool)
 	if r.Timeout > 0 {
 		timeout = r.Timeout
 	}
+	if r.MaxBytes > 0 && r.MaxBytes < limit {
+		limit = r.MaxBytes
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
@@ -249,15 +267,21 @@ func (c *Client) get(ctx context.Context, r Request, limit int64, truncate bool)
 		return nil, tooLarge(limit, resp.ContentLength)
 	}
 
-	rd, closeDec, err := decodeContent(resp.Body, resp.Header.Get("Content-Encoding"))
+	enc := resp.Header.Get("Content-Encoding")
+	rd, closeDec, err := decodeContent(resp.Body, enc)
 	if err != nil {
 		return nil, err
 	}
 	defer closeDec()
-	body, err := io.ReadAll(io.LimitReader(rd, limit+1))
-	if err != nil {
-		return nil, classifyBody(ctx, err)
+	declared := resp.ContentLength
+	if enc != "" && !strings.EqualFold(enc, "identity") {
+		declared = -1 // the decoded body may be far larger
 	}
+	body, release, err := readBody(ctx, rd, limit, declared, r.Reserve)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	if int64(len(body)) > limit {
 		if !truncate {
 			return nil, tooLarge(limit, limit+1)
@@ -273,6 +297,51 @@ func (c *Client) get(ctx context.Context, r Request, limit int64, truncate bool)
 	out.Body, out.Charset = ToUTF8(body, out.MediaType, ct)
 	out.Duration = time.Since(start)
 	return out, nil
+}
+
+// readBody reads at most limit+1 bytes of rd. A body declared (or found)
+// to be over FreeReadBytes waits for reserve first: for its declared
+// length, else for limit once the first FreeReadBytes are read and more
+// follow.
+func readBody(ctx context.Context, rd io.Reader, limit, declared int64, reserve func(context.Context, int64) (func(), error)) (
+	[]byte, func(), error) {
+	release := func() {}
+	if reserve == nil {
+		body, err := io.ReadAll(io.LimitReader(rd, limit+1))
+		if err != nil {
+			return nil, release, classifyBody(ctx, err)
+		}
+		return body, release, nil
+	}
+	var head []byte
+	if declared < 0 || declared > FreeReadBytes {
+		if declared < 0 {
+			var err error
+			head, err = io.ReadAll(io.LimitReader(rd, min(FreeReadBytes, limit+1)))
+			if err != nil {
+				return nil, release, classifyBody(ctx, err)
+			}
+			if int64(len(head)) < min(FreeReadBytes, limit+1) {
+				return head, release, nil // ended within the free part
+			}
+		}
+		n := limit
+		if declared >= 0 {
+			n = min(declared, limit)
+		}
+		rel, err := reserve(ctx, n)
+		if err != nil {
+			return nil, release, err
+		}
+		release = rel
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, max(int64(len(head)), min(declared, limit)+1)))
+	buf.Write(head)
+	if _, err := buf.ReadFrom(io.LimitReader(rd, limit+1-int64(len(head)))); err != nil {
+		release()
+		return nil, func() {}, classifyBody(ctx, err)
+	}
+	return buf.Bytes(), release, nil
 }
 
 // skipHeaders are managed by the client or the transport.

@@ -18,6 +18,7 @@ import (
 	"github.com/riverqueue/river"
 	xhtml "golang.org/x/net/html"
 
+	"webacq/internal/acquire"
 	"webacq/internal/alert"
 	"webacq/internal/billing"
 	"webacq/internal/content"
@@ -133,6 +134,12 @@ func (s *Service) check(ctx context.Context, job *river.Job[CheckArgs]) error {
 		return nil // no further check: deleted, paused or superseded while it ran
 	}
 	return river.JobSnooze(max(next.Sub(s.now()), 0))
+}
+
+// acquirer is the node's acquisition path (internal/acquire) over the
+// service's tiers and memory budget.
+func (s *Service) acquirer() *acquire.Acquirer {
+	return &acquire.Acquirer{HTTP: s.HTTP, Browser: s.Browser, Budget: s.Budget}
 }
 
 // retryAfterFailure is how long a check that could not reach the database
@@ -306,23 +313,39 @@ const ErrKeywordsMatchedNothing = "discovery keywords matched no content on the 
 // score returns a run's top_score.
 func score(v float64) *float64 { return &v }
 
-// get fetches the monitor's URL on the HTTP tier and, when the site walls
-// it off and a browser tier exists, again in the browser with the
-// monitor's accept_selectors clicked. It returns the answer that counts
-// and the tier that gave it; a browser that fails leaves the HTTP answer.
+// get fetches the monitor's URL through the node's acquisition path: HTTP
+// and, when the site walls it off (acquire.Escalate) and a browser tier
+// exists, again in the browser with the monitor's accept_selectors
+// clicked. It returns the answer that counts and the tier that gave it; a
+// browser that fails leaves the HTTP answer.
 func (s *Service) get(ctx context.Context, m *model.Monitor, req fetch.Request) (*fetch.Response, string, error) {
-	resp, err := s.HTTP.Get(ctx, req)
-	if err != nil {
-		return nil, "", err
+	steps := s.acquirer().Get(ctx, acquire.Request{URL: m.URL, Timeout: req.Timeout, AcceptSelectors: m.AcceptSelectors,
+		IfNoneMatch: req.IfNoneMatch, IfModifiedSince: req.IfModifiedSince}, judge)
+	last := steps[len(steps)-1]
+	if last.Err != nil && len(steps) > 1 {
+		last = steps[len(steps)-2]
 	}
-	if !resp.NotModified && blocked(resp) && s.Browser != nil {
-		br, err := s.Browser.Render(ctx, fetch.BrowserRequest{URL: m.URL, AcceptSelectors: m.AcceptSelectors,
-			Timeout: s.timeout()})
-		if err == nil {
-			return br, model.TierBrowser, nil
-		}
+	if last.Err != nil {
+		return nil, "", last.Err
 	}
-	return resp, model.TierHTTP, nil
+	return last.Resp, last.Tier, nil
+}
+
+// judge classifies an answer for acquire.Escalate without converting it:
+// a check parses only the tier's answer that counts.
+func judge(_ context.Context, _ string, r *fetch.Response) (content.Verdict, error) {
+	if r.Kind != fetch.KindHTML && !refusing(r.StatusCode) {
+		return content.VerdictOK, nil
+	}
+	return content.Classify(r.StatusCode, r.Body, nil), nil
+}
+
+func refusing(status int) bool {
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		return true
+	}
+	return false
 }
 
 // keep makes region the monitor's new anchor and snapshot.
@@ -364,10 +387,11 @@ func lastHash(m *model.Monitor) string {
 	return ""
 }
 
-// blocked reports a bot wall or a refusal.
+// blocked reports a bot wall or a refusal: the outcome `blocked` of the
+// answer that counts. Which answers go on to the browser first is
+// acquire.Escalate's to say (a plain 429 or 503 does not).
 func blocked(r *fetch.Response) bool {
-	switch r.StatusCode {
-	case http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests, http.StatusServiceUnavailable:
+	if refusing(r.StatusCode) {
 		return true
 	}
 	if r.Kind != fetch.KindHTML {

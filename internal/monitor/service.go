@@ -15,6 +15,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"webacq/internal/acquire"
 	"webacq/internal/alert"
 	"webacq/internal/channel/edgar"
 	"webacq/internal/channel/wire"
@@ -31,7 +32,10 @@ type Service struct {
 	Queue   *jobs.Queue
 	HTTP    *fetch.Client
 	Browser *fetch.Browser // nil: no browser tier
-	Log     *slog.Logger
+	// Budget is the node's memory budget, shared with the primitives (nil:
+	// no bound).
+	Budget *acquire.Budget
+	Log    *slog.Logger
 	// Index keeps a changed run's text in the workspace's search index
 	// (nil: not kept).
 	Index func(ctx context.Context, workspaceID, url, title, markdown string)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"webacq/internal/acquire"
 	"webacq/internal/fetch"
 	"webacq/internal/model"
 )
@@ -24,7 +25,7 @@ func TestConversionOutlivingTheRequest(t *testing.T) {
 		w.Write([]byte(page))
 	}))
 	t.Cleanup(srv.Close)
-	budget := NewBudget(BudgetOptions{Memory: 4 << 30})
+	budget := acquire.NewBudget(acquire.BudgetOptions{Memory: 4 << 30})
 	s := &Service{HTTP: fetch.New(fetch.Config{AllowPrivate: true}), Log: slog.New(slog.DiscardHandler), Convert: budget}
 
 	// How long the conversion takes alone, without a deadline.

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"webacq/internal/acquire"
 	"webacq/internal/billing"
 	"webacq/internal/content"
 	"webacq/internal/fetch"
@@ -34,7 +35,7 @@ var allFormats = []string{FormatMarkdown, FormatHTML, FormatRawHTML, FormatLinks
 
 // Tiers a request may ask for.
 const (
-	TierAuto    = "auto"
+	TierAuto    = acquire.TierAuto
 	TierHTTP    = model.TierHTTP
 	TierBrowser = model.TierBrowser
 )
@@ -283,11 +284,12 @@ func (s *Service) Fetch(ctx context.Context, workspaceID string, req FetchReques
 }
 
 // fetchPage is Fetch without the page store: it acquires req.URL within
-// req's timeout on the tiers req.Tier names (auto: HTTP, then the browser
-// when there is one and the page calls for it, see escalate), converts it
-// and turns a page blocked on every tier into upstream_error, an HTTP 429
-// into rate_limited and an HTTP 5xx into upstream_error. It returns the
-// result and, apart, the trace of the tiers tried.
+// req's timeout through the node's one acquisition path (acquire: the
+// tiers req.Tier names, auto escalating by acquire.Escalate; the body
+// within the memory budget), converts it and turns a page blocked on every
+// tier into upstream_error, an HTTP 429 into rate_limited and an HTTP 5xx
+// into upstream_error. It returns the result and, apart, the trace of the
+// tiers tried.
 //
 // gate, when not nil, bounds the conversions of HTTP-tier pages: each takes
 // a slot of gate, waiting for one, and holds it while it converts (the
@@ -298,34 +300,34 @@ func (s *Service) fetchPage(ctx context.Context, req FetchRequest, gate chan str
 	ctx, cancel := context.WithTimeout(ctx, req.timeout())
 	defer cancel()
 
-	var trace []TraceStep
 	var res *FetchResult
-	var err error
-	tiers := []string{req.Tier}
-	if req.Tier == TierAuto {
-		tiers = []string{TierHTTP}
-		if s.Browser != nil {
-			tiers = append(tiers, TierBrowser)
+	judge := func(ctx context.Context, tier string, resp *fetch.Response) (content.Verdict, error) {
+		var err error
+		res, err = s.convertTier(ctx, tier, resp, req, gate)
+		if err != nil {
+			return "", err
+		}
+		return content.Verdict(res.Verdict), nil
+	}
+	steps := s.acquirer().Get(ctx, acquire.Request{URL: req.URL, Tier: req.Tier, Headers: req.Headers,
+		Timeout: req.timeout(), WaitFor: time.Duration(req.WaitFor) * time.Millisecond,
+		AcceptSelectors: req.AcceptSelectors}, judge)
+	trace := make([]TraceStep, len(steps))
+	for i, st := range steps {
+		trace[i] = TraceStep{Tier: st.Tier, Verdict: string(st.Verdict), Ms: st.Duration.Milliseconds()}
+		if st.Resp != nil {
+			trace[i].StatusCode = st.Resp.StatusCode
+		}
+		if st.Err != nil {
+			trace[i] = TraceStep{Tier: st.Tier, Error: model.ErrorCode(st.Err), Ms: st.Duration.Milliseconds()}
 		}
 	}
-	for _, tier := range tiers {
-		t0 := time.Now()
-		res, err = s.fetchTier(ctx, tier, req, gate)
-		step := TraceStep{Tier: tier, Ms: time.Since(t0).Milliseconds()}
-		if err != nil {
-			step.Error = model.ErrorCode(err)
-			trace = append(trace, step)
-			// An error is never escalated: a failed name lookup, a refused
-			// or reset connection, a TLS failure, a refused address or an
-			// oversized body fails the same way in a browser, and the
-			// error's own words say what happened.
-			return nil, trace, err
-		}
-		step.StatusCode, step.Verdict = res.StatusCode, res.Verdict
-		trace = append(trace, step)
-		if !escalate(res) {
-			break
-		}
+	if last := steps[len(steps)-1]; last.Err != nil {
+		// An error is never escalated: a failed name lookup, a refused or
+		// reset connection, a TLS failure, a refused address or an
+		// oversized body fails the same way in a browser, and the error's
+		// own words say what happened.
+		return nil, trace, documentTooLarge(last.Err)
 	}
 	switch content.Verdict(res.Verdict) {
 	case content.VerdictBlocked, content.VerdictCaptcha:
@@ -342,26 +344,14 @@ func (s *Service) fetchPage(ctx context.Context, req FetchRequest, gate chan str
 	return res, trace, nil
 }
 
-// escalate says whether an auto fetch takes res to the browser: a bot
-// challenge, a block, or an empty JavaScript shell that is not itself a
-// rate limit or server error (those answer a browser the same way).
-func escalate(res *FetchResult) bool {
-	switch content.Verdict(res.Verdict) {
-	case content.VerdictBlocked, content.VerdictCaptcha:
-		return true
-	case content.VerdictJSRequired:
-		return res.StatusCode != http.StatusTooManyRequests && res.StatusCode < 500
-	}
-	return false
+// acquirer is the node's acquisition path over the service's tiers and
+// memory budget.
+func (s *Service) acquirer() *acquire.Acquirer {
+	return &acquire.Acquirer{HTTP: s.HTTP, Browser: s.Browser, Budget: s.Convert}
 }
 
-// fetchTier acquires and converts the page on one tier; gate is
-// fetchPage's.
-func (s *Service) fetchTier(ctx context.Context, tier string, req FetchRequest, gate chan struct{}) (*FetchResult, error) {
-	resp, err := s.acquire(ctx, tier, req)
-	if err != nil {
-		return nil, documentTooLarge(err)
-	}
+// convertTier converts one tier's answer; gate is fetchPage's.
+func (s *Service) convertTier(ctx context.Context, tier string, resp *fetch.Response, req FetchRequest, gate chan struct{}) (*FetchResult, error) {
 	if gate != nil && tier != TierBrowser {
 		select {
 		case gate <- struct{}{}:
@@ -419,19 +409,6 @@ func (s *Service) fetchTier(ctx context.Context, tier string, req FetchRequest, 
 // convertGrace is how long a conversion whose request ended may take to
 // stop on its own before it is left to finish in the background.
 const convertGrace = 250 * time.Millisecond
-
-// acquire fetches req.URL on one tier. The request's timeout is passed on
-// so that it, not the tier's default, bounds the tier: ctx alone could only
-// shorten that default, never lengthen it.
-func (s *Service) acquire(ctx context.Context, tier string, req FetchRequest) (*fetch.Response, error) {
-	if tier == TierBrowser {
-		return s.Browser.Render(ctx, fetch.BrowserRequest{
-			URL: req.URL, WaitFor: time.Duration(req.WaitFor) * time.Millisecond,
-			AcceptSelectors: req.AcceptSelectors, Headers: req.Headers, Timeout: req.timeout(),
-		})
-	}
-	return s.HTTP.Get(ctx, fetch.Request{URL: req.URL, Headers: req.Headers, Timeout: req.timeout()})
-}
 
 // documentTooLarge words an error for a body over the size cap as Fetch
 // reports it; other errors are returned as they are.

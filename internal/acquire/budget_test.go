@@ -1,4 +1,4 @@
-package primitive
+package acquire
 
 import (
 	"context"
@@ -265,31 +265,4 @@ func TestBudgetMaxWait(t *testing.T) {
 	if _, err := b.Acquire(ctx, 4<<20, 0, true); codeOf(err) != model.CodeTimeout {
 		t.Fatalf("crawl page: %v, want timeout at its deadline", err)
 	}
-}
-
-// A hold keeps one reservation: setting another ends the first (an
-// escalated fetch's earlier tier), done ends it, and a nil hold is a no-op.
-func TestBudgetHold(t *testing.T) {
-	b := NewBudget(BudgetOptions{Memory: 200 << 20, Workers: 8})
-	ctx := context.Background()
-	h := &budgetHold{}
-	if holdOf(withHold(ctx, h)) != h || holdOf(ctx) != nil {
-		t.Fatal("holdOf does not find the hold of its context")
-	}
-	r1, _ := b.Acquire(ctx, 10<<20, 0, false)
-	h.set(r1)
-	if running, _, _ := b.Stats(); running != 1 {
-		t.Fatalf("running %d, want 1", running)
-	}
-	r2, _ := b.Acquire(ctx, 20<<20, 0, false)
-	h.set(r2)
-	if running, _, inUse := b.Stats(); running != 1 || inUse != 20<<20 {
-		t.Fatalf("after a second set: running %d, in use %d MB; want 1 and 20", running, inUse>>20)
-	}
-	h.done()
-	if running, _, inUse := b.Stats(); running != 0 || inUse != 0 {
-		t.Fatalf("after done: running %d, in use %d", running, inUse)
-	}
-	var none *budgetHold
-	none.done()
 }
