@@ -364,7 +364,7 @@ func (r *readable) findLead(best *html.Node) *html.Node {
 }
 
 func (r *readable) leadIn(n *html.Node, depth int) *html.Node {
-	if n.Type != html.ElementNode || hidden(n) || hidingClass(strings.ToLower(attr(n, "class"))) {
+	if n.Type != html.ElementNode || Hidden(n) || hidingClass(strings.ToLower(attr(n, "class"))) {
 		return nil
 	}
 	switch n.DataAtom {

@@ -270,7 +270,7 @@ func removable(n *html.Node) bool {
 		case atom.Script:
 			return !strings.EqualFold(strings.TrimSpace(attr(n, "type")), "application/ld+json")
 		}
-		return hidden(n)
+		return Hidden(n)
 	}
 	return false
 }
@@ -386,24 +386,42 @@ func isAppRoot(n *html.Node) bool {
 	return true
 }
 
-// hidden tells whether a browser would not display n: the hidden
-// attribute, aria-hidden="true" or an inline display:none/visibility:hidden.
-func hidden(n *html.Node) bool {
+// Hidden tells whether a browser would not display n: the hidden
+// attribute, aria-hidden="true" or an inline display:none or
+// visibility:hidden. It is the one test of hiding for the content
+// pipeline and for monitors' change detection (internal/monitor/detect),
+// so a page's hidden text is left out of both alike.
+func Hidden(n *html.Node) bool {
 	for _, a := range n.Attr {
 		switch a.Key {
 		case "hidden":
 			return true
 		case "aria-hidden":
-			if a.Val == "true" {
+			if strings.EqualFold(strings.TrimSpace(a.Val), "true") {
 				return true
 			}
 		case "style":
-			if strings.Contains(a.Val, "none") || strings.Contains(a.Val, "hidden") {
+			if containsFold(a.Val, "none") || containsFold(a.Val, "hidden") {
 				st := strings.ToLower(strings.ReplaceAll(a.Val, " ", ""))
 				if strings.Contains(st, "display:none") || strings.Contains(st, "visibility:hidden") {
 					return true
 				}
 			}
+		}
+	}
+	return false
+}
+
+// containsFold tells whether s holds the lower-case ASCII word sub in any
+// case, without allocating (CSS keywords are case-insensitive).
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		j := 0
+		for j < len(sub) && s[i+j]|0x20 == sub[j] {
+			j++
+		}
+		if j == len(sub) {
+			return true
 		}
 	}
 	return false

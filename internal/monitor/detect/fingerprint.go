@@ -142,7 +142,7 @@ func (p *page) cloneRegion(n *html.Node, out map[*html.Node]bool, depth int, bud
 		return nil
 	}
 	if n.Type == html.ElementNode {
-		if n.Namespace != "" || skipped(n) || hidden(n) || out[n] {
+		if n.Namespace != "" || skipped(n) || content.Hidden(n) || out[n] {
 			return nil
 		}
 	} else if n.Type != html.TextNode {

@@ -8,6 +8,8 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"webacq/internal/content"
 )
 
 // Bounds of one page read. Real pages hold a few thousand elements and
@@ -157,7 +159,7 @@ func (w *walker) visit(n *html.Node) bool {
 	default:
 		return false
 	}
-	if n.Namespace != "" || skipped(n) || hidden(n) {
+	if n.Namespace != "" || skipped(n) || content.Hidden(n) {
 		return false
 	}
 	switch n.DataAtom {
@@ -498,28 +500,6 @@ func skipped(n *html.Node) bool {
 		atom.Title, atom.Meta, atom.Link, atom.Base, atom.Button, atom.Select, atom.Textarea,
 		atom.Input, atom.Option, atom.Dialog, atom.Canvas:
 		return true
-	}
-	return false
-}
-
-// hidden tells whether a browser would not display n.
-func hidden(n *html.Node) bool {
-	for _, a := range n.Attr {
-		switch a.Key {
-		case "hidden":
-			return true
-		case "aria-hidden":
-			if strings.EqualFold(strings.TrimSpace(a.Val), "true") {
-				return true
-			}
-		case "style":
-			if strings.Contains(a.Val, "none") || strings.Contains(a.Val, "hidden") {
-				st := strings.ToLower(strings.ReplaceAll(a.Val, " ", ""))
-				if strings.Contains(st, "display:none") || strings.Contains(st, "visibility:hidden") {
-					return true
-				}
-			}
-		}
 	}
 	return false
 }
