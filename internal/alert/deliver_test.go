@@ -351,6 +351,12 @@ func TestWebhookSecrets(t *testing.T) {
 		if v2 := e.setHook(t, u2); v2.WebhookSecret != "" || !v2.SecretSet {
 			t.Errorf("URL change: %+v", v2)
 		}
+		// Clearing the secret leaves the webhook with a new generated one.
+		v3, err := e.svc.SetWebhook(ctx, e.p, alert.WebhookChange{ClearSecret: true})
+		if err != nil || !strings.HasPrefix(v3.WebhookSecret, "whsec_") || v3.WebhookSecret == v.WebhookSecret {
+			t.Fatalf("secret cleared: %+v %v", v3, err)
+		}
+		v = v3
 		m := e.fire(t)
 		d := e.settled(t, m.ID, 1)[0]
 		h.mu.Lock()
