@@ -1,9 +1,12 @@
-// Package alert is what a monitor tells its owner: the webhook payload
-// (spec 6, DECISIONS.md Webhooks) and the messages of the other channels
-// (DECISIONS.md, Alert channels) rendered from it: a Slack message, an email
-// with a plain-text and an HTML part, and one SMS line. It also holds the
-// operator's transports for email (SMTP) and SMS (a Twilio-compatible
-// Messages API).
+// Package alert is what a monitor tells its owner, and how it gets there:
+// the webhook payload (spec 6, DECISIONS.md Webhooks) and the messages of
+// the other channels (DECISIONS.md, Alert channels) rendered from it — a
+// Slack message, an email with a plain-text and an HTML part, one SMS line —
+// (alert.go); the operator's transports for email (SMTP) and SMS (a
+// Twilio-compatible Messages API) (transport.go); and Service: the outbox a
+// run's transaction writes its deliveries into (outbox.go), the sender per
+// kind with its retries, redelivery and the email/SMS cap (deliver.go), and
+// the workspace's webhook (webhook.go) and alert channels (settings.go).
 package alert
 
 import (

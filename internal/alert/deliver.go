@@ -84,7 +84,11 @@ func (s *Service) deliver(ctx context.Context, job *river.Job[DeliverArgs]) erro
 		return river.JobSnooze(5 * time.Second)
 	}
 	attempt := model.DeliveryAttempt{Attempt: d.Attempts + 1, At: s.now()}
-	final := attempt.Attempt-job.Args.Base > len(s.backoff())
+	// The series ends after the schedule, or at River's last attempt of
+	// the job (attempts that ended before recording, a crash, count
+	// there): a delivery is never left pending without a job, which would
+	// keep it from being redelivered.
+	final := attempt.Attempt-job.Args.Base > len(s.backoff()) || job.Attempt >= job.MaxAttempts
 	fail := func(class string) error {
 		attempt.ErrorClass = class
 		return s.Store.RecordAttempt(ctx, d.ID, model.DeliveryFailed, attempt)

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -79,12 +80,20 @@ func newEnv(t *testing.T, dialect string, opts ...func(*alert.Service)) *env {
 // workspace's destinations, as a check does, and returns the monitor.
 func (e *env) fire(t *testing.T) *model.Monitor {
 	t.Helper()
+	m := &model.Monitor{ID: uuid.NewString(), WorkspaceID: e.ws.ID, URL: "http://127.0.0.1:1/ir", Label: "Acme IR"}
+	e.fireRun(t, m, model.OutcomeChanged)
+	return m
+}
+
+// fireRun writes a run of m with outcome and its deliveries, as a check
+// does, and returns the run.
+func (e *env) fireRun(t *testing.T, m *model.Monitor, outcome string) *model.Run {
+	t.Helper()
 	ctx := context.Background()
 	now := e.st.Now().UTC().Truncate(time.Millisecond)
-	m := &model.Monitor{ID: uuid.NewString(), WorkspaceID: e.ws.ID, URL: "http://127.0.0.1:1/ir", Label: "Acme IR"}
 	to := "Q3 results"
 	run := &model.Run{ID: uuid.NewString(), MonitorID: m.ID, WorkspaceID: e.ws.ID, FinishedAt: now,
-		Outcome: model.OutcomeChanged, Channel: model.ChannelIRPage, ChangeSignal: []model.Signal{{To: &to}}}
+		Outcome: outcome, Channel: model.ChannelIRPage, ChangeSignal: []model.Signal{{To: &to}}}
 	dests, err := e.svc.Destinations(ctx, m)
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +101,7 @@ func (e *env) fire(t *testing.T) *model.Monitor {
 	if err := e.st.InTx(ctx, func(tx store.Tx) error { return e.svc.QueueRun(ctx, tx, m, run, dests) }); err != nil {
 		t.Fatal(err)
 	}
-	return m
+	return run
 }
 
 // settled waits until none of the monitor's deliveries is pending and no
@@ -342,6 +351,12 @@ func TestWebhookSecrets(t *testing.T) {
 		if v2 := e.setHook(t, u2); v2.WebhookSecret != "" || !v2.SecretSet {
 			t.Errorf("URL change: %+v", v2)
 		}
+		// Clearing the secret leaves the webhook with a new generated one.
+		v3, err := e.svc.SetWebhook(ctx, e.p, alert.WebhookChange{ClearSecret: true})
+		if err != nil || !strings.HasPrefix(v3.WebhookSecret, "whsec_") || v3.WebhookSecret == v.WebhookSecret {
+			t.Fatalf("secret cleared: %+v %v", v3, err)
+		}
+		v = v3
 		m := e.fire(t)
 		d := e.settled(t, m.ID, 1)[0]
 		h.mu.Lock()
@@ -402,4 +417,150 @@ func TestMessagesPerHour(t *testing.T) {
 			t.Errorf("%d SMS requests and %d jobs after redelivers past the cap; want 3 and 5", n, e.jobs(t))
 		}
 	})
+}
+
+func (e *env) setSecretHook(t *testing.T, url, secret string) {
+	t.Helper()
+	if _, err := e.svc.SetWebhook(context.Background(), e.p, alert.WebhookChange{URL: &url, Secret: &secret}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWebhookDeliveredSignedAfterARetry: a 503 is retried; every attempt
+// carries both signatures over the payload; an unchanged run alerts nobody.
+func TestWebhookDeliveredSignedAfterARetry(t *testing.T) {
+	e := newEnv(t, store.SQLite)
+	h := &hook{answers: []int{http.StatusServiceUnavailable, http.StatusOK}}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+	e.setSecretHook(t, srv.URL+"/in", secret)
+	m := e.fire(t)
+	d := e.settled(t, m.ID, 1)[0]
+	if d.Status != model.DeliveryDelivered || d.Attempts != 2 || len(d.Log) != 2 || d.Log[0].StatusCode != 503 ||
+		d.Log[1].StatusCode != 200 {
+		t.Fatalf("delivery %+v, want a 503 then a 200", d)
+	}
+	h.mu.Lock()
+	for i, body := range h.bodies {
+		hd := h.headers[i]
+		if !webhook.VerifySvc(secret, body, hd.Get("X-Svc-Signature")) {
+			t.Errorf("attempt %d: X-Svc-Signature does not verify", i+1)
+		}
+		if hd.Get("Webhook-Id") != d.ID || hd.Get("Webhook-Signature") == "" {
+			t.Errorf("attempt %d: Standard Webhooks headers %v", i+1, hd)
+		}
+		var p map[string]any
+		if err := json.Unmarshal(body, &p); err != nil {
+			t.Fatal(err)
+		}
+		if p["delivery_id"] != d.ID || p["monitor_id"] != m.ID || p["caller_id"] != e.ws.ID || p["outcome"] != "changed" ||
+			p["label"] != "Acme IR" || p["channel"] != "ir_page" || p["url"] != m.URL {
+			t.Errorf("payload %v", p)
+		}
+		if _, ok := p["size_bytes"]; ok {
+			t.Error("size_bytes outside payload_too_large")
+		}
+	}
+	n := len(h.bodies)
+	h.mu.Unlock()
+	if n != 2 {
+		t.Fatalf("receiver got %d requests", n)
+	}
+	// An unchanged run writes no delivery.
+	e.fireRun(t, m, model.OutcomeUnchanged)
+	if ds, _ := e.st.Deliveries(context.Background(), m.ID, time.Time{}, 10); len(ds) != 1 {
+		t.Errorf("%d deliveries after an unchanged run, want 1", len(ds))
+	}
+}
+
+// TestGoneTurnsTheWebhookOff: a 410 fails the delivery at once and turns
+// the webhook off; a redelivery then fails with no_webhook.
+func TestGoneTurnsTheWebhookOff(t *testing.T) {
+	e := newEnv(t, store.SQLite)
+	h := &hook{answers: []int{http.StatusGone}}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	e.setSecretHook(t, srv.URL+"/in", "a-plain-secret-0123456789")
+	m := e.fire(t)
+	d := e.settled(t, m.ID, 1)[0]
+	if d.Status != model.DeliveryFailed || d.Attempts != 1 || d.LastStatus != http.StatusGone {
+		t.Errorf("delivery %+v", d)
+	}
+	if c, _ := e.st.Webhook(context.Background(), e.ws.ID); c.URL != "" {
+		t.Errorf("webhook still on after 410: %+v", c)
+	}
+	if _, err := e.svc.Redeliver(context.Background(), e.p, m.ID, d.ID); err != nil {
+		t.Fatal(err)
+	}
+	d2 := e.settled(t, m.ID, 1)[0]
+	if d2.Status != model.DeliveryFailed || d2.Attempts != 2 || d2.LastError != "no_webhook" || h.count() != 1 {
+		t.Errorf("redelivery %+v (receiver got %d)", d2, h.count())
+	}
+}
+
+// TestRetriesEndInFailed: a receiver that keeps failing gets the first
+// attempt and one per wait of the schedule, then the delivery is failed.
+func TestRetriesEndInFailed(t *testing.T) {
+	e := newEnv(t, store.SQLite)
+	h := &hook{answers: []int{500, 500, 500, 500, 500}}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	e.setSecretHook(t, srv.URL+"/in", "a-plain-secret-0123456789")
+	m := e.fire(t)
+	d := e.settled(t, m.ID, 1)[0]
+	if d.Status != model.DeliveryFailed || d.Attempts != 4 || h.count() != 4 || d.LastError != "http_500" {
+		t.Errorf("delivery %+v after %d requests, want failed after 4 (1 + 3 retries)", d, h.count())
+	}
+}
+
+// TestReceiverAnswers: a 429 waits its Retry-After, a 302 is not followed
+// and fails the delivery, a receiver that does not answer in time is
+// retried.
+func TestReceiverAnswers(t *testing.T) {
+	e := newEnv(t, store.SQLite, func(s *alert.Service) { s.Timeout = 300 * time.Millisecond })
+	var followed atomic.Int32
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { followed.Add(1) }))
+	defer elsewhere.Close()
+	var calls atomic.Int32
+	var times [8]atomic.Int64
+	mode := atomic.Value{}
+	mode.Store("429")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := calls.Add(1)
+		times[min(n, 7)].Store(time.Now().UnixNano())
+		switch m := mode.Load().(string); {
+		case m == "429" && n == 1:
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+		case m == "302":
+			http.Redirect(w, r, elsewhere.URL, http.StatusFound)
+		case m == "slow" && n == 1:
+			time.Sleep(time.Second)
+		}
+	}))
+	defer srv.Close()
+	e.setSecretHook(t, srv.URL, "0123456789abcdef0123")
+
+	d := e.settled(t, e.fire(t).ID, 1)[0]
+	if wait := time.Duration(times[2].Load() - times[1].Load()); d.Status != model.DeliveryDelivered || len(d.Log) != 2 ||
+		d.Log[0].StatusCode != 429 || wait < 900*time.Millisecond {
+		t.Errorf("429 then %v later %+v; want the second attempt after Retry-After 1 s", wait, d.Log)
+	}
+
+	mode.Store("302")
+	calls.Store(0)
+	d = e.settled(t, e.fire(t).ID, 1)[0]
+	if d.Status != model.DeliveryFailed || len(d.Log) != 1 || d.Log[0].StatusCode != 302 || d.Log[0].ErrorClass != "http_302" ||
+		followed.Load() != 0 {
+		t.Errorf("302: %+v, followed %d times; want one failed attempt, not followed", d.Log, followed.Load())
+	}
+
+	mode.Store("slow")
+	calls.Store(0)
+	d = e.settled(t, e.fire(t).ID, 1)[0]
+	if d.Status != model.DeliveryDelivered || len(d.Log) != 2 || d.Log[0].ErrorClass != model.CodeTimeout ||
+		d.Log[1].StatusCode != 200 {
+		t.Errorf("slow receiver: %+v; want a timeout then a 200", d.Log)
+	}
 }

@@ -16,6 +16,9 @@ type alertsData struct {
 	// Sealing says whether secrets can be stored (WEBACQ_SECRET_KEY).
 	Sealing bool
 	Test    *alert.WebhookTest
+	// NewSecret is the signing secret generated for a webhook just set
+	// without one, shown this once.
+	NewSecret string
 	// What was typed, shown again beside an error; Field names the form.
 	Field      string
 	WebhookURL string
@@ -69,10 +72,14 @@ func (c *Console) setWebhook(w http.ResponseWriter, r *http.Request, rq *request
 	if sec := r.PostForm.Get("webhook_secret"); sec != "" {
 		ch.Secret = &sec
 	}
-	_, err := c.Monitors.Alerts.SetWebhook(r.Context(), rq.p, ch)
+	v, err := c.Monitors.Alerts.SetWebhook(r.Context(), rq.p, ch)
 	c.record(w, rq, "/api/v1/monitor/webhook", http.MethodPost, "", err)
 	if err != nil {
 		c.alertsError(w, r, rq, d, err)
+		return
+	}
+	if v.WebhookSecret != "" {
+		c.renderAlerts(w, r, rq, http.StatusOK, &alertsData{NewSecret: v.WebhookSecret}, "")
 		return
 	}
 	redirect(w, r, rq.base+"/alerts", "webhook-set")

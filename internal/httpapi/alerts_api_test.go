@@ -179,3 +179,79 @@ func TestDeliveriesCursor(t *testing.T) {
 		}
 	})
 }
+
+// TestRedeliverIsNoRelay replays the issue's attack: 10 rounds of
+// redeliver over the SMS deliveries to 20 numbers. Email and SMS messages
+// per workspace per hour are capped (default 100): past it, redeliver
+// answers rate_limited (429, Retry-After) and sends nothing (before: 200
+// SMS requests in 18 s).
+func TestRedeliverIsNoRelay(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, dialect string) {
+		sms := alerttest.NewSMSServer(t)
+		e := newMonitorEnv(t, dialect, func(m *monitor.Service) {
+			var err error
+			if m.Alerts.SMS, err = alert.NewSMS(sms.URL, sms.Account, sms.Token, "+15005550006"); err != nil {
+				t.Fatal(err)
+			}
+		})
+		start := time.Now()
+		numbers := make([]string, 20)
+		for i := range numbers {
+			numbers[i] = fmt.Sprintf("+1415555%04d", i)
+		}
+		body, _ := json.Marshal(map[string]any{"sms_to": numbers})
+		if a := e.send("POST", "/api/v1/alerts", string(body)); a.status != 200 {
+			t.Fatalf("set sms_to: %d %s", a.status, a.Error)
+		}
+		site := newSite(t, map[string]http.HandlerFunc{"/ir": page(article)})
+		a := e.post("/api/v1/monitor/register", `{"url":"`+site.URL+`/ir"}`)
+		var m struct {
+			ID string `json:"monitor_id"`
+		}
+		if err := json.Unmarshal(a.Data, &m); err != nil || m.ID == "" {
+			t.Fatalf("register: %d %s", a.status, a.Error)
+		}
+		// settled waits until the 20 deliveries are settled, and returns them.
+		settled := func() []model.Delivery {
+			t.Helper()
+			deadline := time.Now().Add(30 * time.Second)
+			for {
+				var p struct {
+					Deliveries []model.Delivery `json:"deliveries"`
+				}
+				json.Unmarshal(e.get("/api/v1/monitor/"+m.ID+"/deliveries?limit=100").Data, &p)
+				done := len(p.Deliveries) == 20
+				for _, d := range p.Deliveries {
+					done = done && d.Status != model.DeliveryPending
+				}
+				if done {
+					return p.Deliveries
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("deliveries not settled: %+v", p.Deliveries)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+		ds := settled()
+		limited := 0
+		for range 10 {
+			for _, d := range ds {
+				a := e.post("/api/v1/monitor/"+m.ID+"/deliveries/"+d.ID+"/redeliver", `{}`)
+				switch {
+				case a.status == 200:
+				case a.status == http.StatusTooManyRequests && a.Code == model.CodeRateLimited && a.header.Get("Retry-After") != "":
+					limited++
+				default:
+					t.Fatalf("redeliver: %d %s %s", a.status, a.Code, a.Error)
+				}
+			}
+			ds = settled()
+		}
+		// The quota frees one message every 36 s.
+		allowed := 100 + int(time.Since(start)/(36*time.Second))
+		if n := len(sms.Messages()); n > allowed || n < 100 || limited == 0 {
+			t.Errorf("%d SMS requests, %d redelivers limited; want 100 (at most %d) and the rest limited", n, limited, allowed)
+		}
+	})
+}

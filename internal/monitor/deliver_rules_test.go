@@ -3,12 +3,9 @@ package monitor_test
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"webacq/internal/model"
 	"webacq/internal/monitor"
@@ -115,60 +112,4 @@ func TestEveryOutcomeFiresByTheRules(t *testing.T) {
 			t.Errorf("changed payload preview %q", p["content_preview"])
 		}
 	})
-}
-
-// TestReceiverAnswers: a 429 waits its Retry-After, a 302 is not followed
-// and fails the delivery, a receiver that does not answer in time is
-// retried.
-func TestReceiverAnswers(t *testing.T) {
-	e := newEnv(t, store.SQLite)
-	var followed atomic.Int32
-	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { followed.Add(1) }))
-	defer elsewhere.Close()
-	var calls atomic.Int32
-	var times [8]atomic.Int64
-	mode := atomic.Value{}
-	mode.Store("429")
-	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := calls.Add(1)
-		times[min(n, 7)].Store(time.Now().UnixNano())
-		switch m := mode.Load().(string); {
-		case m == "429" && n == 1:
-			w.Header().Set("Retry-After", "1")
-			w.WriteHeader(http.StatusTooManyRequests)
-		case m == "302":
-			http.Redirect(w, r, elsewhere.URL, http.StatusFound)
-		case m == "slow" && n == 1:
-			time.Sleep(time.Second)
-		}
-	}))
-	defer hook.Close()
-	withWebhook(t, e, hook.URL, "0123456789abcdef0123")
-	e.svc.Alerts.Timeout = 300 * time.Millisecond
-	site := newSite(t)
-
-	site.set("/a", press("x", releasesList, "1"))
-	a := e.register(t, monitor.RegisterRequest{URL: site.url("/a")})
-	d := waitDelivery(t, e, a, model.DeliveryDelivered)
-	if wait := time.Duration(times[2].Load() - times[1].Load()); len(d.Log) != 2 || d.Log[0].StatusCode != 429 || wait < 900*time.Millisecond {
-		t.Errorf("429 then %v later %+v; want the second attempt after Retry-After 1 s", wait, d.Log)
-	}
-
-	mode.Store("302")
-	calls.Store(0)
-	site.set("/b", press("x", releasesList, "1"))
-	b := e.register(t, monitor.RegisterRequest{URL: site.url("/b")})
-	d = waitDelivery(t, e, b, model.DeliveryFailed)
-	if len(d.Log) != 1 || d.Log[0].StatusCode != 302 || d.Log[0].ErrorClass != "http_302" || followed.Load() != 0 {
-		t.Errorf("302: %+v, followed %d times; want one failed attempt, not followed", d.Log, followed.Load())
-	}
-
-	mode.Store("slow")
-	calls.Store(0)
-	site.set("/c", press("x", releasesList, "1"))
-	c := e.register(t, monitor.RegisterRequest{URL: site.url("/c")})
-	d = waitDelivery(t, e, c, model.DeliveryDelivered)
-	if len(d.Log) != 2 || d.Log[0].ErrorClass != model.CodeTimeout || d.Log[1].StatusCode != 200 {
-		t.Errorf("slow receiver: %+v; want a timeout then a 200", d.Log)
-	}
 }

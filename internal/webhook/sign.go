@@ -1,4 +1,5 @@
-// Package webhook signs and delivers monitor alert webhooks.
+// Package webhook signs monitor alert webhooks (internal/alert delivers
+// them) and checks and generates their secrets.
 //
 // Every delivery carries two signatures over the same raw body (see
 // DECISIONS.md "Webhooks"):

@@ -189,3 +189,30 @@ func ExampleVerifySvc() {
 	// true
 	// false
 }
+
+// TestSecrets: a whsec_ secret must carry a base64 key; NewSecret makes
+// whsec_ and 32 random bytes, which sign.
+func TestSecrets(t *testing.T) {
+	for _, bad := range []string{"whsec_!!!notbase64!!!xx", "whsec_", "whsec_YWJj!"} {
+		if CheckSecret(bad) == nil {
+			t.Errorf("CheckSecret(%q) accepted", bad)
+		}
+	}
+	for _, good := range []string{"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "a-plain-secret-0123456789"} {
+		if err := CheckSecret(good); err != nil {
+			t.Errorf("CheckSecret(%q): %v", good, err)
+		}
+	}
+	a, err := NewSecret()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := NewSecret()
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(a, "whsec_"))
+	if !strings.HasPrefix(a, "whsec_") || err != nil || len(key) != 32 || a == b {
+		t.Fatalf("NewSecret: %q, %q (%v)", a, b, err)
+	}
+	if _, err := Sign(a, "msg_1", time.Unix(1700000000, 0), []byte(`{}`)); err != nil {
+		t.Errorf("a new secret does not sign: %v", err)
+	}
+}

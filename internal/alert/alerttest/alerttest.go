@@ -32,6 +32,64 @@ import (
 	"github.com/emersion/go-smtp"
 )
 
+// Gate holds a server's requests while it is shut, as a hung peer would
+// (crash tests kill the sender meanwhile). The zero Gate is open.
+type Gate struct {
+	mu   sync.Mutex
+	shut chan struct{}
+	held int
+}
+
+// Shut makes the requests that come next wait until Open.
+func (g *Gate) Shut() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.shut == nil {
+		g.shut = make(chan struct{})
+	}
+}
+
+// Open lets the waiting requests, and those that come next, through.
+func (g *Gate) Open() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.shut != nil {
+		close(g.shut)
+		g.shut = nil
+	}
+}
+
+// Held is how many requests are waiting.
+func (g *Gate) Held() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.held
+}
+
+// wait waits while the gate is shut; false when gone ended first (the
+// client went away).
+func (g *Gate) wait(gone <-chan struct{}) bool {
+	g.mu.Lock()
+	shut := g.shut
+	if shut == nil {
+		g.mu.Unlock()
+		return true
+	}
+	g.held++
+	g.mu.Unlock()
+	defer func() {
+		g.mu.Lock()
+		g.held--
+		g.mu.Unlock()
+	}()
+	select {
+	case <-shut:
+		return true
+	case <-gone:
+		return false
+	}
+}
+
 // Mail is one message the SMTP server accepted.
 type Mail struct {
 	From    string
@@ -46,6 +104,8 @@ type Mail struct {
 // SMTPServer is a real SMTP server on 127.0.0.1.
 type SMTPServer struct {
 	URL string // for WEBACQ_SMTP_URL
+	// Gate holds each message at RCPT TO while shut.
+	Gate
 
 	mu   sync.Mutex
 	mail []Mail
@@ -136,6 +196,7 @@ func (ss *session) Mail(from string, _ *smtp.MailOptions) error {
 }
 
 func (ss *session) Rcpt(to string, _ *smtp.RcptOptions) error {
+	ss.s.wait(nil)
 	ss.s.mu.Lock()
 	reject := ss.s.reject
 	ss.s.mu.Unlock()
@@ -208,6 +269,8 @@ type SMS struct{ To, From, Body string }
 // SMSServer is a Twilio-compatible Messages API on 127.0.0.1.
 type SMSServer struct {
 	URL, Account, Token string
+	// Gate holds each request while shut.
+	Gate
 
 	mu  sync.Mutex
 	sms []SMS
@@ -252,6 +315,9 @@ func (s *SMSServer) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	if !s.wait(r.Context().Done()) {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.failN > 0 {
@@ -274,6 +340,8 @@ func (s *SMSServer) serve(w http.ResponseWriter, r *http.Request) {
 // {"text": …} and answers "ok".
 type SlackServer struct {
 	URL string // a path shaped like Slack's, secret part included
+	// Gate holds each request while shut.
+	Gate
 
 	mu   sync.Mutex
 	text []string
@@ -305,6 +373,9 @@ func (s *SlackServer) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := json.NewDecoder(r.Body).Decode(&m); err != nil || m.Text == "" {
 		http.Error(w, "invalid_payload", http.StatusBadRequest)
+		return
+	}
+	if !s.wait(r.Context().Done()) {
 		return
 	}
 	s.mu.Lock()
