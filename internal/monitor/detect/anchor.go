@@ -33,7 +33,7 @@ func Anchor(doc *html.Node, pageURL string, keywords []string) (*Region, error) 
 		return nil, ErrNoBody
 	}
 	if len(keywords) > 0 {
-		s, ok := p.keywordScope(keywords)
+		s, ok := p.keywordScope(keywords, true)
 		if !ok {
 			return nil, ErrKeywordsNotFound
 		}

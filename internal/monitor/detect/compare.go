@@ -53,7 +53,7 @@ func Compare(prev, cur *Fingerprint, keywords []string) Change {
 	if prev != nil && cur != nil {
 		// A block that was left out as boilerplate before and is kept now,
 		// or the other way round, moved; it did not appear or vanish.
-		added = withoutOmitted(added, cb, prev.Omitted)
+		added = withoutOmitted(added, cb, append(slices.Clip(prev.Omitted), prev.Outside...))
 		removed = withoutOmitted(removed, pb, cur.Omitted)
 	}
 	var ch Change

@@ -117,6 +117,16 @@ type Fingerprint struct {
 	// that only moves between left out and kept, as when a site renames
 	// its classes, is not a change.
 	Omitted []string `json:"omitted,omitempty"`
+	// Outside are, for a keyword scope, the short hashes of the blocks
+	// that mention a keyword but lie outside the scope (in navigation, an
+	// aside …): one that a class rename brings into the content moved,
+	// it did not appear.
+	Outside []string `json:"outside,omitempty"`
+	// Boiler marks a keyword scope made of boilerplate because no block
+	// of the content mentioned a keyword; without it, a page whose content
+	// no longer does is watched as empty (its keyword blocks removed),
+	// not as the navigation that still mentions one.
+	Boiler bool `json:"boiler,omitempty"`
 }
 
 // Block is one block of a region. Text has its white space collapsed

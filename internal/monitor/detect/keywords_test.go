@@ -162,3 +162,19 @@ func TestKeywordScopeNoiseIsQuiet(t *testing.T) {
 		t.Errorf("noise: lost %v (score %.1f) material %v signals %s", got.Lost(), got.Score, ch.Material, signalText(ch.Signals))
 	}
 }
+
+// TestKeywordLeftOnlyInNavigation: the content's keyword blocks go while
+// the menu still says "Press releases": they are removed (material), not
+// found again in the menu.
+func TestKeywordLeftOnlyInNavigation(t *testing.T) {
+	r := anchor(t, newIRPage().html(), "press")
+	if r.Fingerprint.Boiler {
+		t.Fatal("anchored on the menu although the content mentions the keyword")
+	}
+	v := newIRPage()
+	v.replaceMain = "<p>Our site is being rebuilt. Come back soon.</p>"
+	got, ch := check(t, v.html(), r.Fingerprint)
+	if got.Lost() || !ch.Material || !removedText(ch.Signals, "Press releases") {
+		t.Errorf("keyword left in the menu only: lost %v material %v signals %s", got.Lost(), ch.Material, signalText(ch.Signals))
+	}
+}

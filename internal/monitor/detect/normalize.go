@@ -23,7 +23,7 @@ func Normalize(s string) string {
 	if !needsNormalize(s) {
 		return s
 	}
-	toks := strings.Fields(s)
+	toks := unglue(strings.Fields(s))
 	out := make([]string, 0, len(toks))
 	for i := 0; i < len(toks); {
 		if mayBeVolatile(toks[i]) {
@@ -848,3 +848,52 @@ var (
 		"answer", "answers", "retweets", "reposts", "favorites", "favourites", "stars", "downloads",
 		"impressions", "hits", "claps", "kommentare", "commentaires", "comentarios", "vues")
 )
+
+// unglue splits the tokens in which a date or time is glued to the text
+// of a neighbouring element: a year followed by a capitalised word
+// ("2024If", after "Updated: Nov 5,") and a clock time after a word
+// ("O'Brien3:20", a byline before its time).
+func unglue(toks []string) []string {
+	var out []string
+	for i, t := range toks {
+		a, b := splitGlued(t)
+		if b == "" {
+			if out != nil {
+				out = append(out, t)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]string, 0, len(toks)+1), toks[:i]...)
+		}
+		out = append(out, a, b)
+	}
+	if out == nil {
+		return toks
+	}
+	return out
+}
+
+// splitGlued splits t where a date or time is glued to a word, or
+// returns t and "".
+func splitGlued(t string) (string, string) {
+	if len(t) >= 5 && isYear(t[:4]) && t[4] >= 'A' && t[4] <= 'Z' {
+		return t[:4], t[4:]
+	}
+	for k := 1; k < len(t); k++ {
+		if t[k] < '0' || t[k] > '9' {
+			continue
+		}
+		r, _ := utf8.DecodeLastRuneInString(t[:k])
+		if !unicode.IsLetter(r) {
+			return t, ""
+		}
+		c := t[k:]
+		if len(c) >= 4 && c[1] == ':' && c[2] >= '0' && c[2] <= '5' && c[3] >= '0' && c[3] <= '9' ||
+			len(c) >= 5 && c[2] == ':' && inRange(c[:2], 0, 23) && inRange(c[3:5], 0, 59) {
+			return t[:k], c
+		}
+		return t, ""
+	}
+	return t, ""
+}

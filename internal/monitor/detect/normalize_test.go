@@ -36,6 +36,8 @@ func TestNormalizeVolatile(t *testing.T) {
 		{"Gerrit Bockey2022-11-24 09:17:332022-11-24 09:26:37Dekra baut", "Gerrit Bockey2022-12-31 09:17:332022-12-31 09:26:37Dekra baut"},
 		{"Shana Nys DambrotNovember 6, 2023", "Shana Nys DambrotDecember 13, 2023"},
 		{"By Cat Lafuente/June 12, 2020 9:49 am EST/Updated", "By Cat Lafuente/July 19, 2020 9:49 am EST/Updated"},
+		{"Updated: Nov 5, 2024If you are serving food", "Updated: Dec 12, 2025If you are serving food"},
+		{"Terrence O'Brien12:03 AM GMT+2", "Terrence O'Brien3:20 AM GMT+2"},
 	}
 	for _, c := range same {
 		a, b := Normalize(c[0]), Normalize(c[1])

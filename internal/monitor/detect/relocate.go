@@ -153,7 +153,7 @@ func Relocate(doc *html.Node, pageURL string, prev *Fingerprint) (*Region, error
 	o := p.overlap(ref)
 	sc := &scratch{shingles: make(map[uint64]int32), links: make(map[string]int32)}
 	if prev.Scope == ScopeKeywords && len(keywords) > 0 {
-		s, _ := p.keywordScope(keywords)
+		s, _ := p.keywordScope(keywords, prev.Boiler)
 		root := p.elems[s.root].node
 		return &Region{
 			Fingerprint: s.fp,

@@ -21,9 +21,9 @@ const ScopeKeywords = "keywords"
 // keywordParts returns the containers around the blocks that mention a
 // keyword: each match widened (see widen), the outermost containers
 // kept, in document order. Matches in boilerplate count only when there
-// is no other. It returns false when no block of the page mentions a
-// keyword.
-func (p *page) keywordParts(keywords []string) ([]int32, bool) {
+// is no other and boiler allows them (then boiler is returned true). It
+// returns false when no block of the page mentions a keyword.
+func (p *page) keywordParts(keywords []string, boilerOK bool) (parts []int32, fromBoiler, found bool) {
 	var content, boiler []int32
 	for i := range p.blocks {
 		b := &p.blocks[i]
@@ -40,13 +40,15 @@ func (p *page) keywordParts(keywords []string) ([]int32, bool) {
 	}
 	matches := content
 	if len(matches) == 0 {
+		if len(boiler) == 0 {
+			return nil, false, false
+		}
+		if !boilerOK {
+			return nil, false, true
+		}
 		matches = boiler
 	}
-	if len(matches) == 0 {
-		return nil, false
-	}
 	seen := make(map[int32]bool)
-	var parts []int32
 	for _, m := range matches {
 		if seen[m] {
 			continue
@@ -69,7 +71,7 @@ func (p *page) keywordParts(keywords []string) ([]int32, bool) {
 		}
 		kept = append(kept, e)
 	}
-	return kept, true
+	return kept, len(content) == 0, true
 }
 
 // scope is the watched content of a keyword fingerprint in one page.
@@ -81,15 +83,21 @@ type scope struct {
 }
 
 // keywordScope reads the keyword scope of the page, or returns false
-// when no block mentions a keyword.
-func (p *page) keywordScope(keywords []string) (*scope, bool) {
-	parts, ok := p.keywordParts(keywords)
+// when no block mentions a keyword. boilerOK allows a scope of
+// boilerplate matches when the content has none; otherwise the scope is
+// then empty.
+func (p *page) keywordScope(keywords []string, boilerOK bool) (*scope, bool) {
+	parts, boiler, ok := p.keywordParts(keywords, boilerOK)
 	if !ok {
 		return nil, false
 	}
-	s := &scope{parts: parts, root: parts[0]}
-	for _, e := range parts[1:] {
-		s.root = p.lca(s.root, e)
+	s := &scope{parts: parts} // root: body when the scope is empty
+	for i, e := range parts {
+		if i == 0 {
+			s.root = e
+		} else {
+			s.root = p.lca(s.root, e)
+		}
 	}
 	var blocks []Block
 	watched := make(map[int]bool)
@@ -117,15 +125,13 @@ func (p *page) keywordScope(keywords []string) (*scope, bool) {
 			watched[int(i)] = true
 		}
 	}
-	// A keyword block left out (boilerplate, or outside the parts when
-	// only boilerplate mentions a keyword) is recorded as omitted: when a
-	// class rename moves it into the content, it is no new block.
+	var outside []string
 	for i := range p.blocks {
-		if len(omitted) >= maxBlocks {
+		if len(outside) >= maxBlocks {
 			break
 		}
 		if !watched[i] && mentions(p.blocks[i].Text, keywords) {
-			omitted = append(omitted, shortKey(p.blocks[i].Block))
+			outside = append(outside, shortKey(p.blocks[i].Block))
 		}
 	}
 	n := p.elems[s.root].node
@@ -138,6 +144,8 @@ func (p *page) keywordScope(keywords []string) (*scope, bool) {
 		Keywords: keywords,
 		Hash:     hashBlocks(blocks),
 		Omitted:  omitted,
+		Outside:  outside,
+		Boiler:   boiler,
 	}
 	return s, true
 }
