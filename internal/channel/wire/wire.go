@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -50,19 +51,94 @@ type Feed struct {
 }
 
 // Client fetches feeds. The feeds' URLs are the operator's settings, so the
-// client need not be the SSRF-guarded one.
+// client need not be the SSRF-guarded one. Safe for concurrent use.
 type Client struct {
 	HTTP      *http.Client
 	UserAgent string
+	// Fresh is how long a feed, once fetched, answers every monitor that
+	// reads it from this node's memory: a wire's feed is the same for all
+	// of them, so it is fetched (conditionally) once per Fresh and parsed
+	// once, not once per monitor. 0 fetches on every call.
+	Fresh time.Duration
+	// Reserve, when set, takes bytes of the node's memory budget before a
+	// feed is read and parsed (FeedCost of its declared length, else of
+	// MaxFeedBytes) and returns the func that gives them back.
+	Reserve func(ctx context.Context, bytes int64) (release func(), err error)
+
+	mu    sync.Mutex
+	feeds map[string]*shared
 }
+
+// shared is a feed as last fetched by this node. Its mutex is held while it
+// is fetched, so that the monitors asking at once wait for one fetch.
+type shared struct {
+	mu   sync.Mutex
+	at   time.Time
+	feed *Feed
+	err  error
+}
+
+// FeedCost is the memory reading and parsing a feed of n bytes may hold:
+// the body, and gofeed's tree of it (about 60 MB for a 15 MB feed).
+func FeedCost(n int64) int64 { return 6 * n }
 
 // NewClient returns a client with a request timeout.
 func NewClient(userAgent string) *Client {
 	return &Client{HTTP: &http.Client{Timeout: requestTimeout}, UserAgent: userAgent}
 }
 
-// Fetch reads a feed, conditionally when etag or lastModified are given.
+// Fetch reads a feed, conditionally when etag or lastModified are given:
+// NotModified when the feed's validators are still those. With Fresh set,
+// the feed comes from this node's last fetch of it when that is recent.
 func (c *Client) Fetch(ctx context.Context, feedURL, etag, lastModified string) (*Feed, error) {
+	if c.Fresh <= 0 {
+		return c.fetch(ctx, feedURL, etag, lastModified)
+	}
+	c.mu.Lock()
+	if c.feeds == nil {
+		c.feeds = map[string]*shared{}
+	}
+	sh := c.feeds[feedURL]
+	if sh == nil {
+		sh = &shared{}
+		c.feeds[feedURL] = sh
+	}
+	c.mu.Unlock()
+
+	sh.mu.Lock()
+	if sh.at.IsZero() || time.Since(sh.at) >= c.Fresh {
+		var validators Feed
+		if sh.feed != nil {
+			validators = *sh.feed
+		}
+		f, err := c.fetch(ctx, feedURL, validators.ETag, validators.LastModified)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			sh.mu.Unlock()
+			return nil, err // this caller's end, not the feed's: the next caller fetches
+		case err != nil:
+			sh.err = err
+		case f.NotModified && sh.feed != nil:
+			sh.err = nil
+		default:
+			sh.feed, sh.err = f, nil
+		}
+		sh.at = time.Now()
+	}
+	feed, err := sh.feed, sh.err
+	sh.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if (etag != "" && etag == feed.ETag) || (etag == "" && lastModified != "" && lastModified == feed.LastModified) {
+		return &Feed{ETag: feed.ETag, LastModified: feed.LastModified, NotModified: true}, nil
+	}
+	// Items are shared by every caller: they only read them.
+	return &Feed{Items: feed.Items, ETag: feed.ETag, LastModified: feed.LastModified}, nil
+}
+
+// fetch is Fetch without the node's shared copy.
+func (c *Client) fetch(ctx context.Context, feedURL, etag, lastModified string) (*Feed, error) {
 	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, feedURL, nil)
@@ -97,6 +173,17 @@ func (c *Client) Fetch(ctx context.Context, feedURL, etag, lastModified string) 
 		return nil, model.Errorf(model.CodeRateLimited, "the news feed answered HTTP 429")
 	case res.StatusCode != http.StatusOK:
 		return nil, model.Errorf(model.CodeUpstreamError, "the news feed answered HTTP %d", res.StatusCode)
+	}
+	if c.Reserve != nil {
+		n := int64(MaxFeedBytes)
+		if res.ContentLength >= 0 && !res.Uncompressed {
+			n = min(res.ContentLength, n)
+		}
+		release, err := c.Reserve(ctx, FeedCost(n))
+		if err != nil {
+			return nil, err
+		}
+		defer release()
 	}
 	body, err := io.ReadAll(io.LimitReader(res.Body, MaxFeedBytes+1))
 	if err != nil {
