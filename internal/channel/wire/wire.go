@@ -204,6 +204,11 @@ func Parse(body []byte) ([]Item, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, model.Errorf(model.CodeUpstreamError, "the news feed is empty")
 	}
+	// gofeed reads a cut feed as far as it goes and reports no error: a feed
+	// cut in transfer or by its server would then silently lose items.
+	if err := checkComplete(body); err != nil {
+		return nil, err
+	}
 	// Count the items before gofeed builds them all.
 	if n := bytes.Count(body, []byte("<item")) + bytes.Count(body, []byte("<entry")); n > MaxItems {
 		return nil, model.Errorf(model.CodeUpstreamError, "the news feed lists about %d items, more than %d: not read", n, MaxItems)
@@ -249,6 +254,32 @@ func Parse(body []byte) ([]Item, error) {
 	}
 	sort.SliceStable(items, func(a, b int) bool { return items[a].Published.After(items[b].Published) })
 	return items, nil
+}
+
+// checkComplete refuses an XML feed that does not end with the closing tag
+// of an RSS, RDF or Atom root: one cut short, whose items after the cut
+// (and any before it whose element is unclosed) would be lost without a
+// word. Trailing white space and comments are allowed.
+func checkComplete(body []byte) error {
+	b := bytes.TrimSpace(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")))
+	if len(b) == 0 || b[0] != '<' {
+		return nil // not XML (a JSON feed): its parser finds a cut itself
+	}
+	for bytes.HasSuffix(b, []byte("-->")) {
+		i := bytes.LastIndex(b, []byte("<!--"))
+		if i < 0 {
+			break
+		}
+		b = bytes.TrimSpace(b[:i])
+	}
+	low := bytes.ToLower(b[max(0, len(b)-16):])
+	for _, end := range []string{"</rss>", "</feed>", "</rdf:rdf>"} {
+		if bytes.HasSuffix(low, []byte(end)) {
+			return nil
+		}
+	}
+	return model.Errorf(model.CodeUpstreamError,
+		"the news feed is truncated: it does not end with the closing tag of its <rss>, <rdf:RDF> or <feed> element; nothing of it was read")
 }
 
 // Matching keeps the items about the company (every word of its name, in
