@@ -468,7 +468,9 @@ func (m *Main) background(prims *primitive.Service, workers int, box *secretbox.
 		alerts.Backoff = slices.Repeat([]time.Duration{d}, len(alert.DefaultBackoff))
 	}
 	alerts.AddWorkers(w)
-	mon := &monitor.Service{Store: m.store, HTTP: prims.HTTP, Browser: prims.Browser, Log: m.log,
+	// One memory budget for the node: the monitor checks' bodies, parses,
+	// feeds and documents take the one the primitives' conversions take.
+	mon := &monitor.Service{Store: m.store, HTTP: prims.HTTP, Browser: prims.Browser, Budget: prims.Convert, Log: m.log,
 		PerHost: m.cfg.MonitorPerHost, Timeout: m.cfg.MonitorTimeout, Index: m.indexRun, Alerts: alerts,
 		LLM: prims.LLM}
 	if m.cfg.SECUserAgent != "" {
@@ -476,11 +478,11 @@ func (m *Main) background(prims *primitive.Service, workers int, box *secretbox.
 			return nil, nil, nil, fmt.Errorf("config: %w", err)
 		}
 		// SEC fair access: at most 10 requests a second from all nodes.
-		mon.EDGAR.Wait = func(ctx context.Context) error {
-			return m.store.WaitSlot(ctx, "sec.gov", 100*time.Millisecond, time.Minute)
-		}
+		mon.EDGAR.Wait = edgarPace(m.store)
+		mon.EDGAR.Reserve = prims.Convert.Hold
 	}
 	mon.Wire = wire.NewClient(m.cfg.UserAgent)
+	mon.Wire.Fresh, mon.Wire.Reserve = wireFresh, prims.Convert.Hold
 	mon.WireFeeds = map[string]string{model.ChannelBusinessWire: m.cfg.BusinessWireFeed,
 		model.ChannelGlobeNewswire: m.cfg.GlobeNewswireFeed}
 	mon.AddWorkers(w)
@@ -492,6 +494,20 @@ func (m *Main) background(prims *primitive.Service, workers int, box *secretbox.
 	mon.Queue, alerts.Queue = q, q
 	return q, mon, hk, nil
 }
+
+// edgarPace is SEC fair access as every node of the service waits for it:
+// at most 10 requests a second from all nodes together, slots kept in the
+// shared database.
+func edgarPace(st *store.Store) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		return st.WaitSlot(ctx, "sec.gov", 100*time.Millisecond, time.Minute)
+	}
+}
+
+// wireFresh is how long a node answers the monitors of a press-wire feed
+// from its last fetch of it: the monitors due together share one
+// conditional GET and one parse of the feed.
+const wireFresh = time.Minute
 
 // reconcileEvery is how often a node repairs monitors whose job will not
 // run them (monitor.Service.Reconcile).

@@ -120,18 +120,25 @@ func (a *Acquirer) tier(ctx context.Context, tier string, req Request) (*fetch.R
 		IfNoneMatch: req.IfNoneMatch, IfModifiedSince: req.IfModifiedSince, MaxBytes: req.MaxBytes})
 }
 
-// Fetch is one GET on the HTTP tier.
+// Fetch is one GET on the HTTP tier whose body takes the memory budget
+// before it is read whole (see Reserve).
 func (a *Acquirer) Fetch(ctx context.Context, r fetch.Request) (*fetch.Response, error) {
+	if r.Reserve == nil {
+		r.Reserve = a.Reserve
+	}
 	return a.HTTP.Get(ctx, r)
 }
 
-// Reserve takes n bytes of the memory budget for a body about to be read
+// Reserve takes the memory budget for a body of n bytes about to be read
 // whole (a declared length, or the cap when none was declared), waiting as
 // long as ctx lets for them, without a conversion slot: reading is not
 // CPU-bound. It is the fetch.Request.Reserve of every download of the node
 // (pages, feeds, documents, EDGAR answers).
 func (a *Acquirer) Reserve(ctx context.Context, n int64) (release func(), err error) {
-	return a.Budget.Hold(ctx, ReadCost(n))
+	// A body whose length is unknown reserves by the cap, which may be more
+	// than a small budget holds: it then takes the whole budget, and its
+	// parse, reserved by its actual size, is refused if it is too large.
+	return a.Budget.Hold(ctx, min(ReadCost(n), a.Budget.Capacity()))
 }
 
 // ReadCost is what reading a body of n bytes whole may hold at its peak:

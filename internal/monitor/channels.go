@@ -249,10 +249,16 @@ func (s *Service) secText(ctx context.Context, u string) string {
 	if s.EDGAR.Wait != nil && s.EDGAR.Wait(ctx) != nil {
 		return ""
 	}
-	r, err := s.HTTP.Get(ctx, fetch.Request{URL: u, Timeout: s.timeout(), Headers: map[string]string{"User-Agent": s.EDGAR.UserAgent}})
+	a := s.acquirer()
+	r, err := a.Fetch(ctx, fetch.Request{URL: u, Timeout: s.timeout(), Headers: map[string]string{"User-Agent": s.EDGAR.UserAgent}})
 	if err != nil || r.StatusCode != 200 {
 		return ""
 	}
+	release, err := a.Parse(ctx, r.Kind, r.Body, 0)
+	if err != nil {
+		return ""
+	}
+	defer release()
 	var doc *content.Document
 	switch r.Kind {
 	case fetch.KindHTML:
@@ -270,10 +276,16 @@ func (s *Service) secText(ctx context.Context, u string) string {
 
 // pageLinks are the links of the monitor's page (to find its EDGAR filer).
 func (s *Service) pageLinks(ctx context.Context, m *model.Monitor) []string {
-	r, err := s.HTTP.Get(ctx, fetch.Request{URL: m.URL, Timeout: s.timeout()})
+	a := s.acquirer()
+	r, err := a.Fetch(ctx, fetch.Request{URL: m.URL, Timeout: s.timeout()})
 	if err != nil || r.StatusCode >= 400 || r.Kind != fetch.KindHTML {
 		return nil
 	}
+	release, err := a.Parse(ctx, r.Kind, r.Body, 0)
+	if err != nil {
+		return nil
+	}
+	defer release()
 	doc, err := content.HTML(r.Body, r.FinalURL, content.Options{IncludeLinks: true})
 	if err != nil {
 		return nil

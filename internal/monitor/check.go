@@ -108,8 +108,17 @@ func (s *Service) check(ctx context.Context, job *river.Job[CheckArgs]) error {
 	if wait := due.Sub(s.now()); wait > time.Second {
 		return river.JobSnooze(wait) // woken early: a retry after a crash, or a later due time
 	}
+	// A check that died mid-way (the node was killed, or it overran its
+	// job's timeout) comes back as a later attempt of the same due time:
+	// snoozes give their attempt back, so job.Attempt-1 is how many times
+	// this due time's check was aborted. Once, and it runs with a smaller
+	// memory allowance; twice, and it is recorded as an error instead of
+	// trying a third time what may be what kills the node.
+	aborted := job.Attempt - 1
 	var obs []*observation
-	if pageChannel(m) {
+	if aborted >= 2 {
+		obs = append(obs, s.abortedTwice(m, due))
+	} else if pageChannel(m) {
 		release, ok := s.hosts.acquire(ctx, m.Host, s.perHost(), 10*time.Second)
 		if !ok {
 			if ctx.Err() != nil {
@@ -117,13 +126,16 @@ func (s *Service) check(ctx context.Context, job *river.Job[CheckArgs]) error {
 			}
 			return river.JobSnooze(time.Second + time.Duration(job.ID%4)*time.Second)
 		}
-		o := s.observe(ctx, m, due)
+		o := s.observe(ctx, m, due, s.allowance(aborted))
 		release()
 		s.extractRun(ctx, m, o)
 		obs = append(obs, o)
 	}
 	states := channelStates(m)
 	for _, ch := range feedChannels(m) {
+		if aborted >= 2 {
+			break
+		}
 		obs = append(obs, s.observeFeed(ctx, m, ch, states[ch], due))
 	}
 	next, err := s.record(ctx, job, m, obs)
@@ -134,6 +146,28 @@ func (s *Service) check(ctx context.Context, job *river.Job[CheckArgs]) error {
 		return nil // no further check: deleted, paused or superseded while it ran
 	}
 	return river.JobSnooze(max(next.Sub(s.now()), 0))
+}
+
+// abortedTwice is the run of a check whose job died twice at the same due
+// time: outcome error, no fetch, so that the monitor moves on to its next
+// due time and its owner hears of it.
+func (s *Service) abortedTwice(m *model.Monitor, due time.Time) *observation {
+	now := s.now()
+	run := &model.Run{ID: uuid.NewString(), MonitorID: m.ID, WorkspaceID: m.WorkspaceID, DueAt: due, StartedAt: now,
+		FinishedAt: now, Channel: channelOf(m), Tier: model.TierNone, Outcome: model.OutcomeError,
+		Error: "check aborted twice: the node stopped or timed out twice while checking this page " +
+			"(a page too large or too slow for this node); the next check is at the monitor's next due time"}
+	return &observation{run: run, keepValidators: true, url: m.URL}
+}
+
+// allowance is the most of the node's memory budget a check's parse may
+// take: the whole budget normally, a quarter after the check was aborted
+// once (0: no bound of its own).
+func (s *Service) allowance(aborted int) int64 {
+	if aborted < 1 || s.Budget == nil {
+		return 0
+	}
+	return s.Budget.Capacity() / 4
 }
 
 // acquirer is the node's acquisition path (internal/acquire) over the
@@ -175,8 +209,9 @@ func channelOf(m *model.Monitor) string {
 	return model.ChannelIRPage
 }
 
-// observe fetches the monitor's URL and decides the outcome.
-func (s *Service) observe(ctx context.Context, m *model.Monitor, due time.Time) *observation {
+// observe fetches the monitor's URL and decides the outcome. allowance,
+// when above zero, bounds the memory its parse may take.
+func (s *Service) observe(ctx context.Context, m *model.Monitor, due time.Time, allowance int64) *observation {
 	now := s.now()
 	run := &model.Run{ID: uuid.NewString(), MonitorID: m.ID, WorkspaceID: m.WorkspaceID, DueAt: due, StartedAt: now,
 		Channel: channelOf(m), Tier: model.TierNone, ContentHash: lastHash(m)}
@@ -232,6 +267,13 @@ func (s *Service) observe(ctx context.Context, m *model.Monitor, due time.Time) 
 		run.Outcome = model.OutcomeUnchanged
 		return o
 	}
+	// The parse takes the node's memory budget first: an element-dense
+	// page of 24 MB holds about 600 MB while it is parsed and watched.
+	release, err := s.parseBudget(ctx, resp, allowance)
+	if err != nil {
+		return fail(model.OutcomeError, model.ErrorMessage(err))
+	}
+	defer release()
 	doc, title, err := parse(ctx, resp)
 	if err != nil {
 		return fail(model.OutcomeError, "the page could not be read: "+model.ErrorMessage(err))
@@ -312,6 +354,30 @@ const ErrKeywordsMatchedNothing = "discovery keywords matched no content on the 
 
 // score returns a run's top_score.
 func score(v float64) *float64 { return &v }
+
+// parseWait bounds how long a check waits for the memory its parse needs
+// before it gives up for this due time.
+const parseWait = time.Minute
+
+// parseBudget takes the memory budget a parse of resp needs, waiting at
+// most parseWait (or the check's time) for it; the error says why the
+// check cannot go on.
+func (s *Service) parseBudget(ctx context.Context, resp *fetch.Response, allowance int64) (func(), error) {
+	wctx, cancel := context.WithTimeout(ctx, parseWait)
+	defer cancel()
+	release, err := s.acquirer().Parse(wctx, resp.Kind, resp.Body, allowance)
+	switch {
+	case err == nil:
+		return release, nil
+	case model.ErrorCode(err) == model.CodeTimeout:
+		return nil, model.Errorf(model.CodeTimeout, "this node's memory budget stayed full for %s while other pages "+
+			"were parsed; the next check tries again", parseWait)
+	case allowance > 0:
+		return nil, model.Errorf(model.CodeUpstreamError, "the check was aborted once (the node stopped or it timed out) "+
+			"and was retried with a smaller memory allowance, which this page exceeds: %s", model.ErrorMessage(err))
+	}
+	return nil, err
+}
 
 // get fetches the monitor's URL through the node's acquisition path: HTTP
 // and, when the site walls it off (acquire.Escalate) and a browser tier

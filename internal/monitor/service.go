@@ -32,8 +32,8 @@ type Service struct {
 	Queue   *jobs.Queue
 	HTTP    *fetch.Client
 	Browser *fetch.Browser // nil: no browser tier
-	// Budget is the node's memory budget, shared with the primitives (nil:
-	// no bound).
+	// Budget is the node's memory budget, shared with the primitives: the
+	// bodies, parses and feeds of checks take it (nil: no bound).
 	Budget *acquire.Budget
 	Log    *slog.Logger
 	// Index keeps a changed run's text in the workspace's search index

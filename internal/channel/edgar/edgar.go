@@ -60,6 +60,10 @@ type Client struct {
 	// HTTP sends the requests; EDGAR's URLs are the operator's settings,
 	// not the caller's, so it need not be the SSRF-guarded client.
 	HTTP *http.Client
+	// Reserve, when set, takes bytes of the node's memory budget before an
+	// answer is read (twice its declared length, else twice its bound) and
+	// returns the func that gives them back.
+	Reserve func(ctx context.Context, bytes int64) (release func(), err error)
 
 	mu        sync.Mutex
 	tickers   map[string]Company // by upper-case ticker
@@ -152,6 +156,17 @@ func (c *Client) get(ctx context.Context, u, etag, lastModified string, limit in
 		return nil, res.Header, false, model.Errorf(model.CodeNotFound, "EDGAR has no %s", u)
 	case res.StatusCode != http.StatusOK:
 		return nil, res.Header, false, model.Errorf(model.CodeUpstreamError, "EDGAR answered HTTP %d for %s", res.StatusCode, u)
+	}
+	if c.Reserve != nil {
+		n := limit
+		if res.ContentLength >= 0 && !res.Uncompressed {
+			n = min(res.ContentLength, limit)
+		}
+		release, err := c.Reserve(ctx, 2*n)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		defer release()
 	}
 	body, err = io.ReadAll(io.LimitReader(res.Body, limit+1))
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -50,19 +51,94 @@ type Feed struct {
 }
 
 // Client fetches feeds. The feeds' URLs are the operator's settings, so the
-// client need not be the SSRF-guarded one.
+// client need not be the SSRF-guarded one. Safe for concurrent use.
 type Client struct {
 	HTTP      *http.Client
 	UserAgent string
+	// Fresh is how long a feed, once fetched, answers every monitor that
+	// reads it from this node's memory: a wire's feed is the same for all
+	// of them, so it is fetched (conditionally) once per Fresh and parsed
+	// once, not once per monitor. 0 fetches on every call.
+	Fresh time.Duration
+	// Reserve, when set, takes bytes of the node's memory budget before a
+	// feed is read and parsed (FeedCost of its declared length, else of
+	// MaxFeedBytes) and returns the func that gives them back.
+	Reserve func(ctx context.Context, bytes int64) (release func(), err error)
+
+	mu    sync.Mutex
+	feeds map[string]*shared
 }
+
+// shared is a feed as last fetched by this node. Its mutex is held while it
+// is fetched, so that the monitors asking at once wait for one fetch.
+type shared struct {
+	mu   sync.Mutex
+	at   time.Time
+	feed *Feed
+	err  error
+}
+
+// FeedCost is the memory reading and parsing a feed of n bytes may hold:
+// the body, and gofeed's tree of it (about 60 MB for a 15 MB feed).
+func FeedCost(n int64) int64 { return 6 * n }
 
 // NewClient returns a client with a request timeout.
 func NewClient(userAgent string) *Client {
 	return &Client{HTTP: &http.Client{Timeout: requestTimeout}, UserAgent: userAgent}
 }
 
-// Fetch reads a feed, conditionally when etag or lastModified are given.
+// Fetch reads a feed, conditionally when etag or lastModified are given:
+// NotModified when the feed's validators are still those. With Fresh set,
+// the feed comes from this node's last fetch of it when that is recent.
 func (c *Client) Fetch(ctx context.Context, feedURL, etag, lastModified string) (*Feed, error) {
+	if c.Fresh <= 0 {
+		return c.fetch(ctx, feedURL, etag, lastModified)
+	}
+	c.mu.Lock()
+	if c.feeds == nil {
+		c.feeds = map[string]*shared{}
+	}
+	sh := c.feeds[feedURL]
+	if sh == nil {
+		sh = &shared{}
+		c.feeds[feedURL] = sh
+	}
+	c.mu.Unlock()
+
+	sh.mu.Lock()
+	if sh.at.IsZero() || time.Since(sh.at) >= c.Fresh {
+		var validators Feed
+		if sh.feed != nil {
+			validators = *sh.feed
+		}
+		f, err := c.fetch(ctx, feedURL, validators.ETag, validators.LastModified)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			sh.mu.Unlock()
+			return nil, err // this caller's end, not the feed's: the next caller fetches
+		case err != nil:
+			sh.err = err
+		case f.NotModified && sh.feed != nil:
+			sh.err = nil
+		default:
+			sh.feed, sh.err = f, nil
+		}
+		sh.at = time.Now()
+	}
+	feed, err := sh.feed, sh.err
+	sh.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if (etag != "" && etag == feed.ETag) || (etag == "" && lastModified != "" && lastModified == feed.LastModified) {
+		return &Feed{ETag: feed.ETag, LastModified: feed.LastModified, NotModified: true}, nil
+	}
+	// Items are shared by every caller: they only read them.
+	return &Feed{Items: feed.Items, ETag: feed.ETag, LastModified: feed.LastModified}, nil
+}
+
+// fetch is Fetch without the node's shared copy.
+func (c *Client) fetch(ctx context.Context, feedURL, etag, lastModified string) (*Feed, error) {
 	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, feedURL, nil)
@@ -98,6 +174,17 @@ func (c *Client) Fetch(ctx context.Context, feedURL, etag, lastModified string) 
 	case res.StatusCode != http.StatusOK:
 		return nil, model.Errorf(model.CodeUpstreamError, "the news feed answered HTTP %d", res.StatusCode)
 	}
+	if c.Reserve != nil {
+		n := int64(MaxFeedBytes)
+		if res.ContentLength >= 0 && !res.Uncompressed {
+			n = min(res.ContentLength, n)
+		}
+		release, err := c.Reserve(ctx, FeedCost(n))
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+	}
 	body, err := io.ReadAll(io.LimitReader(res.Body, MaxFeedBytes+1))
 	if err != nil {
 		return nil, model.Wrap(model.CodeUpstreamError, err, "reading the news feed")
@@ -116,6 +203,11 @@ func (c *Client) Fetch(ctx context.Context, feedURL, etag, lastModified string) 
 func Parse(body []byte) ([]Item, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, model.Errorf(model.CodeUpstreamError, "the news feed is empty")
+	}
+	// gofeed reads a cut feed as far as it goes and reports no error: a feed
+	// cut in transfer or by its server would then silently lose items.
+	if err := checkComplete(body); err != nil {
+		return nil, err
 	}
 	// Count the items before gofeed builds them all.
 	if n := bytes.Count(body, []byte("<item")) + bytes.Count(body, []byte("<entry")); n > MaxItems {
@@ -162,6 +254,32 @@ func Parse(body []byte) ([]Item, error) {
 	}
 	sort.SliceStable(items, func(a, b int) bool { return items[a].Published.After(items[b].Published) })
 	return items, nil
+}
+
+// checkComplete refuses an XML feed that does not end with the closing tag
+// of an RSS, RDF or Atom root: one cut short, whose items after the cut
+// (and any before it whose element is unclosed) would be lost without a
+// word. Trailing white space and comments are allowed.
+func checkComplete(body []byte) error {
+	b := bytes.TrimSpace(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")))
+	if len(b) == 0 || b[0] != '<' {
+		return nil // not XML (a JSON feed): its parser finds a cut itself
+	}
+	for bytes.HasSuffix(b, []byte("-->")) {
+		i := bytes.LastIndex(b, []byte("<!--"))
+		if i < 0 {
+			break
+		}
+		b = bytes.TrimSpace(b[:i])
+	}
+	low := bytes.ToLower(b[max(0, len(b)-16):])
+	for _, end := range []string{"</rss>", "</feed>", "</rdf:rdf>"} {
+		if bytes.HasSuffix(low, []byte(end)) {
+			return nil
+		}
+	}
+	return model.Errorf(model.CodeUpstreamError,
+		"the news feed is truncated: it does not end with the closing tag of its <rss>, <rdf:RDF> or <feed> element; nothing of it was read")
 }
 
 // Matching keeps the items about the company (every word of its name, in

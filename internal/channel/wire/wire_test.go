@@ -75,19 +75,33 @@ func TestHostileFeeds(t *testing.T) {
 		many[i] = rssItem(fmt.Sprint("id-", i), "Acme news", "Thu, 05 Nov 2026 21:05:00 +0000", "x")
 	}
 	for name, body := range map[string]string{
-		"empty":        "",
-		"not a feed":   "<html><body>Hello</body></html>",
-		"truncated":    rss(rssItem("a", "Acme", "Thu, 05 Nov 2026 21:05:00 +0000", "x"))[:200],
-		"10,000 items": rss(many...),
-		"json garbage": `{"version": 1`,
+		"empty":      "",
+		"not a feed": "<html><body>Hello</body></html>",
+		"truncated":  rss(rssItem("a", "Acme", "Thu, 05 Nov 2026 21:05:00 +0000", "x"))[:200],
+		"cut in an item": rss(rssItem("a", "Acme", "Thu, 05 Nov 2026 21:05:00 +0000", "x"),
+			rssItem("b", "Acme", "Thu, 05 Nov 2026 22:05:00 +0000", "y"))[:600],
+		"cut after an item": strings.TrimSuffix(rss(rssItem("a", "Acme", "Thu, 05 Nov 2026 21:05:00 +0000", "x")), "</channel></rss>"),
+		"atom cut":          atomFeed[:len(atomFeed)-20],
+		"10,000 items":      rss(many...),
+		"json garbage":      `{"version": 1`,
 	} {
 		items, err := wire.Parse([]byte(body))
-		if err == nil && name != "truncated" {
+		if err == nil {
 			t.Errorf("%s: %d items, no error", name, len(items))
+		}
+		if strings.HasPrefix(name, "truncated") || strings.Contains(name, "cut") {
+			if !strings.Contains(model.ErrorMessage(err), "truncated") {
+				t.Errorf("%s: %v, want an error saying the feed is truncated", name, err)
+			}
 		}
 		if err != nil && model.ErrorCode(err) != model.CodeUpstreamError {
 			t.Errorf("%s: %v, want upstream_error", name, err)
 		}
+	}
+	// A whole feed followed by white space and a comment is complete.
+	if items, err := wire.Parse([]byte(rss(rssItem("a", "Acme", "Thu, 05 Nov 2026 21:05:00 +0000", "x")) +
+		"\n<!-- served in 12 ms -->\n")); err != nil || len(items) != 1 {
+		t.Errorf("feed with a trailing comment: %v %v", items, err)
 	}
 	// An empty channel is a feed with no items, not an error.
 	if items, err := wire.Parse([]byte(rss())); err != nil || len(items) != 0 {
