@@ -564,3 +564,23 @@ func TestReceiverAnswers(t *testing.T) {
 		t.Errorf("slow receiver: %+v; want a timeout then a 200", d.Log)
 	}
 }
+
+// TestNilServiceAlertsNobody: a monitor service built without alerts
+// (tests of other parts) records runs that alert nobody, and refuses a
+// monitor's alert channels rather than ignoring them.
+func TestNilServiceAlertsNobody(t *testing.T) {
+	var s *alert.Service
+	m := &model.Monitor{ID: "m", WorkspaceID: "w"}
+	if ts, err := s.Destinations(context.Background(), m); err != nil || ts != nil {
+		t.Errorf("destinations %v %v", ts, err)
+	}
+	if err := s.QueueRun(context.Background(), nil, m, &model.Run{Outcome: model.OutcomeChanged}, nil); err != nil {
+		t.Error(err)
+	}
+	if o, err := s.Override("w", json.RawMessage(`null`)); err != nil || o != nil {
+		t.Errorf("no override: %s %v", o, err)
+	}
+	if _, err := s.Override("w", json.RawMessage(`{"email_to":["a@example.com"]}`)); model.ErrorCode(err) != model.CodeBadRequest {
+		t.Errorf("override on a node without alerts: %v", err)
+	}
+}
