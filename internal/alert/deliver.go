@@ -87,9 +87,9 @@ func (s *Service) deliver(ctx context.Context, job *river.Job[DeliverArgs]) erro
 	attempt := model.DeliveryAttempt{Attempt: d.Attempts + 1, At: s.now()}
 	// The series ends after the schedule, or at River's last attempt of
 	// the job (attempts that ended before recording count there), so that
-	// such attempts do not leave the delivery pending without a job, which
-	// redeliver would not reset. A node that dies during the job's last
-	// attempt still does: River then discards the job.
+	// such attempts do not leave the delivery pending without a job. (A
+	// node that dies during the job's last attempt still does, River
+	// discarding the job; redeliver queues one for it.)
 	final := attempt.Attempt-job.Args.Base > len(s.backoff()) || job.Attempt >= job.MaxAttempts
 	fail := func(class string) error {
 		attempt.ErrorClass = class
