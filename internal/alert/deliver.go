@@ -65,8 +65,9 @@ func (w *deliverWorker) Work(ctx context.Context, job *river.Job[DeliverArgs]) e
 
 // deliver makes one attempt of a delivery: only a 2xx counts; network
 // errors, 5xx and 429 (after its Retry-After) are retried with backoff, then
-// the delivery is failed; 410 turns the workspace's webhook off; any other
-// answer fails it at once. Deliveries of a monitor go out in order.
+// the delivery is failed; 410 turns the workspace's webhook off if the URL
+// that answered is still the configured one; any other answer fails it at
+// once. Deliveries of a monitor go out in order.
 func (s *Service) deliver(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	d, err := s.Store.Delivery(ctx, job.Args.DeliveryID)
 	if model.ErrorCode(err) == model.CodeNotFound {
@@ -85,9 +86,10 @@ func (s *Service) deliver(ctx context.Context, job *river.Job[DeliverArgs]) erro
 	}
 	attempt := model.DeliveryAttempt{Attempt: d.Attempts + 1, At: s.now()}
 	// The series ends after the schedule, or at River's last attempt of
-	// the job (attempts that ended before recording, a crash, count
-	// there): a delivery is never left pending without a job, which would
-	// keep it from being redelivered.
+	// the job (attempts that ended before recording count there), so that
+	// such attempts do not leave the delivery pending without a job. (A
+	// node that dies during the job's last attempt still does, River
+	// discarding the job; redeliver queues one for it.)
 	final := attempt.Attempt-job.Args.Base > len(s.backoff()) || job.Attempt >= job.MaxAttempts
 	fail := func(class string) error {
 		attempt.ErrorClass = class

@@ -564,3 +564,64 @@ func TestReceiverAnswers(t *testing.T) {
 		t.Errorf("slow receiver: %+v; want a timeout then a 200", d.Log)
 	}
 }
+
+// TestNilServiceAlertsNobody: a monitor service built without alerts
+// (tests of other parts) records runs that alert nobody, and refuses a
+// monitor's alert channels rather than ignoring them.
+func TestNilServiceAlertsNobody(t *testing.T) {
+	var s *alert.Service
+	m := &model.Monitor{ID: "m", WorkspaceID: "w"}
+	if ts, err := s.Destinations(context.Background(), m); err != nil || ts != nil {
+		t.Errorf("destinations %v %v", ts, err)
+	}
+	if err := s.QueueRun(context.Background(), nil, m, &model.Run{Outcome: model.OutcomeChanged}, nil); err != nil {
+		t.Error(err)
+	}
+	if o, err := s.Override("w", json.RawMessage(`null`)); err != nil || o != nil {
+		t.Errorf("no override: %s %v", o, err)
+	}
+	if _, err := s.Override("w", json.RawMessage(`{"email_to":["a@example.com"]}`)); model.ErrorCode(err) != model.CodeBadRequest {
+		t.Errorf("override on a node without alerts: %v", err)
+	}
+}
+
+// TestRedeliverPendingWithoutAJob: a delivery left pending without a job
+// (River discards the job of a node that died in its last attempt) is
+// redelivered, once however many ask at the same time.
+func TestRedeliverPendingWithoutAJob(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, dialect string) {
+		ctx := context.Background()
+		e := newEnv(t, dialect)
+		h := &hook{}
+		srv := httptest.NewServer(h)
+		defer srv.Close()
+		e.setHook(t, srv.URL)
+		d := &model.Delivery{ID: uuid.NewString(), MonitorID: uuid.NewString(), WorkspaceID: e.ws.ID, RunID: "r",
+			Kind: alert.KindWebhook, Status: model.DeliveryPending, Payload: []byte(`{}`),
+			CreatedAt: e.st.Now().UTC().Truncate(time.Millisecond)}
+		if err := e.st.InTx(ctx, func(tx store.Tx) error { return e.st.InsertDelivery(ctx, tx, d) }); err != nil {
+			t.Fatal(err)
+		}
+		// Its POST is held until every redeliver has answered.
+		release := make(chan struct{})
+		h.mu.Lock()
+		h.before = func() { <-release }
+		h.mu.Unlock()
+		var wg sync.WaitGroup
+		for range 10 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := e.svc.Redeliver(ctx, e.p, d.MonitorID, d.ID); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		close(release)
+		got := e.settled(t, d.MonitorID, 1)[0]
+		if got.Status != model.DeliveryDelivered || got.Attempts != 1 || h.count() != 1 || e.jobs(t) != 1 {
+			t.Errorf("delivery %+v, %d POSTs, %d jobs; want delivered once by one job", got, h.count(), e.jobs(t))
+		}
+	})
+}

@@ -26,8 +26,12 @@ func Fires(run *model.Run) bool {
 // Destinations are where m's alerts go: the workspace's webhook when one
 // is set, then Slack, email and SMS as configured. The caller reads them
 // before its transaction: on PostgreSQL a read from the pool inside it
-// could wait for a connection that other transactions hold.
+// could wait for a connection that other transactions hold. A nil Service
+// (a monitor service built without alerts, in tests) has none.
 func (s *Service) Destinations(ctx context.Context, m *model.Monitor) ([]Target, error) {
+	if s == nil {
+		return nil, nil
+	}
 	cfg, err := s.Store.Webhook(ctx, m.WorkspaceID)
 	if err != nil {
 		return nil, err
@@ -46,7 +50,7 @@ func (s *Service) Destinations(ctx context.Context, m *model.Monitor) ([]Target,
 // in the run's transaction: the outbox. A run that does not fire writes
 // nothing.
 func (s *Service) QueueRun(ctx context.Context, tx store.Tx, m *model.Monitor, run *model.Run, targets []Target) error {
-	if !Fires(run) {
+	if !Fires(run) || len(targets) == 0 {
 		return nil
 	}
 	for _, t := range targets {

@@ -117,6 +117,9 @@ func (s *Service) Override(workspaceID string, raw json.RawMessage) (model.Alert
 	if !present(raw) {
 		return nil, nil
 	}
+	if s == nil {
+		return nil, badf("alerts: this node sends no alerts")
+	}
 	req, err := decodeAlertRequest(raw, "alerts")
 	if err != nil {
 		return nil, err

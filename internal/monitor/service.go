@@ -44,7 +44,7 @@ type Service struct {
 	// Timeout bounds one check's fetch.
 	Timeout time.Duration
 	// Alerts queues the alerts of runs in their transaction and checks a
-	// monitor's alert channels.
+	// monitor's alert channels (nil: runs alert nobody; tests).
 	Alerts *alert.Service
 	// EDGAR reads SEC EDGAR for the edgar_8k channel (nil: channel off).
 	EDGAR *edgar.Client

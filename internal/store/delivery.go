@@ -63,8 +63,12 @@ func (s *Store) RecordAttempt(ctx context.Context, id, status string, a model.De
 }
 
 // ResetDelivery makes a settled (delivered or failed) delivery pending
-// again in tx (redeliver) and returns its count of attempts so far; ok is
-// false when it is pending already, its job queued or running.
+// again in tx (redeliver) and returns its count of attempts so far; ok
+// tells the caller to queue its job. A pending delivery is left as it is
+// (ok false) while a job of it is queued, waiting or running; one left
+// without a job (River discards the job of a node that died in its last
+// attempt) is taken as settled. The row is locked first, so concurrent
+// callers on any node queue one job.
 func (s *Store) ResetDelivery(ctx context.Context, tx Tx, id string, now time.Time) (attempts int, ok bool, err error) {
 	n, err := tx.Exec(ctx, `UPDATE deliveries SET status = 'pending', updated_at = $2 WHERE id = $1 AND status <> 'pending'`,
 		id, now)
@@ -72,7 +76,21 @@ func (s *Store) ResetDelivery(ctx context.Context, tx Tx, id string, now time.Ti
 		return 0, false, fmt.Errorf("store: reset delivery: %w", err)
 	}
 	if n == 0 {
-		return 0, false, nil
+		if _, err := tx.Exec(ctx, `UPDATE deliveries SET updated_at = updated_at WHERE id = $1`, id); err != nil {
+			return 0, false, fmt.Errorf("store: reset delivery: %w", err)
+		}
+		arg := "args->>'delivery_id'"
+		if s.dialect == SQLite {
+			arg = "json_extract(args, '$.delivery_id')"
+		}
+		var live int
+		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM river_job WHERE kind = 'alert_delivery' AND `+arg+` = $1
+			AND state NOT IN ('completed', 'discarded', 'cancelled')`, id).Scan(&live); err != nil {
+			return 0, false, fmt.Errorf("store: reset delivery: %w", err)
+		}
+		if live > 0 {
+			return 0, false, nil
+		}
 	}
 	if err := tx.QueryRow(ctx, `SELECT attempts FROM deliveries WHERE id = $1`, id).Scan(&attempts); err != nil {
 		return 0, false, fmt.Errorf("store: reset delivery: %w", err)
