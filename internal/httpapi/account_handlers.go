@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"webacq/internal/model"
@@ -26,14 +27,16 @@ func (s *Server) credits(w http.ResponseWriter, r *http.Request) {
 // DefaultLogLimit is the page size of usage and activity listings.
 const DefaultLogLimit = 100
 
+// usagePage and activityPage are pages of the logs; next_before is the
+// cursor "<time>_<id>" of the last row, passed back as before.
 type usagePage struct {
 	Usage      []model.Usage `json:"usage"`
-	NextBefore *time.Time    `json:"next_before"`
+	NextBefore *string       `json:"next_before"`
 }
 
 type activityPage struct {
 	Activity   []model.Activity `json:"activity"`
-	NextBefore *time.Time       `json:"next_before"`
+	NextBefore *string          `json:"next_before"`
 }
 
 func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
@@ -49,9 +52,9 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page := usagePage{Usage: rows}
-	if len(rows) == f.Limit {
-		page.NextBefore = &rows[len(rows)-1].CreatedAt
-	}
+	page.NextBefore = nextCursor(rows, f.Limit, func(u model.Usage) (time.Time, string) {
+		return u.CreatedAt, strconv.FormatInt(u.ID, 10)
+	})
 	respond(w, r, page)
 }
 
@@ -68,9 +71,9 @@ func (s *Server) activity(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page := activityPage{Activity: rows}
-	if len(rows) == f.Limit {
-		page.NextBefore = &rows[len(rows)-1].CreatedAt
-	}
+	page.NextBefore = nextCursor(rows, f.Limit, func(a model.Activity) (time.Time, string) {
+		return a.CreatedAt, strconv.FormatInt(a.ID, 10)
+	})
 	respond(w, r, page)
 }
 
@@ -80,6 +83,16 @@ func logFilter(r *http.Request) (model.LogFilter, error) {
 	f := model.LogFilter{KeyPrefix: q.Get("key_prefix"), Endpoint: q.Get("endpoint"), Limit: DefaultLogLimit}
 	for name, dst := range map[string]*time.Time{"since": &f.Since, "before": &f.Before} {
 		if v := q.Get(name); v != "" {
+			if name == "before" {
+				// A next_before as answered: "<time>_<id>".
+				if at, id, ok := strings.Cut(v, "_"); ok {
+					n, err := strconv.ParseInt(id, 10, 64)
+					if err != nil || n < 1 {
+						return f, model.Errorf(model.CodeBadRequest, "before must be a next_before as answered, or an RFC 3339 timestamp such as 2026-01-02T15:04:05Z")
+					}
+					v, f.BeforeID = at, n
+				}
+			}
 			t, err := time.Parse(time.RFC3339Nano, v)
 			if err != nil {
 				return f, model.Errorf(model.CodeBadRequest, "%s must be an RFC 3339 timestamp such as 2026-01-02T15:04:05Z", name)

@@ -81,7 +81,10 @@ type LogFilter struct {
 	Endpoint  string
 	Since     time.Time
 	Before    time.Time
-	Limit     int
+	// BeforeID, with Before, continues a page: rows at Before with a
+	// smaller id come next (rows written in one millisecond share a time).
+	BeforeID int64
+	Limit    int
 }
 
 // CreditSummary answers GET /api/v1/credits.

@@ -31,7 +31,12 @@ func logQuery(workspaceID string, f model.LogFilter) (string, []any) {
 	if !f.Since.IsZero() {
 		add("created_at >=", f.Since.UTC())
 	}
-	if !f.Before.IsZero() {
+	switch {
+	case !f.Before.IsZero() && f.BeforeID > 0:
+		args = append(args, f.Before.UTC(), f.BeforeID)
+		n := len(args)
+		fmt.Fprintf(&w, " AND (created_at < $%d OR (created_at = $%d AND id < $%d))", n-1, n-1, n)
+	case !f.Before.IsZero():
 		add("created_at <", f.Before.UTC())
 	}
 	limit := f.Limit
