@@ -264,17 +264,15 @@ func (s *Server) withWebhooks(ctx context.Context, runs ...*model.Run) error {
 	return nil
 }
 
-// deliveriesPage is a page of deliveries; its cursor is (next_before,
-// next_before_id), passed back as before and before_id: a run's
-// deliveries share their created_at.
+// deliveriesPage is a page of deliveries; next_before is the cursor
+// "<time>_<id>" of the last one (a run's deliveries share their time).
 type deliveriesPage struct {
-	Deliveries   []*model.Delivery `json:"deliveries"`
-	NextBefore   *time.Time        `json:"next_before"`
-	NextBeforeID *string           `json:"next_before_id"`
+	Deliveries []*model.Delivery `json:"deliveries"`
+	NextBefore *string           `json:"next_before"`
 }
 
 func (s *Server) monitorDeliveries(_ http.ResponseWriter, r *http.Request, p *model.Principal) (any, error) {
-	limit, before, err := page(r)
+	limit, before, err := cursorPage(r)
 	if err != nil {
 		return nil, err
 	}
@@ -282,7 +280,7 @@ func (s *Server) monitorDeliveries(_ http.ResponseWriter, r *http.Request, p *mo
 	if err != nil {
 		return nil, err
 	}
-	ds, err := s.store.DeliveriesBefore(r.Context(), m.ID, before, r.URL.Query().Get("before_id"), limit)
+	ds, err := s.store.DeliveriesBefore(r.Context(), m.ID, before.At, before.ID, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -290,10 +288,7 @@ func (s *Server) monitorDeliveries(_ http.ResponseWriter, r *http.Request, p *mo
 	if out.Deliveries == nil {
 		out.Deliveries = []*model.Delivery{}
 	}
-	out.NextBefore = nextBefore(ds, limit, func(d *model.Delivery) time.Time { return d.CreatedAt })
-	if out.NextBefore != nil {
-		out.NextBeforeID = &ds[len(ds)-1].ID
-	}
+	out.NextBefore = nextCursor(ds, limit, func(d *model.Delivery) (time.Time, string) { return d.CreatedAt, d.ID })
 	return out, nil
 }
 
