@@ -456,7 +456,8 @@ func (m *Main) background(prims *primitive.Service, workers int, box *secretbox.
 	periodic := hk.Register(w)
 	mon := &monitor.Service{Store: m.store, HTTP: prims.HTTP, Browser: prims.Browser, Log: m.log,
 		PerHost: m.cfg.MonitorPerHost, Timeout: m.cfg.MonitorTimeout, Index: m.indexRun, Secrets: box,
-		LLM: prims.LLM}
+		LLM: prims.LLM, Workers: workers, WorkspaceShare: m.cfg.MonitorWorkspaceShare,
+		CheckNowInterval: m.cfg.CheckNowInterval}
 	var err error
 	if mon.Mail, err = alert.NewMailer(m.cfg.SMTPURL, m.cfg.SMTPFrom); err != nil {
 		return nil, nil, nil, fmt.Errorf("config: %w", err)
