@@ -472,7 +472,8 @@ func (m *Main) background(prims *primitive.Service, workers int, box *secretbox.
 	// feeds and documents take the one the primitives' conversions take.
 	mon := &monitor.Service{Store: m.store, HTTP: prims.HTTP, Browser: prims.Browser, Budget: prims.Convert, Log: m.log,
 		PerHost: m.cfg.MonitorPerHost, Timeout: m.cfg.MonitorTimeout, Index: m.indexRun, Alerts: alerts,
-		LLM: prims.LLM}
+		LLM: prims.LLM, Workers: workers, WorkspaceShare: m.cfg.MonitorWorkspaceShare,
+		CheckNowInterval: m.cfg.CheckNowInterval}
 	if m.cfg.SECUserAgent != "" {
 		if mon.EDGAR, err = edgar.New(m.cfg.EdgarDataURL, m.cfg.EdgarWWWURL, m.cfg.SECUserAgent); err != nil {
 			return nil, nil, nil, fmt.Errorf("config: %w", err)

@@ -120,7 +120,7 @@ func testDeliveriesSurviveKills(t *testing.T, dialect string) {
 	env := []string{"WEBACQ_ALLOW_PRIVATE=1", "WEBACQ_CHROMIUM=none", "WEBACQ_ACCESS_LOG=0",
 		"WEBACQ_SECRET_KEY=crash-test-operator-key-0123456789", "WEBACQ_JOB_POLL_INTERVAL=20ms",
 		"WEBACQ_JOB_RESCUE_AFTER=10s", "WEBACQ_MONITOR_TIMEOUT=1s", "WEBACQ_DELIVERY_RETRY_WAIT=2s",
-		"WEBACQ_JOB_WORKERS=4"}
+		"WEBACQ_JOB_WORKERS=4", "WEBACQ_CHECK_NOW_INTERVAL=0s"}
 	node := startCrashNode(t, bin, nodeURL, env)
 
 	var hook struct {

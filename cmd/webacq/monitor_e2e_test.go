@@ -63,7 +63,7 @@ func TestMonitorOverTheBinary(t *testing.T) {
 	set(items, "© 2026 Acme · 10 visitors")
 
 	s := startServer(t, storetest.URL(t, store.SQLite), "WEBACQ_ALLOW_PRIVATE=1", "WEBACQ_CHROMIUM=none",
-		"WEBACQ_JOB_POLL_INTERVAL=20ms")
+		"WEBACQ_JOB_POLL_INTERVAL=20ms", "WEBACQ_CHECK_NOW_INTERVAL=0s")
 	code, env := restCall(t, s, s.key, "POST", "/api/v1/monitor/register",
 		`{"url":"`+site.URL+`/ir","label":"Acme","discovery_keywords":["results"],"check_interval_hours":24}`)
 	if code != 200 {

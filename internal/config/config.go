@@ -106,6 +106,15 @@ type Config struct {
 	// every wait of the webhook retry schedule (30s, 2m, … 24h), so that
 	// crash tests see retries within seconds; 0 keeps the schedule.
 	DeliveryRetryWait time.Duration
+
+	// MonitorWorkspaceShare (WEBACQ_MONITOR_WORKSPACE_SHARE, percent, 1–100,
+	// default 50) is the most of this node's check workers, and of each
+	// host's slots, that one workspace's checks hold at once.
+	MonitorWorkspaceShare int
+	// CheckNowInterval (WEBACQ_CHECK_NOW_INTERVAL, default 1m; 0s turns the
+	// limit off, for tests) is the least time between two check-nows of one
+	// monitor.
+	CheckNowInterval time.Duration
 }
 
 // MinReservationTTL is the shortest WEBACQ_RESERVATION_TTL: holds are
@@ -187,6 +196,7 @@ func Load(getenv func(string) string) (*Config, error) {
 		return nil, fmt.Errorf("config: WEBACQ_PAGE_RETENTION must be a positive duration such as 720h")
 	}
 	c.JobWorkers, c.MonitorPerHost, c.AlertMessagesPerHour = 50, 4, 100
+	c.MonitorWorkspaceShare, c.CheckNowInterval = 50, time.Minute
 	c.JobRescueAfter, c.JobPollInterval, c.MonitorTimeout, c.SnapshotRetention = 5*time.Minute, 100*time.Millisecond,
 		60*time.Second, 90*24*time.Hour
 	ints := []struct {
@@ -199,6 +209,7 @@ func Load(getenv func(string) string) (*Config, error) {
 		{"WEBACQ_CONVERT_WORKERS", &c.ConvertWorkers}, {"WEBACQ_CONVERT_QUEUE", &c.ConvertQueue},
 		{"WEBACQ_JOB_WORKERS", &c.JobWorkers}, {"WEBACQ_MONITOR_PER_HOST", &c.MonitorPerHost},
 		{"WEBACQ_ALERT_MESSAGES_PER_HOUR", &c.AlertMessagesPerHour},
+		{"WEBACQ_MONITOR_WORKSPACE_SHARE", &c.MonitorWorkspaceShare},
 	}
 	for _, f := range ints {
 		if v := get(f.name, ""); v != "" {
@@ -213,7 +224,7 @@ func Load(getenv func(string) string) (*Config, error) {
 	}{{"WEBACQ_LLM_TIMEOUT", &c.LLMTimeout}, {"WEBACQ_CRAWL_DELAY", &c.CrawlDelay}, {"WEBACQ_RESERVATION_TTL", &c.ReservationTTL},
 		{"WEBACQ_JOB_RESCUE_AFTER", &c.JobRescueAfter}, {"WEBACQ_JOB_POLL_INTERVAL", &c.JobPollInterval},
 		{"WEBACQ_MONITOR_TIMEOUT", &c.MonitorTimeout}, {"WEBACQ_SNAPSHOT_RETENTION", &c.SnapshotRetention},
-		{"WEBACQ_DELIVERY_RETRY_WAIT", &c.DeliveryRetryWait}}
+		{"WEBACQ_DELIVERY_RETRY_WAIT", &c.DeliveryRetryWait}, {"WEBACQ_CHECK_NOW_INTERVAL", &c.CheckNowInterval}}
 	for _, f := range durations {
 		if v := get(f.name, ""); v != "" {
 			if *f.dst, err = time.ParseDuration(v); err != nil || *f.dst < 0 {
@@ -246,6 +257,9 @@ func (c *Config) validate() error {
 	}
 	if c.MonitorPerHost < 1 {
 		return fmt.Errorf("config: WEBACQ_MONITOR_PER_HOST must be at least 1")
+	}
+	if c.MonitorWorkspaceShare < 1 || c.MonitorWorkspaceShare > 100 {
+		return fmt.Errorf("config: WEBACQ_MONITOR_WORKSPACE_SHARE must be a percentage from 1 to 100")
 	}
 	if c.JobRescueAfter < 10*time.Second || c.JobPollInterval < time.Millisecond || c.MonitorTimeout < time.Second ||
 		c.SnapshotRetention < time.Hour {

@@ -108,6 +108,15 @@ func (s *Service) check(ctx context.Context, job *river.Job[CheckArgs]) error {
 	if wait := due.Sub(s.now()); wait > time.Second {
 		return river.JobSnooze(wait) // woken early: a retry after a crash, or a later due time
 	}
+	// One workspace holds at most its share of this node's workers: past
+	// it, the check gives its worker back at once.
+	if s.Workers > 0 {
+		done, ok := s.shares.take(m.WorkspaceID, s.share(s.Workers))
+		if !ok {
+			return river.JobSnooze(busySnooze(job.ID))
+		}
+		defer done()
+	}
 	// A check that died mid-way (the node was killed, or it overran its
 	// job's timeout) comes back as a later attempt of the same due time:
 	// snoozes give their attempt back, so job.Attempt-1 is how many times
@@ -119,15 +128,16 @@ func (s *Service) check(ctx context.Context, job *river.Job[CheckArgs]) error {
 	if aborted >= 2 {
 		obs = append(obs, s.abortedTwice(m, due))
 	} else if pageChannel(m) {
-		release, ok := s.hosts.acquire(ctx, m.Host, s.perHost(), 10*time.Second)
+		release, ok := s.hosts.acquire(ctx, m.Host, m.WorkspaceID, s.perHost(), s.share(s.perHost()), hostWait)
 		if !ok {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return river.JobSnooze(time.Second + time.Duration(job.ID%4)*time.Second)
+			return river.JobSnooze(busySnooze(job.ID))
 		}
 		o := s.observe(ctx, m, due, s.allowance(aborted))
 		release()
+		s.billRequested(ctx, m, due, o)
 		s.extractRun(ctx, m, o)
 		obs = append(obs, o)
 	}
@@ -774,32 +784,111 @@ func runCharge(m *model.Monitor, run *model.Run) billing.Charge {
 		Started: run.StartedAt, Finished: run.FinishedAt}
 }
 
-// hostLimiter bounds this node's concurrent checks per host.
+// hostLimiter bounds this node's concurrent checks per host, in total and
+// per workspace, so that one workspace's slow checks of a host leave
+// slots of it to the others.
 type hostLimiter struct {
 	mu    sync.Mutex
-	slots map[string]chan struct{}
+	hosts map[string]*hostSlots
 }
 
-// acquire takes a slot of host, waiting at most wait.
-func (h *hostLimiter) acquire(ctx context.Context, host string, n int, wait time.Duration) (func(), bool) {
-	h.mu.Lock()
-	if h.slots == nil {
-		h.slots = map[string]chan struct{}{}
-	}
-	c, ok := h.slots[host]
-	if !ok {
-		c = make(chan struct{}, n)
-		h.slots[host] = c
-	}
-	h.mu.Unlock()
+// hostSlots is one host's slots in use, in total and by workspace; free is
+// closed, and replaced, whenever one is given back.
+type hostSlots struct {
+	used int
+	by   map[string]int
+	free chan struct{}
+}
+
+// acquire takes a slot of host for workspace when fewer than n are in use
+// and fewer than perWorkspace by workspace, waiting at most wait for one.
+func (h *hostLimiter) acquire(ctx context.Context, host, workspace string, n, perWorkspace int, wait time.Duration) (func(), bool) {
 	t := time.NewTimer(wait)
 	defer t.Stop()
-	select {
-	case c <- struct{}{}:
-		return func() { <-c }, true
-	case <-t.C:
-		return nil, false
-	case <-ctx.Done():
-		return nil, false
+	for {
+		h.mu.Lock()
+		if h.hosts == nil {
+			h.hosts = map[string]*hostSlots{}
+		}
+		hs, ok := h.hosts[host]
+		if !ok {
+			hs = &hostSlots{by: map[string]int{}, free: make(chan struct{})}
+			h.hosts[host] = hs
+		}
+		if hs.used < n && hs.by[workspace] < perWorkspace {
+			hs.used++
+			hs.by[workspace]++
+			h.mu.Unlock()
+			return func() { h.release(host, workspace) }, true
+		}
+		free := hs.free
+		h.mu.Unlock()
+		select {
+		case <-free:
+		case <-t.C:
+			return nil, false
+		case <-ctx.Done():
+			return nil, false
+		}
 	}
 }
+
+func (h *hostLimiter) release(host, workspace string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	hs := h.hosts[host]
+	hs.used--
+	if hs.by[workspace]--; hs.by[workspace] == 0 {
+		delete(hs.by, workspace)
+	}
+	close(hs.free)
+	hs.free = make(chan struct{})
+	if hs.used == 0 {
+		delete(h.hosts, host) // waiters hold the closed channel and look again
+	}
+}
+
+// workspaceLimiter counts this node's checks in progress by workspace.
+type workspaceLimiter struct {
+	mu sync.Mutex
+	by map[string]int
+}
+
+// take counts a check of workspace when it has fewer than most in
+// progress, and reports whether it did.
+func (l *workspaceLimiter) take(workspace string, most int) (func(), bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.by == nil {
+		l.by = map[string]int{}
+	}
+	if l.by[workspace] >= most {
+		return nil, false
+	}
+	l.by[workspace]++
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.by[workspace]--; l.by[workspace] == 0 {
+			delete(l.by, workspace)
+		}
+	}, true
+}
+
+// share is one workspace's part of n slots: WorkspaceShare percent of
+// them, at least one.
+func (s *Service) share(n int) int {
+	if s.WorkspaceShare <= 0 || s.WorkspaceShare >= 100 {
+		return n
+	}
+	return max(1, n*s.WorkspaceShare/100)
+}
+
+// hostWait is how long a check waits for a slot of its host before it
+// snoozes: long enough for the fetches of a fast host to make room, short
+// enough that a slow host does not hold the worker.
+const hostWait = 250 * time.Millisecond
+
+// busySnooze is how long a check that found no room waits before it is
+// tried again: a second or more, spread over four by job id.
+func busySnooze(jobID int64) time.Duration { return time.Second + time.Duration(jobID%4)*time.Second }

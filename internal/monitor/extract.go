@@ -154,7 +154,7 @@ func (s *Service) registrationPreview(ctx context.Context, job *river.Job[Previe
 	case bal < billing.Preview:
 		p = s.failedPreview(errNoPreviewCredits, refs)
 	default:
-		release, ok := s.hosts.acquire(ctx, m.Host, s.perHost(), 10*time.Second)
+		release, ok := s.hosts.acquire(ctx, m.Host, m.WorkspaceID, s.perHost(), s.share(s.perHost()), hostWait)
 		if !ok {
 			if ctx.Err() != nil {
 				return ctx.Err()

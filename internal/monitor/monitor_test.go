@@ -102,6 +102,12 @@ type env struct {
 
 func newEnv(t *testing.T, dialect string) *env {
 	t.Helper()
+	return newEnvWorkers(t, dialect, 4)
+}
+
+// newEnvWorkers is newEnv with a node of that many check workers.
+func newEnvWorkers(t *testing.T, dialect string, workers int) *env {
+	t.Helper()
 	ctx := context.Background()
 	st := storetest.Open(t, dialect)
 	if err := jobs.Migrate(ctx, st); err != nil {
@@ -116,7 +122,7 @@ func newEnv(t *testing.T, dialect string) *env {
 	w := river.NewWorkers()
 	svc.AddWorkers(w)
 	svc.Alerts.AddWorkers(w)
-	q, err := jobs.New(st, w, jobs.Config{Workers: 4, RescueAfter: time.Minute, PollInterval: 20 * time.Millisecond,
+	q, err := jobs.New(st, w, jobs.Config{Workers: workers, RescueAfter: time.Minute, PollInterval: 20 * time.Millisecond,
 		JobTimeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)

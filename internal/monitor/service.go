@@ -17,6 +17,7 @@ import (
 
 	"webacq/internal/acquire"
 	"webacq/internal/alert"
+	"webacq/internal/billing"
 	"webacq/internal/channel/edgar"
 	"webacq/internal/channel/wire"
 	"webacq/internal/fetch"
@@ -41,11 +42,19 @@ type Service struct {
 	Index func(ctx context.Context, workspaceID, url, title, markdown string)
 	// PerHost bounds this node's concurrent checks of one host.
 	PerHost int
+	// Workers is the number of this node's check workers (the monitor
+	// queue's), and WorkspaceShare the percentage of them, and of each
+	// host's PerHost slots, that one workspace's checks may hold at once
+	// (0: 100, no bound); a check past its share snoozes briefly.
+	Workers, WorkspaceShare int
 	// Timeout bounds one check's fetch.
 	Timeout time.Duration
 	// Alerts queues the alerts of runs in their transaction and checks a
 	// monitor's alert channels (nil: runs alert nobody; tests).
 	Alerts *alert.Service
+	// CheckNowInterval is the least time between two check-nows of one
+	// monitor (0: no limit; the node's default is a minute).
+	CheckNowInterval time.Duration
 	// EDGAR reads SEC EDGAR for the edgar_8k channel (nil: channel off).
 	EDGAR *edgar.Client
 	// Wire fetches the press-wire feeds; WireFeeds has each wire channel's
@@ -56,7 +65,8 @@ type Service struct {
 	// changed runs (nil: extraction unavailable).
 	LLM llm.Client
 
-	hosts hostLimiter
+	hosts  hostLimiter
+	shares workspaceLimiter
 }
 
 // Now is the service's clock: the store's, which tests may replace.
@@ -268,11 +278,48 @@ func (s *Service) Resume(ctx context.Context, p *model.Principal, id string) (*m
 }
 
 // CheckNow moves the next check to now. A paused monitor, which has no
-// job, gets one that checks it once; it stays paused.
+// job, gets one that checks it once; it stays paused. It is limited per
+// monitor (CheckNowInterval: rate_limited with the wait), and a workspace
+// that cannot pay a run's fetch gets credits_exhausted: nothing is
+// scheduled, so no run is written. The run is billed as a scheduled run,
+// except that a failed fetch costs the HTTP fetch (docs/MONITORS.md).
 func (s *Service) CheckNow(ctx context.Context, p *model.Principal, id string) (*model.Monitor, error) {
 	return s.change(ctx, p, id, func(tx store.Tx, m *model.Monitor) error {
-		return s.schedule(ctx, tx, m, s.now())
+		now := s.now()
+		wait, err := s.Store.ClaimCheckNow(ctx, tx, m.ID, now, s.CheckNowInterval)
+		if err != nil {
+			return err
+		}
+		if wait > 0 {
+			e := model.Errorf(model.CodeRateLimited, "this monitor was checked on request less than %s ago; retry after %d s",
+				s.CheckNowInterval, int(wait.Seconds()+0.999))
+			e.RetryAfter = wait
+			return e
+		}
+		if bal, err := s.Store.Balance(ctx, m.WorkspaceID); err != nil {
+			return err
+		} else if bal < billing.FetchHTTP {
+			return model.Errorf(model.CodeCreditsExhausted,
+				"the workspace has %d credits; a check costs at least %d", bal, billing.FetchHTTP)
+		}
+		return s.schedule(ctx, tx, m, now)
 	})
+}
+
+// billRequested bills the HTTP fetch to a page check that fetched and
+// failed (a timeout, a network error, a wall), which a scheduled run does
+// not pay, when its owner asked for it with CheckNow: the work was done on
+// request, and slow or failing sites are no free way to occupy workers.
+func (s *Service) billRequested(ctx context.Context, m *model.Monitor, due time.Time, o *observation) {
+	r := o.run
+	fetched := r.Outcome == model.OutcomeBlocked || (r.Outcome == model.OutcomeError &&
+		r.Error != model.CodeCreditsExhausted && !strings.HasPrefix(r.Error, "database error"))
+	if o.cost != 0 || !fetched {
+		return
+	}
+	if at, err := s.Store.CheckNowAt(ctx, m.ID); err == nil && at.Equal(due) {
+		o.cost = billing.FetchHTTP
+	}
 }
 
 // Patch changes the mutable settings with the registration rules. New

@@ -385,15 +385,29 @@ func (s *Store) MonitorByID(ctx context.Context, id string) (*model.Monitor, err
 	return scanMonitor(s.rdb.QueryRowContext(ctx, `SELECT `+monitorSelect+` FROM monitors WHERE id = $1`, id))
 }
 
+// strandedAfter: a job scheduled further ahead than this waits for a later
+// due time, not a brief snooze (at most retryAfterFailure's 30 s).
+const strandedAfter = time.Minute
+
 // StrandedMonitors lists active monitors due before overdue whose job will
-// not run them: gone, finished, or waiting for a later time. River's own
-// table is read here, by its documented columns, because whether a job will
-// run is River's state and the monitor's due time is ours.
+// not run them: gone, finished, or waiting for a later due time (more than
+// strandedAfter from now). A job snoozed briefly (a check past its
+// workspace's share, or waiting for a host slot) will run them and is left
+// alone: waking it would only make it snooze again, and crowd out the
+// checks of other workspaces. River's own table is read here, by its
+// documented columns, because whether a job will run is River's state and
+// the monitor's due time is ours.
 func (s *Store) StrandedMonitors(ctx context.Context, overdue time.Time, limit int) ([]string, error) {
+	// River's clock and, on SQLite, its time format (its driver's timeString).
+	var later any = time.Now().UTC().Add(strandedAfter)
+	if s.dialect == SQLite {
+		later = later.(time.Time).Round(time.Millisecond).Format("2006-01-02 15:04:05.000")
+	}
 	rows, err := s.rdb.QueryContext(ctx, fmt.Sprintf(`SELECT m.id FROM monitors m LEFT JOIN river_job j ON j.id = m.job_id
 		WHERE m.status <> 'paused' AND m.next_check_at < $1
-		AND (j.id IS NULL OR j.state IN ('completed', 'cancelled', 'discarded', 'scheduled'))
-		ORDER BY m.next_check_at LIMIT %d`, limit), overdue)
+		AND (j.id IS NULL OR j.state IN ('completed', 'cancelled', 'discarded')
+			OR (j.state = 'scheduled' AND j.scheduled_at > $2))
+		ORDER BY m.next_check_at LIMIT %d`, limit), overdue, later)
 	if err != nil {
 		return nil, fmt.Errorf("store: stranded monitors: %w", err)
 	}
@@ -441,4 +455,38 @@ func scoreIn(v float64) *float64 {
 		return nil
 	}
 	return &v
+}
+
+// ClaimCheckNow records a check-now of a monitor at now, in tx, unless the
+// last one was less than every ago (every 0: no limit); then it records
+// nothing and returns how long is left to wait.
+func (s *Store) ClaimCheckNow(ctx context.Context, tx Tx, id string, now time.Time, every time.Duration) (time.Duration, error) {
+	var last sql.NullTime
+	err := tx.QueryRow(ctx, `SELECT check_now_at FROM monitors WHERE id = $1`, id).Scan(&last)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, model.Errorf(model.CodeNotFound, "monitor not found")
+	}
+	if err != nil {
+		return 0, fmt.Errorf("store: read check-now: %w", err)
+	}
+	if since := now.Sub(last.Time); every > 0 && last.Valid && since < every {
+		return every - since, nil
+	}
+	if _, err := tx.Exec(ctx, `UPDATE monitors SET check_now_at = $2 WHERE id = $1`, id, now); err != nil {
+		return 0, fmt.Errorf("store: record check-now: %w", err)
+	}
+	return 0, nil
+}
+
+// CheckNowAt reads the time of a monitor's last check-now (zero: none).
+func (s *Store) CheckNowAt(ctx context.Context, id string) (time.Time, error) {
+	var last sql.NullTime
+	err := s.rdb.QueryRowContext(ctx, `SELECT check_now_at FROM monitors WHERE id = $1`, id).Scan(&last)
+	if errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, model.Errorf(model.CodeNotFound, "monitor not found")
+	}
+	if err != nil {
+		return time.Time{}, fmt.Errorf("store: read check-now: %w", err)
+	}
+	return last.Time.UTC(), nil
 }
