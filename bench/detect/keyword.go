@@ -6,6 +6,8 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -41,7 +43,7 @@ func keywordBlocks(root *html.Node, keyword string, w *watch) []*html.Node {
 		default:
 			return
 		}
-		if !strings.Contains(strings.ToLower(itemText(n)), kw) || !isWatched(n, w) {
+		if !strings.Contains(strings.ToLower(itemText(n)), kw) || !isWatched(n, w) || inChrome(n) {
 			return
 		}
 		for _, o := range out {
@@ -114,10 +116,11 @@ func keywordMutations(keyword string, main *detect.Fingerprint) []mutation {
 }
 
 func capitalize(s string) string {
-	if s == "" {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
 		return s
 	}
-	return strings.ToUpper(s[:1]) + s[1:]
+	return string(unicode.ToUpper(r)) + s[n:]
 }
 
 // scrub deletes keyword from every text of the page, in any case, with
@@ -272,4 +275,28 @@ func lost(r *detect.Region) bool {
 		return l.Lost()
 	}
 	return r.Score < detect.RelocateThreshold
+}
+
+// chromeWord finds the class and id words of menus, headers, footers and
+// sidebars.
+var chromeWord = regexp.MustCompile(`(?i)(^|[^a-z])(nav|navbar|menu|header|footer|sidebar|breadcrumbs?|masthead)([^a-z]|$)`)
+
+// inChrome tells whether n lies in the page's chrome: navigation, a
+// header, a footer or an aside, by tag, role or class and id words. A
+// keyword block there is not one of the content's.
+func inChrome(n *html.Node) bool {
+	for a := n; a != nil && a.Type == html.ElementNode; a = a.Parent {
+		switch a.DataAtom {
+		case atom.Nav, atom.Header, atom.Footer, atom.Aside:
+			return true
+		}
+		switch attrOf(a, "role") {
+		case "navigation", "banner", "contentinfo", "complementary":
+			return true
+		}
+		if chromeWord.MatchString(attrOf(a, "class")) || chromeWord.MatchString(attrOf(a, "id")) {
+			return true
+		}
+	}
+	return false
 }

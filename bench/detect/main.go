@@ -40,7 +40,7 @@ type page struct {
 func main() {
 	corpus := flag.String("corpus", "../shared/corpus", "corpus folder (edgar-ir, readability, trafilatura-eval, wcxb-dev)")
 	sample := flag.Int("sample", 0, "use every n-th page only (0: all)")
-	wcxbSample := flag.Int("wcxb-sample", 3, "use every n-th page of wcxb-dev of each page type (1: all)")
+	wcxbSample := flag.Int("wcxb-sample", 5, "use every n-th page of wcxb-dev of each page type (1: all)")
 	workers := flag.Int("workers", 2, "pages processed at once")
 	verbose := flag.Bool("v", false, "list every miss")
 	only := flag.String("page", "", "run one page (its name as listed with -v)")

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"os"
 	"regexp"
 	"strings"
 
@@ -15,7 +17,7 @@ const classPageType = "page type"
 
 var (
 	priceRe = regexp.MustCompile(`(?:[$€£¥]\s?\d[\d.,]*|\d[\d.,]*\s?(?:€|EUR|USD|GBP|kr|zł))`)
-	stockRe = regexp.MustCompile(`(?i)\b(in stock|out of stock|available|sold out|unavailable|add to cart|add to basket)\b`)
+	stockRe = regexp.MustCompile(`(?i)\b(in stock|out of stock|available|sold out|unavailable)\b`)
 )
 
 // pageTypeMutations returns the mutations of the page's type: a price or
@@ -44,7 +46,7 @@ func pageTypeMutations(kind string) []mutation {
 func changePrice(_, region *html.Node, w *watch) string {
 	done := false
 	eachText(region, func(t *html.Node) {
-		if done || !isWatched(blockOf(t), w) {
+		if done || !isWatched(blockOf(t), w) || inControl(t) {
 			return
 		}
 		if loc := priceRe.FindStringIndex(t.Data); loc != nil {
@@ -52,11 +54,14 @@ func changePrice(_, region *html.Node, w *watch) string {
 			for i, c := range p {
 				if c >= '0' && c <= '9' {
 					p[i] = '0' + (c-'0'+3)%10
-					if i == 0 || p[i] == '0' {
-						p[i] = '7'
+					if p[i] == '0' {
+						p[i] = '5' // never a leading zero; 5 differs from the 7 it replaces
 					}
 					break
 				}
+			}
+			if os.Getenv("BENCH_DEBUG") != "" {
+				fmt.Printf("DEBUG price %q -> %q in %q\n", t.Data[loc[0]:loc[1]], p, itemText(blockOf(t)))
 			}
 			t.Data = t.Data[:loc[0]] + string(p) + t.Data[loc[1]:]
 			done = true
@@ -66,10 +71,13 @@ func changePrice(_, region *html.Node, w *watch) string {
 		return ""
 	}
 	eachText(region, func(t *html.Node) {
-		if done || !isWatched(blockOf(t), w) {
+		if done || !isWatched(blockOf(t), w) || inControl(t) {
 			return
 		}
 		if stockRe.MatchString(t.Data) {
+			if os.Getenv("BENCH_DEBUG") != "" {
+				fmt.Printf("DEBUG stock %q in %q\n", t.Data, itemText(blockOf(t)))
+			}
 			t.Data = stockRe.ReplaceAllString(t.Data, "temporarily out of stock, back in two weeks")
 			done = true
 		}
@@ -171,4 +179,16 @@ func cloneTree(n *html.Node) *html.Node {
 		k.AppendChild(cloneTree(c))
 	}
 	return k
+}
+
+// inControl tells whether text node t lies in a form control (a button,
+// a select …), whose text a region does not hold.
+func inControl(t *html.Node) bool {
+	for n := t.Parent; n != nil; n = n.Parent {
+		switch n.DataAtom {
+		case atom.Button, atom.Select, atom.Option, atom.Textarea, atom.Label:
+			return true
+		}
+	}
+	return false
 }

@@ -108,7 +108,8 @@ func itemContainer(r *html.Node) (*html.Node, func(string) string) {
 }
 
 // chooseKeyword picks the word of six letters or more that occurs in the
-// most blocks of the fingerprint, the first one on a tie.
+// most blocks of the fingerprint, the first one on a tie; not a month or
+// weekday name (the date noise would change it).
 func chooseKeyword(f *detect.Fingerprint) string {
 	count := make(map[string]int)
 	var order []string
@@ -116,7 +117,7 @@ func chooseKeyword(f *detect.Fingerprint) string {
 		seen := make(map[string]bool)
 		for w := range strings.FieldsFuncSeq(strings.ToLower(b.Text), func(r rune) bool { return !unicode.IsLetter(r) }) {
 			n := utf8.RuneCountInString(w)
-			if n < 6 || n > 20 || seen[w] || stopwords[w] {
+			if n < 6 || n > 20 || seen[w] || stopwords[w] || dateWords[w] {
 				continue
 			}
 			seen[w] = true
@@ -138,6 +139,19 @@ func chooseKeyword(f *detect.Fingerprint) string {
 var stopwords = map[string]bool{"should": true, "because": true, "through": true, "before": true,
 	"between": true, "however": true, "another": true, "during": true, "without": true, "within": true,
 	"around": true, "against": true, "rather": true, "whether": true, "people": true, "something": true}
+
+var dateWords = func() map[string]bool {
+	m := make(map[string]bool)
+	for _, w := range strings.Fields(`january february august september october november december monday tuesday
+		wednesday thursday friday saturday sunday januar februar oktober dezember montag dienstag mittwoch
+		donnerstag freitag samstag sonntag janvier février juillet septembre octobre novembre décembre mercredi
+		vendredi samedi dimanche febrero septiembre octubre noviembre diciembre miércoles viernes sábado domingo
+		gennaio febbraio giugno luglio agosto settembre ottobre dicembre lunedì martedì mercoledì giovedì venerdì
+		januari februari augustus oktober maandag dinsdag woensdag donderdag vrijdag zaterdag zondag`) {
+		m[w] = true
+	}
+	return m
+}()
 
 // unrelatedContent returns paragraphs of another page's main content.
 func unrelatedContent(pg page) []string {

@@ -1,6 +1,7 @@
 package monitor_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"webacq/internal/model"
 	"webacq/internal/monitor"
+	"webacq/internal/store"
 	"webacq/internal/store/storetest"
 )
 
@@ -198,6 +200,52 @@ func TestErrorRunHasNoScore(t *testing.T) {
 		}
 		if m.TopScore != nil {
 			t.Errorf("monitor top_score %v after an error run, want null", *m.TopScore)
+		}
+	})
+}
+
+// TestStoredRegionBecomesAScope: a monitor anchored before keyword scopes
+// (its anchor one list, as the issue's monitor that watched a single
+// release) still relocates and alerts on a change of its list, and from
+// that run on watches every keyword block: a new paragraph with the
+// keyword outside the list is changed.
+func TestStoredRegionBecomesAScope(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, dialect string) {
+		ctx := t.Context()
+		e := newEnv(t, dialect)
+		site := newSite(t)
+		page := func(intro, item string) string {
+			return press("Nov 1, 2026", `<main><section class="intro"><h1>Investors</h1><p>Welcome to our investor pages.</p>`+intro+
+				`</section><ul class="releases">`+item+`
+<li><a href="/pr/q1.html">Acme reports first quarter results</a> <span>May 1, 2026</span></li>
+<li><a href="/pr/q2.html">Acme reports second quarter results</a> <span>Aug 1, 2026</span></li>
+</ul></main>`, "1")
+		}
+		site.set("/ir", page("", ""))
+		id := e.register(t, monitor.RegisterRequest{URL: site.url("/ir"), DiscoveryKeywords: []string{"results"}})
+		e.runs(t, id, 1)
+		legacy := fmt.Sprintf(`{"path":"html>body>main>ul","tag":"ul","classes":["releases"],"blocks":[`+
+			`{"text":"Acme reports first quarter results May 1, 2026","href":"%s"},`+
+			`{"text":"Acme reports second quarter results Aug 1, 2026","href":"%s"}],"keywords":["results"],"hash":"x"}`,
+			site.url("/pr/q1.html"), site.url("/pr/q2.html"))
+		if err := e.st.InTx(ctx, func(tx store.Tx) error {
+			m, err := e.st.MonitorTx(ctx, tx, id)
+			if err != nil {
+				return err
+			}
+			m.Anchor, m.BodyHash, m.ETag = json.RawMessage(legacy), "", ""
+			return e.st.UpdateMonitor(ctx, tx, m)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		site.set("/ir", page("", `<li><a href="/pr/q3.html">Acme reports third quarter results</a> <span>Nov 1, 2026</span></li>`))
+		if r := e.check(t, id); r.Outcome != model.OutcomeChanged || !signalMentions(r.ChangeSignal, "third quarter") {
+			t.Fatalf("stored region, new release: %s signals %+v (%s), want changed", r.Outcome, r.ChangeSignal, r.Error)
+		}
+		site.set("/ir", page(`<p>Our results calendar for 2027 is online.</p>`,
+			`<li><a href="/pr/q3.html">Acme reports third quarter results</a> <span>Nov 1, 2026</span></li>`))
+		if r := e.check(t, id); r.Outcome != model.OutcomeChanged || !signalMentions(r.ChangeSignal, "calendar") {
+			t.Errorf("keyword paragraph outside the stored list: %s signals %+v, want changed", r.Outcome, r.ChangeSignal)
 		}
 	})
 }
