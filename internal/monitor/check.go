@@ -109,10 +109,13 @@ func (s *Service) check(ctx context.Context, job *river.Job[CheckArgs]) error {
 		return river.JobSnooze(wait) // woken early: a retry after a crash, or a later due time
 	}
 	// One workspace holds at most its share of this node's workers: past
-	// it, the check gives its worker back at once.
+	// it, the check gives its worker back within shareWait.
 	if s.Workers > 0 {
-		done, ok := s.shares.take(m.WorkspaceID, s.share(s.Workers))
+		done, ok := s.shares.take(ctx, m.WorkspaceID, s.share(s.Workers), shareWait)
 		if !ok {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			return river.JobSnooze(busySnooze(job.ID))
 		}
 		defer done()
@@ -848,31 +851,49 @@ func (h *hostLimiter) release(host, workspace string) {
 	}
 }
 
-// workspaceLimiter counts this node's checks in progress by workspace.
+// workspaceLimiter counts this node's checks in progress by workspace;
+// free is closed, and replaced, whenever one ends.
 type workspaceLimiter struct {
-	mu sync.Mutex
-	by map[string]int
+	mu   sync.Mutex
+	by   map[string]int
+	free chan struct{}
 }
 
 // take counts a check of workspace when it has fewer than most in
-// progress, and reports whether it did.
-func (l *workspaceLimiter) take(workspace string, most int) (func(), bool) {
+// progress, waiting at most wait for one of them to end.
+func (l *workspaceLimiter) take(ctx context.Context, workspace string, most int, wait time.Duration) (func(), bool) {
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	for {
+		l.mu.Lock()
+		if l.by == nil {
+			l.by, l.free = map[string]int{}, make(chan struct{})
+		}
+		if l.by[workspace] < most {
+			l.by[workspace]++
+			l.mu.Unlock()
+			return func() { l.done(workspace) }, true
+		}
+		free := l.free
+		l.mu.Unlock()
+		select {
+		case <-free:
+		case <-t.C:
+			return nil, false
+		case <-ctx.Done():
+			return nil, false
+		}
+	}
+}
+
+func (l *workspaceLimiter) done(workspace string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.by == nil {
-		l.by = map[string]int{}
+	if l.by[workspace]--; l.by[workspace] == 0 {
+		delete(l.by, workspace)
 	}
-	if l.by[workspace] >= most {
-		return nil, false
-	}
-	l.by[workspace]++
-	return func() {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		if l.by[workspace]--; l.by[workspace] == 0 {
-			delete(l.by, workspace)
-		}
-	}, true
+	close(l.free)
+	l.free = make(chan struct{})
 }
 
 // share is one workspace's part of n slots: WorkspaceShare percent of
@@ -884,10 +905,18 @@ func (s *Service) share(n int) int {
 	return max(1, n*s.WorkspaceShare/100)
 }
 
+// shareWait is how long a check past its workspace's share of workers
+// waits for one of them before it snoozes: the checks of a fast site end
+// within it, so a workspace alone on the node does not snooze its checks
+// one after another, while the worker is back for other workspaces' checks
+// within it.
+const shareWait = 100 * time.Millisecond
+
 // hostWait is how long a check waits for a slot of its host before it
-// snoozes: long enough for the fetches of a fast host to make room, short
-// enough that a slow host does not hold the worker.
-const hostWait = 250 * time.Millisecond
+// snoozes: long enough for the fetches of a fast host to make room without
+// a snooze each, short enough that a slow host does not hold the worker.
+// The worker waiting is one of its workspace's share.
+const hostWait = 2 * time.Second
 
 // busySnooze is how long a check that found no room waits before it is
 // tried again: a second or more, spread over four by job id.
