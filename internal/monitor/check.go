@@ -140,7 +140,6 @@ func (s *Service) check(ctx context.Context, job *river.Job[CheckArgs]) error {
 		}
 		o := s.observe(ctx, m, due, s.allowance(aborted))
 		release()
-		s.billRequested(ctx, m, due, o)
 		s.extractRun(ctx, m, o)
 		obs = append(obs, o)
 	}

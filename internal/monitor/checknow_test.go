@@ -86,10 +86,10 @@ func TestCheckNowWithoutCredits(t *testing.T) {
 	})
 }
 
-// TestCheckNowPaysFailedFetch: a check the owner asked for pays its HTTP
-// fetch even when the site cannot be reached; a scheduled run that fails
-// stays free.
-func TestCheckNowPaysFailedFetch(t *testing.T) {
+// TestCheckNowIsBilledAsAScheduledRun: a check the owner asked for is
+// billed as a scheduled run (DECISIONS, Monitors): a fetch that fails draws
+// nothing either way, and a page fetched draws its tier's price.
+func TestCheckNowIsBilledAsAScheduledRun(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		gone := httptest.NewServer(nil)
@@ -102,13 +102,50 @@ func TestCheckNowPaysFailedFetch(t *testing.T) {
 		}
 		balance := e.balance(t, e.ws.ID)
 		r := e.check(t, id)
-		if r.Outcome != model.OutcomeError || r.Credits != 1 {
-			t.Errorf("check-now of an unreachable site: %s, %d credits (%s); want error, 1", r.Outcome, r.Credits, r.Error)
+		if r.Outcome != model.OutcomeError || r.Credits != first.Credits {
+			t.Errorf("check-now of an unreachable site: %s, %d credits (%s); want error, %d like the scheduled run",
+				r.Outcome, r.Credits, r.Error, first.Credits)
 		}
-		if got := e.balance(t, e.ws.ID); got != balance-1 {
-			t.Errorf("balance %d after the check-now, want %d", got, balance-1)
+		if got := e.balance(t, e.ws.ID); got != balance {
+			t.Errorf("balance %d after the check-now, want %d", got, balance)
 		}
 	})
 }
 
 func asError(err error, target **model.Error) bool { return errors.As(err, target) }
+
+// TestResumeCountsAsCheckNow: pausing and resuming is no way around the
+// check-now limit: a resume within the interval of the last requested
+// check succeeds, and its run comes when the limit allows, not now.
+func TestResumeCountsAsCheckNow(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, dialect string) {
+		ctx := context.Background()
+		e := newEnv(t, dialect)
+		e.svc.CheckNowInterval = time.Minute
+		site := newSite(t)
+		site.set("/a", press("x", releasesList, "1"))
+		id := e.register(t, monitor.RegisterRequest{URL: site.url("/a")})
+		e.runs(t, id, 1)
+		e.check(t, id) // the requested check of this minute
+		for i := range 5 {
+			if _, err := e.svc.Pause(ctx, e.p, id); err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			m, err := e.svc.Resume(ctx, e.p, id)
+			if err != nil {
+				t.Fatalf("resume %d: %v", i, err)
+			}
+			if m.Status != model.MonitorActive {
+				t.Fatalf("resume %d: status %s, want active", i, m.Status)
+			}
+			if m.NextCheckAt.Before(start.Add(30 * time.Second)) {
+				t.Fatalf("resume %d within the check-now limit scheduled a check at %s (now %s), want about a minute after the last check-now",
+					i, m.NextCheckAt, start)
+			}
+		}
+		if rs := e.runs(t, id, 2); len(rs) != 2 {
+			t.Errorf("%d runs after five pause/resume rounds, want the 2 before them", len(rs))
+		}
+	})
+}

@@ -273,7 +273,16 @@ func (s *Service) Resume(ctx context.Context, p *model.Principal, id string) (*m
 			return nil
 		}
 		m.Status, m.ConsecutiveErrors = model.MonitorActive, 0
-		return s.schedule(ctx, tx, m, s.now())
+		// The run that resume schedules now counts as a check-now: pausing
+		// and resuming is no way around the check-now limit. Within the
+		// limit, resume still succeeds and its run comes when the limit
+		// allows.
+		now := s.now()
+		wait, err := s.Store.ClaimCheckNow(ctx, tx, m.ID, now, s.CheckNowInterval)
+		if err != nil {
+			return err
+		}
+		return s.schedule(ctx, tx, m, now.Add(wait))
 	})
 }
 
@@ -281,8 +290,8 @@ func (s *Service) Resume(ctx context.Context, p *model.Principal, id string) (*m
 // job, gets one that checks it once; it stays paused. It is limited per
 // monitor (CheckNowInterval: rate_limited with the wait), and a workspace
 // that cannot pay a run's fetch gets credits_exhausted: nothing is
-// scheduled, so no run is written. The run is billed as a scheduled run,
-// except that a failed fetch costs the HTTP fetch (docs/MONITORS.md).
+// scheduled, so no run is written. The run is billed as a scheduled run
+// (DECISIONS.md, Monitors).
 func (s *Service) CheckNow(ctx context.Context, p *model.Principal, id string) (*model.Monitor, error) {
 	return s.change(ctx, p, id, func(tx store.Tx, m *model.Monitor) error {
 		now := s.now()
@@ -304,22 +313,6 @@ func (s *Service) CheckNow(ctx context.Context, p *model.Principal, id string) (
 		}
 		return s.schedule(ctx, tx, m, now)
 	})
-}
-
-// billRequested bills the HTTP fetch to a page check that fetched and
-// failed (a timeout, a network error, a wall), which a scheduled run does
-// not pay, when its owner asked for it with CheckNow: the work was done on
-// request, and slow or failing sites are no free way to occupy workers.
-func (s *Service) billRequested(ctx context.Context, m *model.Monitor, due time.Time, o *observation) {
-	r := o.run
-	fetched := r.Outcome == model.OutcomeBlocked || (r.Outcome == model.OutcomeError &&
-		r.Error != model.CodeCreditsExhausted && !strings.HasPrefix(r.Error, "database error"))
-	if o.cost != 0 || !fetched {
-		return
-	}
-	if at, err := s.Store.CheckNowAt(ctx, m.ID); err == nil && at.Equal(due) {
-		o.cost = billing.FetchHTTP
-	}
 }
 
 // Patch changes the mutable settings with the registration rules. New

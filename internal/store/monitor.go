@@ -477,16 +477,3 @@ func (s *Store) ClaimCheckNow(ctx context.Context, tx Tx, id string, now time.Ti
 	}
 	return 0, nil
 }
-
-// CheckNowAt reads the time of a monitor's last check-now (zero: none).
-func (s *Store) CheckNowAt(ctx context.Context, id string) (time.Time, error) {
-	var last sql.NullTime
-	err := s.rdb.QueryRowContext(ctx, `SELECT check_now_at FROM monitors WHERE id = $1`, id).Scan(&last)
-	if errors.Is(err, sql.ErrNoRows) {
-		return time.Time{}, model.Errorf(model.CodeNotFound, "monitor not found")
-	}
-	if err != nil {
-		return time.Time{}, fmt.Errorf("store: read check-now: %w", err)
-	}
-	return last.Time.UTC(), nil
-}
