@@ -138,8 +138,12 @@ func (s *Service) check(ctx context.Context, job *river.Job[CheckArgs]) error {
 			}
 			return river.JobSnooze(busySnooze(job.ID))
 		}
-		o := s.observe(ctx, m, due, s.allowance(aborted))
-		release()
+		// The host's slot bounds what the site sees: it is given back
+		// once the page is fetched, before the parse.
+		var once sync.Once
+		fetched := func() { once.Do(release) }
+		o := s.observe(ctx, m, due, s.allowance(aborted), fetched)
+		fetched()
 		s.extractRun(ctx, m, o)
 		obs = append(obs, o)
 	}
@@ -222,8 +226,10 @@ func channelOf(m *model.Monitor) string {
 }
 
 // observe fetches the monitor's URL and decides the outcome. allowance,
-// when above zero, bounds the memory its parse may take.
-func (s *Service) observe(ctx context.Context, m *model.Monitor, due time.Time, allowance int64) *observation {
+// when above zero, bounds the memory its parse may take; fetched is called
+// once the page is fetched (it gives the host's slot back).
+func (s *Service) observe(ctx context.Context, m *model.Monitor, due time.Time, allowance int64,
+	fetched func()) *observation {
 	now := s.now()
 	run := &model.Run{ID: uuid.NewString(), MonitorID: m.ID, WorkspaceID: m.WorkspaceID, DueAt: due, StartedAt: now,
 		Channel: channelOf(m), Tier: model.TierNone, ContentHash: lastHash(m)}
@@ -245,6 +251,7 @@ func (s *Service) observe(ctx context.Context, m *model.Monitor, due time.Time, 
 		req.IfNoneMatch, req.IfModifiedSince = m.ETag, m.LastModified
 	}
 	resp, tier, err := s.get(ctx, m, req)
+	fetched()
 	if err != nil {
 		var big *fetch.TooLargeError
 		if errors.As(err, &big) {
