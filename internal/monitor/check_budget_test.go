@@ -202,3 +202,28 @@ func waitUntil(t *testing.T, cond func() bool) {
 		}
 	}
 }
+
+// TestPreviewParseTakesTheBudget: the extraction preview parses the page
+// through the same memory budget as a check: a page over the share is a
+// final failure, never parsed, and leaves nothing held.
+func TestPreviewParseTakesTheBudget(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, dialect string) {
+		srv, _ := denseSite(t)
+		svc, _ := budgetEnv(t, dialect, 64<<20) // about 25 MB for parses; the page needs about 60
+		m := &model.Monitor{URL: srv.URL + "/ir", DiscoveryKeywords: []string{"results"}}
+		_, err := svc.scope(context.Background(), m)
+		if err == nil || !strings.Contains(err.Error(), "memory budget") {
+			t.Fatalf("preview scope of a page over the share: %v, want an error naming the memory budget", err)
+		}
+		if retryable(err) {
+			t.Errorf("an over-budget preview is retried: %v", err)
+		}
+		if _, _, inUse := svc.Budget.Stats(); inUse != 0 {
+			t.Errorf("budget after the preview: %d bytes in use, want 0", inUse)
+		}
+		big, _ := budgetEnv(t, dialect, 1<<30)
+		if sc, err := big.scope(context.Background(), m); err != nil || !strings.Contains(sc.markdown, "results") {
+			t.Fatalf("preview scope under a budget that fits: %v", err)
+		}
+	})
+}

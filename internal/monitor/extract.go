@@ -273,6 +273,16 @@ func (s *Service) scope(ctx context.Context, m *model.Monitor) (*scoped, error) 
 	if resp.StatusCode >= 400 {
 		return nil, model.Wrap(model.CodeUpstreamError, errFinal, fmt.Sprintf("the site answered HTTP %d", resp.StatusCode))
 	}
+	// The parse takes the node's memory budget like a check's does.
+	release, err := s.parseBudget(ctx, resp, 0)
+	if model.ErrorCode(err) == model.CodeUpstreamError {
+		// Over the whole share: another attempt would only repeat it.
+		return nil, model.Wrap(model.CodeUpstreamError, errors.Join(errFinal, err), model.ErrorMessage(err))
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	doc, _, err := parse(ctx, resp)
 	if err != nil {
 		return nil, model.Wrap(model.CodeUpstreamError, errors.Join(errFinal, err), "the page could not be read")
