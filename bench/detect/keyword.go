@@ -131,7 +131,8 @@ func scrub(doc *html.Node, keyword string) {
 }
 
 // reanchorSequence is the case on a page: the largest list of
-// the main content becomes one card; the monitor is re-anchored on that
+// the main content (outside menus, headers, footers and asides) becomes
+// one card; the monitor is re-anchored on that
 // page (as after relocation_failed); the list is restored; a new item
 // with the keyword goes first in it. The last check must be material.
 func reanchorSequence(pg page, base []byte, m monitor, main *detect.Fingerprint, keyword string) outcome {
@@ -146,7 +147,7 @@ func reanchorSequence(pg page, base []byte, m monitor, main *detect.Fingerprint,
 			if n.DataAtom != atom.Ul && n.DataAtom != atom.Ol {
 				return
 			}
-			if items := countItems(n); items >= 3 && 2*watchedItems(n, w) >= items && (list == nil || items > countItems(list)) {
+			if items := countItems(n); items >= 3 && 2*watchedItems(n, w) >= items && !inChrome(n) && (list == nil || items > countItems(list)) {
 				list, index = n, at
 			}
 			at++

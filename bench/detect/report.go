@@ -133,6 +133,9 @@ func report(w io.Writer, results []pageResult, elapsed time.Duration, verbose bo
 			if verbose && o.skipped == "" && (o.compare > 100*time.Millisecond || o.relocate > 200*time.Millisecond) {
 				fmt.Fprintf(w, "SLOW %-60s %-12s %-24s kw=%-5v relocate %v compare %v\n", r.name, o.class, o.mutation, o.keywords, o.relocate, o.compare)
 			}
+			if verbose && o.skipped == "" && o.ok() && o.class == classRestructure && o.material {
+				fmt.Fprintf(w, "ALERT %-60s %-12s %-24s kw=%-5v score %5.1f%s\n", r.name, o.class, o.mutation, o.keywords, o.score, briefSignals(o.signals))
+			}
 			if verbose && o.skipped == "" && !o.ok() {
 				fmt.Fprintf(w, "MISS %-60s %-12s %-24s kw=%-5v score %5.1f changed %v material %v%s\n",
 					r.name, o.class, o.mutation, o.keywords, o.score, o.changed, o.material, briefSignals(o.signals))
