@@ -133,13 +133,6 @@ func (s *Server) checkMonitor(_ http.ResponseWriter, r *http.Request, p *model.P
 	return map[string]any{"monitor_id": m.ID, "status": m.Status, "queued": true, "next_check_at": m.NextCheckAt}, nil
 }
 
-// page reads the limit (default 20, at most 100) and before cursor of a
-// paginated list, by time alone (see cursorPage for (time, id) cursors).
-func page(r *http.Request) (limit int, before time.Time, err error) {
-	limit, c, err := cursorPage(r)
-	return limit, c.At, err
-}
-
 // cursorPage reads the limit (default 20, at most 100) and the before
 // cursor of a paginated list: a next_before as answered ("<time>_<id>"),
 // or an ISO 8601 timestamp alone.
@@ -162,16 +155,6 @@ func cursorPage(r *http.Request) (limit int, before store.Cursor, err error) {
 		before.ID = id
 	}
 	return limit, before, nil
-}
-
-// nextBefore is the cursor of the next page: the last item's time when the
-// page is full, else nil (no more pages).
-func nextBefore[T any](items []T, limit int, at func(T) time.Time) *time.Time {
-	if len(items) < limit || len(items) == 0 {
-		return nil
-	}
-	t := at(items[len(items)-1])
-	return &t
 }
 
 // nextCursor is the cursor of the next page, "<time>_<id>" of the last
