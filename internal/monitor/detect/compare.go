@@ -53,7 +53,18 @@ func Compare(prev, cur *Fingerprint, keywords []string) Change {
 	if prev != nil && cur != nil {
 		// A block that was left out as boilerplate before and is kept now,
 		// or the other way round, moved; it did not appear or vanish.
-		added = withoutOmitted(added, cb, append(slices.Clip(prev.Omitted), prev.Outside...))
+		if prev.Scope == ScopeKeywords && cur.Scope == ScopeKeywords && len(keywords) > 0 {
+			// A keyword block moved between the scope and the rest of the
+			// page (its container became boilerplate or content) when the
+			// page holds it as many times as before: counted over the
+			// scope and Outside, so a block gone from the content while a
+			// menu repeats it is still removed, and a new one beside the
+			// menu's copy still added.
+			added, removed = withoutMoved(prev, cur, added, removed, keywords)
+		} else {
+			added = withoutOmitted(added, cb, prev.Outside)
+		}
+		added = withoutOmitted(added, cb, prev.Omitted)
 		removed = withoutOmitted(removed, pb, cur.Omitted)
 	}
 	var ch Change
@@ -117,6 +128,51 @@ func Compare(prev, cur *Fingerprint, keywords []string) Change {
 	}
 	ch.Preview = truncate(strings.Join(preview, "\n"), maxPreview)
 	return ch
+}
+
+// withoutMoved drops from added and removed the keyword blocks that
+// only moved between two keyword scopes and the blocks they left out
+// (Outside): for each key, the page's count (scope blocks plus Outside)
+// going down is that many removals, going up that many additions, and
+// the other added or removed blocks of that key moved.
+func withoutMoved(prev, cur *Fingerprint, added, removed []int, keywords []string) ([]int, []int) {
+	count := func(f *Fingerprint) map[string]int {
+		m := make(map[string]int, len(f.Blocks)+len(f.Outside))
+		for _, b := range f.Blocks {
+			if mentions(b.Text, keywords) {
+				m[shortKey(b)]++
+			}
+		}
+		for _, k := range f.Outside {
+			m[k]++
+		}
+		return m
+	}
+	before, after := count(prev), count(cur)
+	keep := func(idx []int, bs []Block, real func(k string) int) []int {
+		kept := idx[:0:0]
+		left := make(map[string]int)
+		for _, i := range idx {
+			if !mentions(bs[i].Text, keywords) {
+				kept = append(kept, i)
+				continue
+			}
+			k := shortKey(bs[i])
+			n, ok := left[k]
+			if !ok {
+				n = real(k)
+			}
+			if n > 0 {
+				kept = append(kept, i)
+				n--
+			}
+			left[k] = n
+		}
+		return kept
+	}
+	added = keep(added, cur.Blocks, func(k string) int { return after[k] - before[k] })
+	removed = keep(removed, prev.Blocks, func(k string) int { return before[k] - after[k] })
+	return added, removed
 }
 
 // withoutOmitted drops from idx the blocks of bs whose key is in omitted.
