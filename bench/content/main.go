@@ -220,6 +220,9 @@ func run(pages []*corpus.Page, extractors []extractor, dump string) ([][]result,
 		results[e] = make([]result, len(pages))
 	}
 	for i, p := range pages {
+		if i > 0 && i%250 == 0 {
+			fmt.Fprintf(os.Stderr, "%d of %d pages\n", i, len(pages))
+		}
 		body, err := p.Body()
 		if err != nil {
 			return nil, err
