@@ -199,6 +199,11 @@ func trafilaturaContent(root *html.Node, base *url.URL, pageWords int) (*html.No
 	if !usable(r, err) {
 		return nil, nil
 	}
+	host := ""
+	if base != nil {
+		host = siteHost(base.Host)
+	}
+	repair(findBody(root), r.ContentNode, host)
 	dropBrRepeats(r.ContentNode)
 	langs := make(map[string]string)
 	codeLanguages(root, langs)
