@@ -567,7 +567,9 @@ func (t *textWriter) node(n *html.Node, pre bool) {
 			block := isBlock(c.DataAtom)
 			if block {
 				t.newline()
-			} else if c.DataAtom == atom.Td || c.DataAtom == atom.Th {
+			} else if c.DataAtom == atom.Td || c.DataAtom == atom.Th || c.DataAtom == atom.Img {
+				// An image between two words sets them apart on screen:
+				// "More options<img>Option: blue" is not one word.
 				t.space = true
 			}
 			t.node(c, pre || c.DataAtom == atom.Pre)

@@ -1,3 +1,5 @@
+//go:build corpus
+
 package content
 
 import (
@@ -43,12 +45,18 @@ const corpusRoot = "../../../shared/corpus"
 //     (buttons, forms, selects and the like); its words are that tree laid
 //     out as above. Gluing merges words of the stream, never splits them.
 //   - Body word k lies inside the main content when the stream holds it
-//     together with its neighbours: the characters of three consecutive
-//     body words, k among them, occur in the stream starting where one of
-//     its words starts and ending where one of its words ends (a body of
-//     fewer words: all of them). So a word that the main content glued to
-//     its neighbour still lies inside it, while "ran a" does not lie
-//     inside "arrangements" nor "a long" inside "along".
+//     together with its neighbours: the characters of a window of three
+//     consecutive body words, k among them, widened to the right to at
+//     least minWindow bytes, occur in the stream starting where one of its
+//     words starts and ending where one of its words ends (a body of fewer
+//     words: all of them). So a word that the main content glued to its
+//     neighbour still lies inside it, while "ran a" does not lie inside
+//     "arrangements", nor "a long" inside "along", nor ". . ." inside
+//     "...", nor "deliver and set up" inside "delivery and setup". The
+//     window's characters must occur only once in the body's (white space
+//     removed): where a page holds the same text twice, glued in one place
+//     (<a>Terms</a><a>Privacy</a> styled as buttons) and apart in the
+//     other, the main content's copy is not known.
 //   - A word appears as a separate word of the markdown when it equals a
 //     white-space-separated field of the markdown once markdown syntax is
 //     removed (link targets; the characters \ * ` [ ] ~ | < > _ # from
@@ -126,6 +134,7 @@ func missingWords(body []byte, pageURL string) (missing []string, inside int) {
 		w.node(b)
 		words = w.flush()
 	}
+	bodyIdx := suffixarray.New([]byte(strings.Join(words, "")))
 	opt := Options{OnlyMainContent: true}
 	doc := &Document{Metadata: s.meta, signals: s.sig}
 	node := contentNode(root, s, opt)
@@ -149,9 +158,11 @@ func missingWords(body []byte, pageURL string) (missing []string, inside int) {
 	for k, w := range words {
 		in := false
 		for i := max(0, k-2); i <= k && !in; i++ {
-			if j := min(len(words), i+3); j-i == min(3, len(words)) {
-				in = has(strings.Join(words[i:j], ""))
+			w := strings.Join(words[i:min(len(words), i+3)], "")
+			for j := i + 3; j < len(words) && len(w) < minWindow; j++ {
+				w += words[j]
 			}
+			in = (len(w) >= minWindow || len(words) < 3) && has(w) && len(bodyIdx.Lookup([]byte(w), 2)) == 1
 		}
 		if !in {
 			continue
@@ -173,6 +184,10 @@ func missingWords(body []byte, pageURL string) (missing []string, inside int) {
 	sort.Strings(missing)
 	return missing, inside
 }
+
+// minWindow is the least length in bytes of the run of body words that
+// must occur in the main content for them to lie inside it.
+const minWindow = 12
 
 // boxWords collects the words of a tree as a browser lays them out.
 type boxWords struct {
@@ -277,14 +292,14 @@ func (s *contentStream) node(n *html.Node) {
 const mdTarget = `\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+"(?:[^"\\]|\\.)*")?\)`
 
 var (
-	mdImages  = regexp.MustCompile(`!\[(?:[^\]\\]|\\.)*` + mdTarget)
+	mdImages  = regexp.MustCompile(`(^|[^\\])!\[(?:[^\]\\]|\\.)*` + mdTarget)
 	mdTargets = regexp.MustCompile(mdTarget)
 )
 
 // mdPlain strips images (their alt text is no text of the page) and
 // link targets from markdown.
 func mdPlain(md string) string {
-	return mdTargets.ReplaceAllString(mdImages.ReplaceAllString(md, " "), "]")
+	return mdTargets.ReplaceAllString(mdImages.ReplaceAllString(md, "$1 "), "]")
 }
 
 // mdSyntax are the characters of markdown syntax and escapes; words are

@@ -1,0 +1,51 @@
+package content
+
+import (
+	"strings"
+	"testing"
+)
+
+// Words that a browser shows apart stay apart in markdown and text, in
+// both modes, on the paths other than trafilatura's (see repair_test.go).
+
+func TestTableCaptionOfBlocks(t *testing.T) {
+	// The converter lays a table whose caption holds blocks out as text,
+	// each row's cells run together: "Part-time**$455**/hour".
+	doc := page("Tuition", `<article>`+prose+`<table><caption><div><h3>$390</h3><p>per hour</p></div></caption>`+
+		`<tr><td><span>Part-time</span></td><td><span><strong>$455</strong>/hour</span></td></tr>`+
+		`<tr><td><span>Military</span></td><td><span><strong>$250</strong>/hour</span></td></tr></table></article>`)
+	convertBoth(t, doc, func(t *testing.T, d *Document) {
+		for _, want := range []string{"| Part-time | **$455**/hour |", "| Military | **$250**/hour |", "### $390"} {
+			if !strings.Contains(d.Markdown, want) {
+				t.Errorf("markdown lacks %q; got:\n%s", want, d.Markdown)
+			}
+		}
+	})
+}
+
+func TestPresentationalInline(t *testing.T) {
+	// <u>, <font> and <s> are inline: the readability pass must not end
+	// a paragraph at them ("um i" and "ronische" in two blocks).
+	doc := page("Gothic", `<div class="post">`+prose+
+		`In Southern Gothic Geschichten geht es um das Makabere, um i<u>ronische Ereignisse</u> und behandelt `+
+		`<font color="red">Werte</font> des amerikanischen <s>Nordens</s> Südens, wie man es aus vielen Romanen kennt.</div>`)
+	convertBoth(t, doc, func(t *testing.T, d *Document) {
+		for _, want := range []string{"um das Makabere, um ironische Ereignisse und behandelt Werte des amerikanischen"} {
+			if !strings.Contains(d.Text, want) {
+				t.Errorf("text lacks %q; got:\n%s", want, d.Text)
+			}
+		}
+		if strings.Contains(d.Markdown, "um i\n") {
+			t.Errorf("markdown breaks a word at <u>; got:\n%s", d.Markdown)
+		}
+	})
+}
+
+func TestTextImageBreaksWords(t *testing.T) {
+	doc := page("Sofas", `<article>`+prose+`<p>More options<img src="/a.png" alt="">Option: blue<img src="/b.png" alt="">Option: beige</p></article>`)
+	convertBoth(t, doc, func(t *testing.T, d *Document) {
+		if !strings.Contains(d.Text, "More options Option: blue Option: beige") {
+			t.Errorf("text runs words together across images; got:\n%s", d.Text)
+		}
+	})
+}
