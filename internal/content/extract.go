@@ -42,9 +42,28 @@ func newConverter() *md.Converter {
 	// The base plugin writes every < and > of text as an entity; after it
 	// (and before the escaping is settled) they go back to characters
 	// that are escaped only where markdown would read them as syntax.
+	// A table that the table plugin cannot lay out (a heading or a list in
+	// a cell) is written row by row as text: its cells must not run
+	// together ("[108431](…)2015"). In a laid-out table the plugin trims
+	// each cell, so the spaces cost nothing there.
+	c.Register.RendererFor("td", md.TagTypeInline, renderCell, md.PriorityStandard)
+	c.Register.RendererFor("th", md.TagTypeInline, renderCell, md.PriorityStandard)
 	c.Register.TextTransformer(angleBrackets, md.PriorityStandard+10)
 	c.Register.UnEscaper(unescapeAngle, md.PriorityStandard)
 	return c
+}
+
+// renderCell writes a table cell set apart by a space from the cell
+// before it.
+func renderCell(ctx md.Context, w md.Writer, n *html.Node) md.RenderStatus {
+	for p := n.PrevSibling; p != nil; p = p.PrevSibling {
+		if p.Type == html.ElementNode && (p.Data == "td" || p.Data == "th") {
+			w.WriteString(" ")
+			break
+		}
+	}
+	ctx.RenderChildNodes(ctx, w, n)
+	return md.RenderSuccess
 }
 
 // angleEntities turns the base plugin's entities back into characters

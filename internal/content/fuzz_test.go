@@ -26,6 +26,7 @@ func FuzzHTML(f *testing.F) {
 		// A caption of blocks, presentational inline elements.
 		"<table><caption><div><h3>$390</h3><p>per hour</p></div></caption><tr><td>Part-time</td><td><b>$455</b>/hour</td></tr></table>",
 		"<div><p>x</p>um i<u>ronische</u> <font>Ereignisse</font> <s>und</s></div>",
+		`<table role="presentation"><tr><td><a href="/c">Deep</a></td><td>108431</td><td></td></tr><tr><th>x<ul><li>y</li></ul></th></tr></table>`,
 	} {
 		f.Add([]byte(seed), true)
 	}

@@ -49,3 +49,23 @@ func TestTextImageBreaksWords(t *testing.T) {
 		}
 	})
 }
+
+func TestTableFallbackCells(t *testing.T) {
+	// The converter does not lay out a table of role="presentation"
+	// (nor one it cannot, with a list in a cell): it writes the rows as
+	// text, and the cells must stay apart.
+	doc := page("Citations", `<article>`+prose+`<table role="presentation">`+
+		`<tr><td><a href="/c/1">Deep learning</a></td><td><a href="/cites/1">108431</a></td><td>2015</td></tr>`+
+		`<tr><td><a href="/c/2">Visualizing data</a></td><td><a href="/cites/2">66057</a></td><td>2008</td></tr>`+
+		`</table></article>`)
+	// The whole body: the readability pass drops a layout table of links.
+	d, err := HTML(doc, "https://example.com/", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\n[Deep learning](https://example.com/c/1) [108431](https://example.com/cites/1) 2015\n"} {
+		if !strings.Contains(d.Markdown, want) {
+			t.Errorf("markdown lacks %q; got:\n%s", want, d.Markdown)
+		}
+	}
+}

@@ -168,7 +168,7 @@ func missingWords(body []byte, pageURL string) (missing []string, inside int) {
 			continue
 		}
 		inside++
-		n := normWord(w)
+		n := normWord(mdPlain(w)) // a page's text may hold markdown itself
 		if n == "" {
 			continue
 		}
