@@ -384,6 +384,9 @@ func absolutize(n *html.Node, base *url.URL, langs map[string]string) {
 		if c.Namespace == "" && c.DataAtom.String() != c.Data {
 			c.DataAtom = atom.Lookup([]byte(c.Data))
 		}
+		if isBlock(c.DataAtom) && inlineElement(n) {
+			apart(c)
+		}
 		switch c.DataAtom {
 		case atom.A:
 			fixLink(c, base)
@@ -396,6 +399,34 @@ func absolutize(n *html.Node, base *url.URL, langs map[string]string) {
 		}
 		absolutize(c, base, langs)
 	}
+}
+
+// apart sets a block inside an inline element (a card: a link holding
+// a date and a heading) apart from the content around it with spaces:
+// the converter writes such a block inline, and a browser shows it on
+// a line of its own ("February 25, 2026" then "Issue 318", not
+// "2026**Issue 318**").
+func apart(c *html.Node) {
+	if p := c.PrevSibling; p != nil && !(p.Type == html.TextNode && strings.HasSuffix(p.Data, " ")) {
+		c.Parent.InsertBefore(textNode(" "), c)
+	}
+	if x := c.NextSibling; x != nil && !(x.Type == html.TextNode && strings.HasPrefix(x.Data, " ")) {
+		c.Parent.InsertBefore(textNode(" "), x)
+	}
+}
+
+// inlineElement tells whether n is an element a browser lays out inline
+// (and that may wrap blocks in real pages).
+func inlineElement(n *html.Node) bool {
+	if n.Type != html.ElementNode {
+		return false
+	}
+	switch n.DataAtom {
+	case atom.A, atom.Span, atom.B, atom.Strong, atom.Em, atom.I, atom.U, atom.S, atom.Small, atom.Big, atom.Font,
+		atom.Label, atom.Time, atom.Cite, atom.Mark, atom.Abbr, atom.Q:
+		return true
+	}
+	return false
 }
 
 func fixLink(n *html.Node, base *url.URL) {

@@ -69,3 +69,17 @@ func TestTableFallbackCells(t *testing.T) {
 		}
 	}
 }
+
+func TestBlockInsideLink(t *testing.T) {
+	// A card: a link holding a date, a heading and a teaser.
+	doc := page("Newsletter", `<article>`+prose+`<a href="/issue-318"><time datetime="2026-02-25">February 25, 2026</time>`+
+		`<h2>Issue 318: The year of the AI developer</h2><p>Happy New Year!</p></a></article>`)
+	convertBoth(t, doc, func(t *testing.T, d *Document) {
+		if strings.Contains(d.Markdown, "2026**Issue") || strings.Contains(d.Markdown, "2026Issue") {
+			t.Errorf("markdown runs the date into the heading; got:\n%s", d.Markdown)
+		}
+		if !strings.Contains(d.Markdown, "February 25, 2026") || !strings.Contains(d.Markdown, "Issue 318") {
+			t.Errorf("markdown lacks the card; got:\n%s", d.Markdown)
+		}
+	})
+}
