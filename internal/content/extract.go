@@ -484,8 +484,11 @@ func fixCode(parent, c *html.Node, langs map[string]string) {
 			setAttr(c, "class", "language-"+lang)
 		}
 	}
+	// A multi-line <code> is a block unless it stands in running text
+	// ("tools such as <code>git log\n--oneline</code>."): a line break of
+	// the page's source does not make it one.
 	if c.DataAtom == atom.Code && parent.DataAtom != atom.Pre && parent.DataAtom != atom.Code &&
-		(blockCode(parent, c) || strings.Contains(nodeText(c), "\n")) {
+		(blockCode(parent, c) || strings.Contains(nodeText(c), "\n") && (blockNeighbour(c, false) || blockNeighbour(c, true))) {
 		pre := &html.Node{Type: html.ElementNode, Data: "pre", DataAtom: atom.Pre}
 		parent.InsertBefore(pre, c)
 		parent.RemoveChild(c)

@@ -83,3 +83,22 @@ func TestBlockInsideLink(t *testing.T) {
 		}
 	})
 }
+
+func TestMultilineInlineCode(t *testing.T) {
+	// A line break in the page's source inside running text's <code> does
+	// not make a code block ("or\n\n```\ngit log\n--oneline\n```\n\n.").
+	doc := page("Patches", `<article>`+prose+`<p>Reviewers browse patches with tools such as <code>gitk</code> or <code>git log
+--oneline</code>. Keep the summary short.</p><p><code>make
+test</code></p></article>`)
+	convertBoth(t, doc, func(t *testing.T, d *Document) {
+		if strings.Contains(d.Markdown, "```\ngit log") || !strings.Contains(d.Markdown, "--oneline`. Keep") {
+			t.Errorf("inline code in running text became a block; got:\n%s", d.Markdown)
+		}
+		if !strings.Contains(d.Markdown, "```\nmake\ntest\n```") {
+			t.Errorf("a paragraph of multi-line code is no longer a block; got:\n%s", d.Markdown)
+		}
+		if !strings.Contains(d.Text, "--oneline. Keep") {
+			t.Errorf("text lacks the sentence; got:\n%s", d.Text)
+		}
+	})
+}

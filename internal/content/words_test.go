@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -168,15 +167,13 @@ func missingWords(body []byte, pageURL string) (missing []string, inside int) {
 			continue
 		}
 		inside++
-		n := normWord(mdPlain(w)) // a page's text may hold markdown itself
-		if n == "" {
-			continue
-		}
-		if !mdWords[n] && !seen["md:"+n] {
+		// A page's text may hold markdown itself: the markdown's fields
+		// are read as markdown, the word too.
+		if n := normWord(mdPlain(w)); n != "" && !mdWords[n] && !seen["md:"+n] {
 			seen["md:"+n] = true
 			missing = append(missing, "md:"+w)
 		}
-		if !textWords[n] && !seen["text:"+n] {
+		if n := normWord(w); n != "" && !textWords[n] && !seen["text:"+n] {
 			seen["text:"+n] = true
 			missing = append(missing, "text:"+w)
 		}
@@ -287,19 +284,63 @@ func (s *contentStream) node(n *html.Node) {
 	}
 }
 
-// mdTarget is the target of a markdown link or image: "](url)" or
-// "](url "title")", the URL holding balanced parentheses at most one deep.
-const mdTarget = `\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+"(?:[^"\\]|\\.)*")?\)`
-
-var (
-	mdImages  = regexp.MustCompile(`(^|[^\\])!\[(?:[^\]\\]|\\.)*` + mdTarget)
-	mdTargets = regexp.MustCompile(mdTarget)
-)
-
-// mdPlain strips images (their alt text is no text of the page) and
-// link targets from markdown.
+// mdPlain removes images (their alt text is no text of the page) and
+// link targets ("](url)", "](url "title")", nested parentheses and all)
+// from markdown; escaped brackets are text.
 func mdPlain(md string) string {
-	return mdTargets.ReplaceAllString(mdImages.ReplaceAllString(md, "$1 "), "]")
+	var b strings.Builder
+	for i := 0; i < len(md); i++ {
+		switch {
+		case md[i] == '\\' && i+1 < len(md):
+			b.WriteString(md[i : i+2])
+			i++
+			continue
+		case md[i] == '!' && i+1 < len(md) && md[i+1] == '[':
+			if end := closing(md, i+1, '[', ']'); end > 0 && end+1 < len(md) && md[end+1] == '(' {
+				if e := closing(md, end+1, '(', ')'); e > 0 {
+					b.WriteByte(' ')
+					i = e
+					continue
+				}
+			}
+		case md[i] == ']' && i+1 < len(md) && md[i+1] == '(':
+			if e := closing(md, i+1, '(', ')'); e > 0 {
+				b.WriteByte(']')
+				i = e
+				continue
+			}
+		}
+		b.WriteByte(md[i])
+	}
+	return b.String()
+}
+
+// closing returns the index of the bracket closing the one at md[i], or
+// -1; backslash escapes and quoted titles are skipped.
+func closing(md string, i int, open, close byte) int {
+	depth := 0
+	var quote byte
+	for k := i; k < len(md); k++ {
+		c := md[k]
+		switch {
+		case c == '\\':
+			k++
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case open == '(' && (c == '"' || c == '\'') && k > 0 && md[k-1] == ' ':
+			quote = c
+		case c == open:
+			depth++
+		case c == close:
+			depth--
+			if depth == 0 {
+				return k
+			}
+		}
+	}
+	return -1
 }
 
 // mdSyntax are the characters of markdown syntax and escapes; words are
