@@ -113,7 +113,13 @@ func fromTree(root *html.Node, pageURL string, opt Options) *Document {
 	s := scan(root, base, opt.IncludeLinks)
 
 	doc := &Document{Metadata: s.meta, Links: s.links, signals: s.sig}
+	render(doc, contentNode(root, s, opt), opt)
+	return doc
+}
 
+// contentNode returns the tree that the outputs are made from: the main
+// content or the whole body, per opt, ready to render.
+func contentNode(root *html.Node, s scanResult, opt Options) *html.Node {
 	var node *html.Node
 	var langs map[string]string
 	if opt.OnlyMainContent {
@@ -128,7 +134,11 @@ func fromTree(root *html.Node, pageURL string, opt Options) *Document {
 	}
 	normalizeTables(node)
 	absolutize(node, s.base, langs)
+	return node
+}
 
+// render fills doc's text, HTML and markdown from node.
+func render(doc *Document, node *html.Node, opt Options) {
 	doc.Text = textOf(node)
 	if opt.IncludeHTML {
 		var b strings.Builder
@@ -141,7 +151,6 @@ func fromTree(root *html.Node, pageURL string, opt Options) *Document {
 	if doc.Metadata.Title == "" {
 		doc.Metadata.Title = firstHeading(doc.Markdown)
 	}
-	return doc
 }
 
 func findBody(n *html.Node) *html.Node {

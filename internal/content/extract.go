@@ -42,9 +42,28 @@ func newConverter() *md.Converter {
 	// The base plugin writes every < and > of text as an entity; after it
 	// (and before the escaping is settled) they go back to characters
 	// that are escaped only where markdown would read them as syntax.
+	// A table that the table plugin cannot lay out (a heading or a list in
+	// a cell) is written row by row as text: its cells must not run
+	// together ("[108431](…)2015"). In a laid-out table the plugin trims
+	// each cell, so the spaces cost nothing there.
+	c.Register.RendererFor("td", md.TagTypeInline, renderCell, md.PriorityStandard)
+	c.Register.RendererFor("th", md.TagTypeInline, renderCell, md.PriorityStandard)
 	c.Register.TextTransformer(angleBrackets, md.PriorityStandard+10)
 	c.Register.UnEscaper(unescapeAngle, md.PriorityStandard)
 	return c
+}
+
+// renderCell writes a table cell set apart by a space from the cell
+// before it.
+func renderCell(ctx md.Context, w md.Writer, n *html.Node) md.RenderStatus {
+	for p := n.PrevSibling; p != nil; p = p.PrevSibling {
+		if p.Type == html.ElementNode && (p.Data == "td" || p.Data == "th") {
+			w.WriteString(" ")
+			break
+		}
+	}
+	ctx.RenderChildNodes(ctx, w, n)
+	return md.RenderSuccess
 }
 
 // angleEntities turns the base plugin's entities back into characters
@@ -199,6 +218,11 @@ func trafilaturaContent(root *html.Node, base *url.URL, pageWords int) (*html.No
 	if !usable(r, err) {
 		return nil, nil
 	}
+	host := ""
+	if base != nil {
+		host = siteHost(base.Host)
+	}
+	repair(findBody(root), r.ContentNode, host)
 	dropBrRepeats(r.ContentNode)
 	langs := make(map[string]string)
 	codeLanguages(root, langs)
@@ -360,6 +384,9 @@ func absolutize(n *html.Node, base *url.URL, langs map[string]string) {
 		if c.Namespace == "" && c.DataAtom.String() != c.Data {
 			c.DataAtom = atom.Lookup([]byte(c.Data))
 		}
+		if isBlock(c.DataAtom) && inlineElement(n) {
+			apart(c)
+		}
 		switch c.DataAtom {
 		case atom.A:
 			fixLink(c, base)
@@ -372,6 +399,34 @@ func absolutize(n *html.Node, base *url.URL, langs map[string]string) {
 		}
 		absolutize(c, base, langs)
 	}
+}
+
+// apart sets a block inside an inline element (a card: a link holding
+// a date and a heading) apart from the content around it with spaces:
+// the converter writes such a block inline, and a browser shows it on
+// a line of its own ("February 25, 2026" then "Issue 318", not
+// "2026**Issue 318**").
+func apart(c *html.Node) {
+	if p := c.PrevSibling; p != nil && !(p.Type == html.TextNode && strings.HasSuffix(p.Data, " ")) {
+		c.Parent.InsertBefore(textNode(" "), c)
+	}
+	if x := c.NextSibling; x != nil && !(x.Type == html.TextNode && strings.HasPrefix(x.Data, " ")) {
+		c.Parent.InsertBefore(textNode(" "), x)
+	}
+}
+
+// inlineElement tells whether n is an element a browser lays out inline
+// (and that may wrap blocks in real pages).
+func inlineElement(n *html.Node) bool {
+	if n.Type != html.ElementNode {
+		return false
+	}
+	switch n.DataAtom {
+	case atom.A, atom.Span, atom.B, atom.Strong, atom.Em, atom.I, atom.U, atom.S, atom.Small, atom.Big, atom.Font,
+		atom.Label, atom.Time, atom.Cite, atom.Mark, atom.Abbr, atom.Q:
+		return true
+	}
+	return false
 }
 
 func fixLink(n *html.Node, base *url.URL) {
@@ -429,8 +484,11 @@ func fixCode(parent, c *html.Node, langs map[string]string) {
 			setAttr(c, "class", "language-"+lang)
 		}
 	}
+	// A multi-line <code> is a block unless it stands in running text
+	// ("tools such as <code>git log\n--oneline</code>."): a line break of
+	// the page's source does not make it one.
 	if c.DataAtom == atom.Code && parent.DataAtom != atom.Pre && parent.DataAtom != atom.Code &&
-		(blockCode(parent, c) || strings.Contains(nodeText(c), "\n")) {
+		(blockCode(parent, c) || strings.Contains(nodeText(c), "\n") && (blockNeighbour(c, false) || blockNeighbour(c, true))) {
 		pre := &html.Node{Type: html.ElementNode, Data: "pre", DataAtom: atom.Pre}
 		parent.InsertBefore(pre, c)
 		parent.RemoveChild(c)
@@ -562,7 +620,9 @@ func (t *textWriter) node(n *html.Node, pre bool) {
 			block := isBlock(c.DataAtom)
 			if block {
 				t.newline()
-			} else if c.DataAtom == atom.Td || c.DataAtom == atom.Th {
+			} else if c.DataAtom == atom.Td || c.DataAtom == atom.Th || c.DataAtom == atom.Img {
+				// An image between two words sets them apart on screen:
+				// "More options<img>Option: blue" is not one word.
 				t.space = true
 			}
 			t.node(c, pre || c.DataAtom == atom.Pre)

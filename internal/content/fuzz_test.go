@@ -17,6 +17,16 @@ func FuzzHTML(f *testing.F) {
 		"<ul><li><ol><li><blockquote><h2>deep</h2></blockquote></li></ol></li></ul>",
 		"<div><noscript><noscript><p>" + strings.Repeat("post text, ", 30) + "</p></div><h3>Mehr zum Thema</h3><ul><li><a href=/a>a</a>",
 		"<p>(<em>Source: x</em>)</p><hgroup><h1>T</h1><h2>" + strings.Repeat("sub ", 20) + "</h2></hgroup><p>Follow us on Twitter</p>",
+		// Short pages that go to trafilatura and are mended from the page
+		// (repair): spaces, a table, link-only paragraphs.
+		string(shortPage(`<ul><li><b>0.25</b> <i>per share</i></li><li><a href="/r">Q3 results</a> <span>Nov 12</span></li></ul>`)),
+		string(shortPage(`<table><tr><th>Item</th><th>Q3</th></tr><tr><td><a href="/e">EPS</a> <small>diluted</small></td><td>0.42</td></tr></table>`)),
+		string(shortPage(`<p>Margins widened.</p><p><a href="/q3.pdf">Release (PDF)</a></p><p><a href="https://sec.gov/f">Filing</a></p>`)),
+		string(shortPage(`<table><tr><td><table><tr><td><b>a</b> <i>b</i></td></tr></table></td><td>c</td></tr></table><pre>x  y</pre>`)),
+		// A caption of blocks, presentational inline elements.
+		"<table><caption><div><h3>$390</h3><p>per hour</p></div></caption><tr><td>Part-time</td><td><b>$455</b>/hour</td></tr></table>",
+		"<div><p>x</p>um i<u>ronische</u> <font>Ereignisse</font> <s>und</s></div>",
+		`<table role="presentation"><tr><td><a href="/c">Deep</a></td><td>108431</td><td></td></tr><tr><th>x<ul><li>y</li></ul></th></tr></table>`,
 	} {
 		f.Add([]byte(seed), true)
 	}

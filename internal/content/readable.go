@@ -796,7 +796,10 @@ func isPhrasing(n *html.Node) bool {
 		atom.Datalist, atom.Dfn, atom.Em, atom.Embed, atom.I, atom.Img, atom.Input, atom.Kbd, atom.Label,
 		atom.Mark, atom.Math, atom.Meter, atom.Noscript, atom.Object, atom.Output, atom.Progress, atom.Q,
 		atom.Ruby, atom.Samp, atom.Script, atom.Select, atom.Small, atom.Span, atom.Strong, atom.Sub,
-		atom.Sup, atom.Textarea, atom.Time, atom.Var, atom.Wbr:
+		atom.Sup, atom.Textarea, atom.Time, atom.Var, atom.Wbr,
+		// Presentational inline elements of older pages: "um i<u>ronische</u>"
+		// is one word, not a paragraph's end.
+		atom.U, atom.S, atom.Strike, atom.Font, atom.Big, atom.Tt, atom.Acronym, atom.Nobr, atom.Bdi:
 		return true
 	case atom.A, atom.Del, atom.Ins:
 		for c := n.FirstChild; c != nil; c = c.NextSibling {

@@ -674,7 +674,16 @@ func rebuild(t *html.Node, cells []tcell, byRow [][]int, rows, pre, head []int, 
 		t.Parent.InsertBefore(p, t)
 	}
 	if caption != nil {
-		t.AppendChild(caption)
+		if hasBlock(caption) {
+			// The converter lays a table with blocks in its caption out
+			// as text, its cells run together ("Part-time$455/hour"):
+			// the caption becomes a block before the table.
+			div := element(atom.Div)
+			moveChildren(div, caption)
+			t.Parent.InsertBefore(div, t)
+		} else {
+			t.AppendChild(caption)
+		}
 	}
 	skip := make(map[int]bool, len(pre)+len(head))
 	for _, r := range pre {
@@ -925,4 +934,14 @@ func element(a atom.Atom) *html.Node {
 
 func textNode(s string) *html.Node {
 	return &html.Node{Type: html.TextNode, Data: s}
+}
+
+// hasBlock tells whether n holds a block element.
+func hasBlock(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && (isBlock(c.DataAtom) || hasBlock(c)) {
+			return true
+		}
+	}
+	return false
 }

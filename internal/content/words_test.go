@@ -1,0 +1,369 @@
+//go:build corpus
+
+package content
+
+import (
+	"bytes"
+	"compress/gzip"
+	"index/suffixarray"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
+	"webacq/internal/fetch"
+)
+
+// corpusRoot holds the shared page corpora; a fresh clone has none.
+const corpusRoot = "../../../shared/corpus"
+
+// TestMainContentKeepsWords is the glue property over every page of the
+// three shared corpora: every word of the whole-body text that lies inside
+// the chosen main content appears as a separate word in the markdown and
+// in the text.
+//
+// Definitions:
+//   - The whole-body text is the <body> after the pipeline's own scan
+//     (scripts, styles, comments, hidden elements removed), rendered as a
+//     browser lays it out: its text nodes in document order, with a word
+//     break at white space and at the edge of every element a browser
+//     shows as a box of its own (blocks, list items, table cells and
+//     rows, <br>, <img>, <hr>), and none at the edge of an inline element
+//     (<b>x</b>y is one word, "xy").
+//   - The main content is the tree the outputs are made from (contentNode).
+//     Its character stream is the non-space characters of its text nodes
+//     in document order, leaving out what markdown does not render
+//     (buttons, forms, selects and the like); its words are that tree laid
+//     out as above. Gluing merges words of the stream, never splits them.
+//   - Body word k lies inside the main content when the stream holds it
+//     together with its neighbours: the characters of a window of three
+//     consecutive body words, k among them, widened to the right to at
+//     least minWindow bytes, occur in the stream starting where one of its
+//     words starts and ending where one of its words ends (a body of fewer
+//     words: all of them). So a word that the main content glued to its
+//     neighbour still lies inside it, while "ran a" does not lie inside
+//     "arrangements", nor "a long" inside "along", nor ". . ." inside
+//     "...", nor "deliver and set up" inside "delivery and setup". The
+//     window's characters must occur only once in the body's (white space
+//     removed): where a page holds the same text twice, glued in one place
+//     (<a>Terms</a><a>Privacy</a> styled as buttons) and apart in the
+//     other, the main content's copy is not known.
+//   - A word appears as a separate word of the markdown when it equals a
+//     white-space-separated field of the markdown once markdown syntax is
+//     removed (link targets; the characters \ * ` [ ] ~ | < > _ # from
+//     both sides), and of the text when it equals a field of the text.
+//
+// The test reads the corpora from ../shared and skips without them. It
+// converts about 2,100 pages; under -short it converts every tenth.
+func TestMainContentKeepsWords(t *testing.T) {
+	if _, err := os.Stat(corpusRoot); err != nil {
+		t.Skip("no corpus at " + corpusRoot)
+	}
+	var files []string
+	for _, g := range []string{"readability/test-pages/*/source.html", "trafilatura-eval/pages/*.html", "wcxb-dev/html/*.html.gz"} {
+		m, _ := filepath.Glob(filepath.Join(corpusRoot, g))
+		files = append(files, m...)
+	}
+	if len(files) == 0 {
+		t.Skip("no pages under " + corpusRoot)
+	}
+	var failedPages, failedWords, insideWords int
+	for i, f := range files {
+		if testing.Short() && i%10 != 0 {
+			continue
+		}
+		body, err := readPage(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		missing, inside := missingWords(body, "https://example.com/page")
+		insideWords += inside
+		if len(missing) > 0 {
+			failedPages++
+			failedWords += len(missing)
+			if failedPages <= 100 {
+				if len(missing) > 8 {
+					missing = missing[:8]
+				}
+				rel, _ := filepath.Rel(corpusRoot, f)
+				t.Errorf("%s: %d words inside the main content are not separate words: %q", rel, len(missing), missing)
+			}
+		}
+	}
+	t.Logf("%d pages, %d words inside main content; %d pages and %d words fail", len(files), insideWords, failedPages, failedWords)
+}
+
+func readPage(f string) ([]byte, error) {
+	b, err := os.ReadFile(f)
+	if err == nil && strings.HasSuffix(f, ".gz") {
+		var r *gzip.Reader
+		if r, err = gzip.NewReader(bytes.NewReader(b)); err == nil {
+			b, err = io.ReadAll(r)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	b, _ = fetch.ToUTF8(b, "text/html", "text/html")
+	return b, nil
+}
+
+// missingWords converts body as HTML does with OnlyMainContent and
+// returns the body words that lie inside the main content but are not
+// separate words of the markdown or the text (each once, with "md:" or
+// "text:" before it), and how many body words lie inside.
+func missingWords(body []byte, pageURL string) (missing []string, inside int) {
+	root, err := html.Parse(bytes.NewReader(bytes.ToValidUTF8(body, []byte("\uFFFD"))))
+	if err != nil {
+		return nil, 0
+	}
+	base, _ := url.Parse(pageURL)
+	s := scan(root, base, false)
+	var words []string
+	if b := findBody(root); b != nil {
+		var w boxWords
+		w.node(b)
+		words = w.flush()
+	}
+	bodyIdx := suffixarray.New([]byte(strings.Join(words, "")))
+	opt := Options{OnlyMainContent: true}
+	doc := &Document{Metadata: s.meta, signals: s.sig}
+	node := contentNode(root, s, opt)
+	var st contentStream
+	st.node(node)
+	st.edge = append(st.edge, true)
+	render(doc, node, opt)
+
+	idx := suffixarray.New(st.b)
+	has := func(s string) bool {
+		for _, i := range idx.Lookup([]byte(s), -1) {
+			if st.edge[i] && st.edge[i+len(s)] {
+				return true
+			}
+		}
+		return false
+	}
+	mdWords := fieldSet(mdPlain(doc.Markdown))
+	textWords := fieldSet(doc.Text)
+	seen := make(map[string]bool)
+	for k, w := range words {
+		in := false
+		for i := max(0, k-2); i <= k && !in; i++ {
+			w := strings.Join(words[i:min(len(words), i+3)], "")
+			for j := i + 3; j < len(words) && len(w) < minWindow; j++ {
+				w += words[j]
+			}
+			in = (len(w) >= minWindow || len(words) < 3) && has(w) && len(bodyIdx.Lookup([]byte(w), 2)) == 1
+		}
+		if !in {
+			continue
+		}
+		inside++
+		// A page's text may hold markdown itself: the markdown's fields
+		// are read as markdown, the word too.
+		if n := normWord(mdPlain(w)); n != "" && !mdWords[n] && !seen["md:"+n] {
+			seen["md:"+n] = true
+			missing = append(missing, "md:"+w)
+		}
+		if n := normWord(w); n != "" && !textWords[n] && !seen["text:"+n] {
+			seen["text:"+n] = true
+			missing = append(missing, "text:"+w)
+		}
+	}
+	sort.Strings(missing)
+	return missing, inside
+}
+
+// minWindow is the least length in bytes of the run of body words that
+// must occur in the main content for them to lie inside it.
+const minWindow = 12
+
+// boxWords collects the words of a tree as a browser lays them out.
+type boxWords struct {
+	words []string
+	cur   strings.Builder
+}
+
+func (w *boxWords) brk() {
+	if w.cur.Len() > 0 {
+		w.words = append(w.words, w.cur.String())
+		w.cur.Reset()
+	}
+}
+
+func (w *boxWords) flush() []string {
+	w.brk()
+	return w.words
+}
+
+func (w *boxWords) node(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			for _, r := range c.Data {
+				if unicode.IsSpace(r) {
+					w.brk()
+				} else {
+					w.cur.WriteRune(r)
+				}
+			}
+		case html.ElementNode:
+			switch c.DataAtom {
+			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Iframe, atom.Noembed,
+				atom.Noframes, atom.Textarea, atom.Select:
+				continue
+			}
+			box := isBlock(c.DataAtom)
+			switch c.DataAtom {
+			case atom.Td, atom.Th, atom.Br, atom.Img, atom.Option, atom.Tbody, atom.Thead, atom.Tfoot:
+				box = true
+			}
+			if box {
+				w.brk()
+			}
+			w.node(c)
+			if box {
+				w.brk()
+			}
+		}
+	}
+}
+
+// contentStream is the character stream of a main-content tree: its
+// non-space characters, and for each position whether a word of the
+// tree starts or ends there.
+type contentStream struct {
+	b    []byte
+	edge []bool // edge[i]: a word boundary lies before b[i] (or at the end)
+	gap  bool
+}
+
+func (s *contentStream) node(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			for _, r := range c.Data {
+				if unicode.IsSpace(r) {
+					s.gap = true
+					continue
+				}
+				k := len(s.b)
+				s.b = utf8.AppendRune(s.b, r)
+				for ; k < len(s.b); k++ {
+					s.edge = append(s.edge, s.gap || len(s.edge) == 0)
+					s.gap = false
+				}
+			}
+		case html.ElementNode:
+			switch c.Data {
+			case "script", "style", "noscript", "template", "svg", "iframe", "noembed", "noframes",
+				"button", "select", "form", "dialog", "textarea", "input", "head":
+				continue
+			}
+			box := isBlock(atom.Lookup([]byte(c.Data)))
+			switch c.Data {
+			case "td", "th", "br", "img", "option", "tbody", "thead", "tfoot":
+				box = true
+			}
+			if box {
+				s.gap = true
+			}
+			s.node(c)
+			if box {
+				s.gap = true
+			}
+		}
+	}
+}
+
+// mdPlain removes images (their alt text is no text of the page) and
+// link targets ("](url)", "](url "title")", nested parentheses and all)
+// from markdown; escaped brackets are text.
+func mdPlain(md string) string {
+	var b strings.Builder
+	for i := 0; i < len(md); i++ {
+		switch {
+		case md[i] == '\\' && i+1 < len(md):
+			b.WriteString(md[i : i+2])
+			i++
+			continue
+		case md[i] == '!' && i+1 < len(md) && md[i+1] == '[':
+			if end := closing(md, i+1, '[', ']'); end > 0 && end+1 < len(md) && md[end+1] == '(' {
+				if e := closing(md, end+1, '(', ')'); e > 0 {
+					b.WriteByte(' ')
+					i = e
+					continue
+				}
+			}
+		case md[i] == ']' && i+1 < len(md) && md[i+1] == '(':
+			if e := closing(md, i+1, '(', ')'); e > 0 {
+				b.WriteByte(']')
+				i = e
+				continue
+			}
+		}
+		b.WriteByte(md[i])
+	}
+	return b.String()
+}
+
+// closing returns the index of the bracket closing the one at md[i], or
+// -1; backslash escapes and quoted titles are skipped.
+func closing(md string, i int, open, close byte) int {
+	depth := 0
+	var quote byte
+	for k := i; k < len(md); k++ {
+		c := md[k]
+		switch {
+		case c == '\\':
+			k++
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case open == '(' && (c == '"' || c == '\'') && k > 0 && md[k-1] == ' ':
+			quote = c
+		case c == open:
+			depth++
+		case c == close:
+			depth--
+			if depth == 0 {
+				return k
+			}
+		}
+	}
+	return -1
+}
+
+// mdSyntax are the characters of markdown syntax and escapes; words are
+// compared without them.
+var mdSyntax = strings.NewReplacer(`\`, "", "*", "", "`", "", "[", "", "]", "", "~", "", "|", "", "<", "", ">", "", "_", "", "#", "")
+
+// normWord removes markdown syntax and control characters (which
+// markdown drops) from w.
+func normWord(w string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, mdSyntax.Replace(w))
+}
+
+func fieldSet(s string) map[string]bool {
+	m := make(map[string]bool)
+	for f := range strings.FieldsSeq(s) {
+		if n := normWord(f); n != "" {
+			m[n] = true
+		}
+	}
+	return m
+}
