@@ -68,21 +68,44 @@ type Document struct {
 	// Links lists every link of the page, deduplicated by URL, set only
 	// with Options.IncludeLinks.
 	Links []Link
+	// PageType is the kind of page (HTML pages; PDF and plain text are
+	// articles; empty for JSON and XML).
+	PageType PageType
+	// Confidence is the extractor's estimate, 0 to 1, of how well it
+	// found the main content (see confidence.go); -1 when it does not
+	// apply: the whole body was asked for, or a JSON or XML body.
+	Confidence float64
 
 	signals signals
+	// features and confFeatures are the models' inputs, kept for the
+	// trainer (bench/pagetype).
+	features     typeFeatures
+	confFeatures confidenceFeatures
+}
+
+// TypeFeatures returns the page-type classifier's input for this page
+// (HTML only), in the order of TypeFeatureNames.
+func (d *Document) TypeFeatures() []float64 { return append([]float64(nil), d.features[:]...) }
+
+// ConfidenceFeatures returns the confidence model's input for this page
+// (HTML main content only), in the order of ConfidenceFeatureNames.
+func (d *Document) ConfidenceFeatures() []float64 {
+	return append([]float64(nil), d.confFeatures[:]...)
 }
 
 // signals are page facts gathered during the single parse walk that
 // Classify needs and that the public fields do not carry.
 type signals struct {
 	isHTML       bool
-	scripts      int    // <script> elements
-	bodyWords    int    // visible words of <body> (no script/style/noscript/template)
-	elements     int    // element nodes of the page
-	noscriptText string // text inside <noscript>, lower-cased, capped
-	emptyRoot    bool   // an empty app mount point such as <div id="root"></div>
-	titleTag     string // raw <title>
-	h1           string // first <h1> text
+	scripts      int        // <script> elements
+	bodyWords    int        // visible words of <body> (no script/style/noscript/template)
+	elements     int        // element nodes of the page
+	noscriptText string     // text inside <noscript>, lower-cased, capped
+	emptyRoot    bool       // an empty app mount point such as <div id="root"></div>
+	titleTag     string     // raw <title>
+	h1           string     // first <h1> text
+	ldTypes      []string   // JSON-LD @type values
+	product      *ldProduct // the page's JSON-LD Product
 }
 
 // ErrEmpty reports a body with nothing to convert.
@@ -112,13 +135,18 @@ func fromTree(root *html.Node, pageURL string, opt Options) *Document {
 	base, _ := url.Parse(pageURL)
 	s := scan(root, base, opt.IncludeLinks)
 
-	doc := &Document{Metadata: s.meta, Links: s.links, signals: s.sig}
+	doc := &Document{Metadata: s.meta, Links: s.links, signals: s.sig, Confidence: -1}
+	doc.features = pageFeatures(root, s.base, s.sig.ldTypes, s.meta.OpenGraph["og:type"])
+	probs := classify(&doc.features)
+	doc.PageType = PageTypes[argmax(probs[:])]
 
 	var node *html.Node
 	var langs map[string]string
+	var facts extractFacts
 	if opt.OnlyMainContent {
-		node, langs = mainContent(root, s.base, s.sig, s.meta.Title)
+		node, langs = mainContent(root, s.base, s.sig, s.meta.Title, &facts)
 	}
+	main := node != nil
 	if node == nil {
 		node = findBody(root)
 		if node == nil {
@@ -130,6 +158,10 @@ func fromTree(root *html.Node, pageURL string, opt Options) *Document {
 	absolutize(node, s.base, langs)
 
 	doc.Text = textOf(node)
+	if main {
+		doc.confFeatures = confidenceInputs(node, doc.Text, s.sig.bodyWords, &facts, probs)
+		doc.Confidence = confidenceOf(&doc.confFeatures)
+	}
 	if opt.IncludeHTML {
 		var b strings.Builder
 		for c := node.FirstChild; c != nil; c = c.NextSibling {

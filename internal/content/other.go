@@ -22,7 +22,8 @@ func firstLine(s string) string {
 // PlainText wraps a text/plain body: the markdown is the text itself.
 func PlainText(body []byte) *Document {
 	text := strings.TrimSpace(strings.ToValidUTF8(string(body), "\uFFFD"))
-	return &Document{Markdown: text, Text: text, Metadata: Metadata{Title: firstLine(text)}}
+	return &Document{Markdown: text, Text: text, Metadata: Metadata{Title: firstLine(text)},
+		PageType: TypeArticle, Confidence: textConfidence(text)}
 }
 
 // JSON renders a JSON body indented inside a ```json block. Invalid JSON
@@ -33,14 +34,14 @@ func JSON(body []byte) *Document {
 		return PlainText(body)
 	}
 	text := out.String()
-	return &Document{Markdown: "```json\n" + text + "\n```", Text: text}
+	return &Document{Markdown: "```json\n" + text + "\n```", Text: text, Confidence: -1}
 }
 
 // XML renders an XML body (feeds, sitemaps, APIs) in a ```xml block and
 // collects its character data as Text. An RSS/Atom <title> becomes the title.
 func XML(body []byte) *Document {
 	src := strings.TrimSpace(strings.ToValidUTF8(string(body), "\uFFFD"))
-	doc := &Document{Markdown: "```xml\n" + src + "\n```"}
+	doc := &Document{Markdown: "```xml\n" + src + "\n```", Confidence: -1}
 	dec := xml.NewDecoder(bytes.NewReader(body))
 	dec.Strict = false
 	dec.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
