@@ -97,10 +97,12 @@ func must(err error) {
 
 // halfA tells whether a page is in the tuning half: FNV-1a 32 of its
 // name is even.
-func halfA(name string) bool {
+func halfA(name string) bool { return hash(name)%2 == 0 }
+
+func hash(name string) uint32 {
 	h := fnv.New32a()
 	h.Write([]byte(name))
-	return h.Sum32()%2 == 0
+	return h.Sum32()
 }
 
 func load(dir string) ([]*page, error) {

@@ -22,8 +22,14 @@ func firstLine(s string) string {
 // PlainText wraps a text/plain body: the markdown is the text itself.
 func PlainText(body []byte) *Document {
 	text := strings.TrimSpace(strings.ToValidUTF8(string(body), "\uFFFD"))
-	return &Document{Markdown: text, Text: text, Metadata: Metadata{Title: firstLine(text)},
-		PageType: TypeArticle, Confidence: textConfidence(text)}
+	doc := &Document{Markdown: text, Text: text, Metadata: Metadata{Title: firstLine(text)}}
+	if text != "" {
+		// The whole text is the content: an article, as sure as its
+		// words read as words.
+		doc.PageType = TypeArticle
+	}
+	doc.Confidence = textConfidence(text)
+	return doc
 }
 
 // JSON renders a JSON body indented inside a ```json block. Invalid JSON
