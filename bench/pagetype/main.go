@@ -51,12 +51,23 @@ func main() {
 	train := flag.String("train", "", "fit a model on half A and write its Go source: types or confidence")
 	out := flag.String("out", "internal/content", "directory of the generated model source")
 	worst := flag.Int("worst", 0, "list the N pages of half A with the lowest F1 per type")
+	only := flag.String("only", "", "score only the pages labelled with this type (quick looks; not with -train)")
+	dump := flag.String("dump", "", "write each page's main-content text to DIR/NNNN.txt")
 	flag.Parse()
 
 	pages, err := load(*dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+	if *only != "" {
+		var sel []*page
+		for _, p := range pages {
+			if string(content.PageTypes[p.label]) == *only {
+				sel = append(sel, p)
+			}
+		}
+		pages = sel
 	}
 	for _, p := range pages {
 		doc, err := content.HTML(p.html, p.url, content.Options{OnlyMainContent: true})
@@ -65,6 +76,9 @@ func main() {
 		}
 		p.doc = doc
 		p.f1 = f1(tokens(doc.Text), tokens(p.truth))
+		if *dump != "" {
+			must(os.WriteFile(filepath.Join(*dump, p.name+".txt"), []byte(doc.Text), 0o644))
+		}
 		for k, t := range content.PageTypes {
 			if t == doc.PageType {
 				p.pred = k

@@ -23,6 +23,7 @@ type extractFacts struct {
 	fallback   bool    // trafilatura's content was taken
 	margin     float64 // runner-up candidate score over the best's
 	close      int     // runners-up within 0.75 of the best
+	profile    bool    // a page-type profile replaced the article
 }
 
 func (x *extractFacts) note(r *readable) {
@@ -46,14 +47,15 @@ const (
 	cThin
 	cTypeProb
 	cTypeMax            = cTypeProb + len(PageTypes)
-	nConfidenceFeatures = cTypeMax + 1
+	cProfile            = cTypeMax + 1
+	nConfidenceFeatures = cProfile + 1
 )
 
 // ConfidenceFeatureNames names the confidence model's inputs in order.
 var ConfidenceFeatureNames = [nConfidenceFeatures]string{
 	"main_words", "body_words", "main_share", "fallback", "readable_ok", "link_density", "margin", "close",
 	"lines", "words_per_line", "thin",
-	"p_article", "p_documentation", "p_forum", "p_product", "p_collection", "p_listing", "p_service", "p_max",
+	"p_article", "p_documentation", "p_forum", "p_product", "p_collection", "p_listing", "p_service", "p_max", "profile",
 }
 
 type confidenceFeatures [nConfidenceFeatures]float64
@@ -89,13 +91,18 @@ func confidenceInputs(node *html.Node, text string, bodyWords int, x *extractFac
 		hi = max(hi, p)
 	}
 	f[cTypeMax] = hi
+	if x.profile {
+		f[cProfile] = 1
+	}
 	return f
 }
 
 func confidenceOf(f *confidenceFeatures) float64 {
 	s := confidenceBias
 	for i, x := range f {
-		s += confidenceWeights[i] * (x - confidenceMean[i]) / confidenceScale[i]
+		if confidenceScale[i] > 0 { // a feature newer than the weights
+			s += confidenceWeights[i] * (x - confidenceMean[i]) / confidenceScale[i]
+		}
 	}
 	c := 1 / (1 + math.Exp(-s))
 	return math.Round(c*100) / 100

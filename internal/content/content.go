@@ -97,15 +97,14 @@ func (d *Document) ConfidenceFeatures() []float64 {
 // Classify needs and that the public fields do not carry.
 type signals struct {
 	isHTML       bool
-	scripts      int        // <script> elements
-	bodyWords    int        // visible words of <body> (no script/style/noscript/template)
-	elements     int        // element nodes of the page
-	noscriptText string     // text inside <noscript>, lower-cased, capped
-	emptyRoot    bool       // an empty app mount point such as <div id="root"></div>
-	titleTag     string     // raw <title>
-	h1           string     // first <h1> text
-	ldTypes      []string   // JSON-LD @type values
-	product      *ldProduct // the page's JSON-LD Product
+	scripts      int      // <script> elements
+	bodyWords    int      // visible words of <body> (no script/style/noscript/template)
+	elements     int      // element nodes of the page
+	noscriptText string   // text inside <noscript>, lower-cased, capped
+	emptyRoot    bool     // an empty app mount point such as <div id="root"></div>
+	titleTag     string   // raw <title>
+	h1           string   // first <h1> text
+	ldTypes      []string // JSON-LD @type values
 }
 
 // ErrEmpty reports a body with nothing to convert.
@@ -138,13 +137,17 @@ func fromTree(root *html.Node, pageURL string, opt Options) *Document {
 	doc := &Document{Metadata: s.meta, Links: s.links, signals: s.sig, Confidence: -1}
 	doc.features = pageFeatures(root, s.base, s.sig.ldTypes, s.meta.OpenGraph["og:type"])
 	probs := classify(&doc.features)
-	doc.PageType = PageTypes[argmax(probs[:])]
+	typ := argmax(probs[:])
+	doc.PageType = PageTypes[typ]
 
 	var node *html.Node
 	var langs map[string]string
 	var facts extractFacts
 	if opt.OnlyMainContent {
 		node, langs = mainContent(root, s.base, s.sig, s.meta.Title, &facts)
+		if k := typedContent(root, node, doc.PageType, probs[typ]); k != nil {
+			node, langs, facts.profile = k, nil, true
+		}
 	}
 	main := node != nil
 	if node == nil {

@@ -608,3 +608,16 @@ func argmax(p []float64) int {
 	}
 	return k
 }
+// addTypes records the @type values of one JSON-LD object.
+func (r *jsonLD) addTypes(v any) {
+	switch t := v.(type) {
+	case string:
+		if len(r.types) < 32 {
+			r.types = append(r.types, t)
+		}
+	case []any:
+		for _, e := range t {
+			r.addTypes(e)
+		}
+	}
+}

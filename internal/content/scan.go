@@ -75,7 +75,6 @@ func scan(root *html.Node, pageURL *url.URL, wantLinks bool) scanResult {
 		titleTag:     s.titleTag,
 		h1:           s.h1,
 		ldTypes:      s.ld.types,
-		product:      s.ld.product,
 	}
 	return r
 }
@@ -538,8 +537,6 @@ type jsonLD struct {
 	headline, name, description, author, published, publisher, language string
 	// types lists every @type met (the page-type classifier reads them).
 	types []string
-	// product is the first Product of the page, if any.
-	product *ldProduct
 }
 
 func parseJSONLD(blocks []string) jsonLD {
@@ -576,9 +573,6 @@ func visitLD(v any, r *jsonLD, depth int) {
 			visitLD(m, r, depth+1)
 		}
 		typ := strings.ToLower(ldString(t["@type"]))
-		if r.product == nil && (typ == "product" || typ == "productgroup" || typ == "vehicle" || typ == "book") {
-			r.product = ldProductOf(t)
-		}
 		article := strings.Contains(typ, "article") || strings.Contains(typ, "posting") || strings.Contains(typ, "report") || typ == "webpage" || typ == "blogposting"
 		if !article {
 			return
