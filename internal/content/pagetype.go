@@ -608,6 +608,7 @@ func argmax(p []float64) int {
 	}
 	return k
 }
+
 // addTypes records the @type values of one JSON-LD object.
 func (r *jsonLD) addTypes(v any) {
 	switch t := v.(type) {
