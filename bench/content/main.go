@@ -1,13 +1,13 @@
 // Command content measures the main-content quality of internal/content
-// beside go-trafilatura's on the same pages in the same run: text F1 on
-// the readability test pages (4-gram word shingles against the expected
-// article) and snippet precision and recall on the trafilatura evaluation
-// pages, with the wall time of each extractor. See README.md.
+// beside go-trafilatura's, without and with its fallback extractors, on
+// the same pages in the same run: shingle F1 on readability's test pages,
+// snippet F1 on trafilatura's evaluation pages and word F1 per page type
+// on wcxb-dev, each for all pages and for the two halves of
+// corpus.Half, with the time each extractor took. See README.md.
 package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"net/url"
@@ -17,94 +17,97 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/markusmobius/go-trafilatura"
 	"golang.org/x/net/html"
 
+	"webacq/bench/content/corpus"
 	"webacq/internal/content"
-	"webacq/internal/fetch"
 )
 
-// readabilityURL is the URL the readability test suite gives every page.
-const readabilityURL = "http://fakehost/test/page.html"
-
-// page is one page of either corpus, decoded to UTF-8.
-type page struct {
-	corpus string // "readability" or "eval"
-	name   string
-	url    string
-	body   []byte
-
-	expected  []string // readability: words of expected.html
-	wantTitle string   // readability: expected title
-	with      []string // eval: snippets the content must contain
-	without   []string // eval: snippets it must not contain
-}
-
-// extraction is one extractor's result on one page.
+// extraction is one extractor's output on one page.
 type extraction struct {
 	text  string
 	title string
-	took  time.Duration
 	err   error
-}
-
-// score is a page's score: shingle F1 (readability) or snippet counts (eval).
-type score struct {
-	f1, prec, recall float64
-	tp, fn, fp, tn   int
 }
 
 type extractor struct {
 	name string
-	run  func(p *page) extraction
+	run  func(body []byte, pageURL string) extraction
+}
+
+// result is what is kept of one extractor on one page.
+type result struct {
+	score  corpus.Score
+	took   time.Duration
+	failed bool
+	title  string
+}
+
+// corpusOrder is the order corpora are loaded and reported in.
+var corpusOrder = []string{corpus.Readability, corpus.Eval, corpus.WCXB}
+
+var corpusTitle = map[string]string{
+	corpus.Readability: "readability (shingle F1)",
+	corpus.Eval:        "trafilatura-eval (snippet F1)",
+	corpus.WCXB:        "wcxb-dev (word F1)",
 }
 
 func main() {
 	readDir := flag.String("readability", "../shared/corpus/readability/test-pages", "folder of readability test pages")
 	evalDir := flag.String("eval", "../shared/corpus/trafilatura-eval", "folder of the trafilatura evaluation pages")
-	which := flag.String("corpus", "both", "readability, eval or both")
-	oursOnly := flag.Bool("ours", false, "run only our extractor (no go-trafilatura)")
-	tFallback := flag.Bool("tfallback", false, "run go-trafilatura with its fallback extractors")
+	wcxbDir := flag.String("wcxb", "../shared/corpus/wcxb-dev", "folder of wcxb-dev")
+	which := flag.String("corpus", "all", "corpora to score, comma-separated: readability, eval, wcxb, all (both = readability,eval)")
+	half := flag.String("half", "", "score one half only: A (tune) or B (held out); default both")
+	pageType := flag.String("type", "", "wcxb-dev: score one page type only (article, forum, ...)")
+	peers := flag.String("peers", "both", "go-trafilatura runs beside ours: both, plain (no fallback), fallback, none")
+	oursOnly := flag.Bool("ours", false, "run only our extractor (same as -peers none)")
 	full := flag.Bool("full", false, "convert the whole body (onlyMainContent=false)")
-	lowest := flag.Int("lowest", 10, "how many of the worst pages of each corpus to list")
+	worst := flag.Int("worst", 0, "list the N worst pages of ours per corpus and per wcxb-dev page type (half A unless -half B)")
+	verbose := flag.Bool("v", false, "verbose: -worst 10 unless -worst is given")
 	titles := flag.Bool("titles", false, "list every title mismatch (readability)")
-	one := flag.String("page", "", "print our text (and go-trafilatura's) of one page, by folder or file name, and exit")
-	dump := flag.String("dump", "", "write each extractor's text of every page and a scores.tsv under this folder")
+	one := flag.String("page", "", "print each extractor's text of one page, by folder, file or wcxb number, and exit")
+	dump := flag.String("dump", "", "write each extractor's text of every page and <corpus>-scores.tsv under this folder")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the extraction runs to this file")
 	flag.Parse()
 
-	var pages []*page
-	var err error
-	if *which == "both" || *which == "readability" {
-		if pages, err = loadReadability(*readDir, pages); err != nil {
-			fail(err)
-		}
+	if *verbose && *worst == 0 {
+		*worst = 10
 	}
-	if *which == "both" || *which == "eval" {
-		if pages, err = loadEval(*evalDir, pages); err != nil {
-			fail(err)
-		}
+	if *oursOnly {
+		*peers = "none"
+	}
+	*half = strings.ToUpper(*half)
+	if *half != "" && *half != corpus.HalfA && *half != corpus.HalfB {
+		fail(fmt.Errorf("-half %q: want A or B", *half))
+	}
+
+	pages, err := load(*which, *readDir, *evalDir, *wcxbDir)
+	if err != nil {
+		fail(err)
+	}
+	pages = filter(pages, *half, *pageType)
+	if len(pages) == 0 {
+		fail(fmt.Errorf("no pages to score"))
 	}
 
 	extractors := []extractor{{"webacq", ours(!*full)}}
-	if !*oursOnly {
-		extractors = append(extractors, extractor{"go-trafilatura", theirs(*tFallback)})
+	switch *peers {
+	case "both":
+		extractors = append(extractors, extractor{"go-trafilatura", theirs(false)}, extractor{"go-traf+fallback", theirs(true)})
+	case "plain":
+		extractors = append(extractors, extractor{"go-trafilatura", theirs(false)})
+	case "fallback":
+		extractors = append(extractors, extractor{"go-traf+fallback", theirs(true)})
+	case "none":
+	default:
+		fail(fmt.Errorf("-peers %q: want both, plain, fallback or none", *peers))
 	}
 
 	if *one != "" {
-		for _, p := range pages {
-			if p.name != *one {
-				continue
-			}
-			for _, e := range extractors {
-				x := e.run(p)
-				fmt.Printf("=== %s (%v, %v)\n%s\n", e.name, x.took.Round(time.Millisecond), x.err, x.text)
-			}
-			return
-		}
-		fail(fmt.Errorf("no page %q", *one))
+		showPage(pages, extractors, *one)
+		return
 	}
 
 	if *cpuProfile != "" {
@@ -118,60 +121,34 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 
-	// results[e][i] is extractor e on page i. Extractors run one after
-	// the other on each page, in turns, on one goroutine, so that both
-	// meet the same machine load and the time ratio is fair.
-	results := make([][]extraction, len(extractors))
-	for e := range extractors {
-		results[e] = make([]extraction, len(pages))
-	}
-	for i, p := range pages {
-		for k := range extractors {
-			e := (i + k) % len(extractors)
-			results[e][i] = extractors[e].run(p)
-		}
+	results, err := run(pages, extractors, *dump)
+	if err != nil {
+		fail(err)
 	}
 
-	for _, corpus := range []string{"readability", "eval"} {
-		var idx []int
-		bytesIn := 0
-		for i, p := range pages {
-			if p.corpus == corpus {
-				idx = append(idx, i)
-				bytesIn += len(p.body)
-			}
-		}
+	listHalf := corpus.HalfA
+	if *half == corpus.HalfB {
+		listHalf = corpus.HalfB
+	}
+	for _, c := range corpusOrder {
+		idx := indexes(pages, func(p *corpus.Page) bool { return p.Corpus == c })
 		if len(idx) == 0 {
 			continue
 		}
-		fmt.Printf("\n%s: %d pages, %.1f MB\n", corpus, len(idx), float64(bytesIn)/1e6)
-		scores := make([][]score, len(extractors))
-		for e := range extractors {
-			scores[e] = make([]score, len(pages))
-			for _, i := range idx {
-				scores[e][i] = scorePage(pages[i], results[e][i])
-			}
+		report(c, pages, idx, extractors, results)
+		if *worst > 0 {
+			listWorst(c, pages, idx, extractors, results, *worst, listHalf)
 		}
-		report(corpus, pages, idx, extractors, results, scores, *lowest)
+		if c == corpus.Readability {
+			reportTitles(pages, idx, results[0], *titles)
+		}
 		if *dump != "" {
-			if err := writeDump(*dump, corpus, pages, idx, extractors, results, scores); err != nil {
+			if err := writeScores(*dump, c, pages, idx, extractors, results); err != nil {
 				fail(err)
 			}
 		}
-		if corpus == "readability" {
-			reportTitles(pages, idx, results[0], *titles)
-		}
 	}
-	if len(extractors) == 2 {
-		var t [2]time.Duration
-		for e := range extractors {
-			for _, x := range results[e] {
-				t[e] += x.took
-			}
-		}
-		fmt.Printf("\nspeed: go-trafilatura takes %.2f× our time (all pages, one goroutine each, in turns)\n",
-			t[1].Seconds()/t[0].Seconds())
-	}
+	reportSpeed(pages, extractors, results)
 }
 
 func fail(err error) {
@@ -179,255 +156,384 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-// decode turns a stored page into UTF-8 as the fetch path does with a
-// text/html response that names no charset in its header.
-func decode(b []byte) []byte {
-	out, _ := fetch.ToUTF8(b, "text/html", "text/html")
+// load reads the corpora named in which.
+func load(which, readDir, evalDir, wcxbDir string) ([]*corpus.Page, error) {
+	want := map[string]bool{}
+	for _, w := range strings.Split(which, ",") {
+		switch w = strings.TrimSpace(w); w {
+		case "all":
+			want[corpus.Readability], want[corpus.Eval], want[corpus.WCXB] = true, true, true
+		case "both":
+			want[corpus.Readability], want[corpus.Eval] = true, true
+		case corpus.Readability, corpus.Eval, corpus.WCXB:
+			want[w] = true
+		default:
+			return nil, fmt.Errorf("-corpus %q: want readability, eval, wcxb or all", w)
+		}
+	}
+	var pages []*corpus.Page
+	if want[corpus.Readability] {
+		ps, err := corpus.LoadReadability(readDir)
+		if err != nil {
+			return nil, err
+		}
+		pages = append(pages, ps...)
+	}
+	if want[corpus.Eval] {
+		ps, err := corpus.LoadEval(evalDir)
+		if err != nil {
+			return nil, err
+		}
+		pages = append(pages, ps...)
+	}
+	if want[corpus.WCXB] {
+		ps, err := corpus.LoadWCXB(wcxbDir)
+		if err != nil {
+			return nil, err
+		}
+		pages = append(pages, ps...)
+	}
+	return pages, nil
+}
+
+func filter(pages []*corpus.Page, half, pageType string) []*corpus.Page {
+	var out []*corpus.Page
+	for _, p := range pages {
+		if half != "" && p.Half != half {
+			continue
+		}
+		if pageType != "" && p.Corpus == corpus.WCXB && p.Type != pageType {
+			continue
+		}
+		out = append(out, p)
+	}
 	return out
 }
 
-func loadReadability(dir string, pages []*page) ([]*page, error) {
-	srcs, err := filepath.Glob(filepath.Join(dir, "*", "source.html"))
-	if err != nil || len(srcs) == 0 {
-		return nil, fmt.Errorf("no pages under %s", dir)
+// run runs every extractor on every page. They take turns page by page
+// (the first to go changes from page to page) on one goroutine, so that
+// each meets the same machine load with the same pages and the time
+// ratios are fair. A page is read and decoded outside the timed part.
+func run(pages []*corpus.Page, extractors []extractor, dump string) ([][]result, error) {
+	results := make([][]result, len(extractors))
+	for e := range extractors {
+		results[e] = make([]result, len(pages))
 	}
-	for _, src := range srcs {
-		d := filepath.Dir(src)
-		b, err := os.ReadFile(src)
+	for i, p := range pages {
+		if i > 0 && i%250 == 0 {
+			fmt.Fprintf(os.Stderr, "%d of %d pages\n", i, len(pages))
+		}
+		body, err := p.Body()
 		if err != nil {
 			return nil, err
 		}
-		exp, err := os.ReadFile(filepath.Join(d, "expected.html"))
-		if err != nil {
-			return nil, err
+		for k := range extractors {
+			e := (i + k) % len(extractors)
+			start := time.Now()
+			x := extractors[e].run(body, p.URL)
+			took := time.Since(start)
+			results[e][i] = result{
+				score: p.Score(x.text, x.err == nil), took: took, failed: x.err != nil, title: x.title,
+			}
+			if dump != "" {
+				dir := filepath.Join(dump, extractors[e].name, p.Corpus)
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					return nil, err
+				}
+				name := filepath.Join(dir, strings.TrimSuffix(p.Name, ".html")+".txt")
+				if err := os.WriteFile(name, []byte(x.text), 0o644); err != nil {
+					return nil, err
+				}
+			}
 		}
-		var meta struct {
-			Title string `json:"title"`
-		}
-		if m, err := os.ReadFile(filepath.Join(d, "expected-metadata.json")); err == nil {
-			_ = json.Unmarshal(m, &meta)
-		}
-		pages = append(pages, &page{
-			corpus: "readability", name: filepath.Base(d), url: readabilityURL, body: decode(b),
-			expected: tokens(htmlText(exp)), wantTitle: strings.Join(strings.Fields(meta.Title), " "),
-		})
 	}
-	return pages, nil
+	return results, nil
 }
 
-func loadEval(dir string, pages []*page) ([]*page, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "evaldata.json"))
-	if err != nil {
-		return nil, err
-	}
-	var entries map[string]struct {
-		File    string   `json:"file"`
-		With    []string `json:"with"`
-		Without []string `json:"without"`
-	}
-	if err := json.Unmarshal(b, &entries); err != nil {
-		return nil, fmt.Errorf("evaldata.json: %w", err)
-	}
-	urls := make([]string, 0, len(entries))
-	for u := range entries {
-		urls = append(urls, u)
-	}
-	sort.Strings(urls)
-	for _, u := range urls {
-		e := entries[u]
-		src, err := os.ReadFile(filepath.Join(dir, "pages", e.File))
+func ours(onlyMain bool) func(body []byte, pageURL string) extraction {
+	return func(body []byte, pageURL string) extraction {
+		doc, err := content.HTML(body, pageURL, content.Options{OnlyMainContent: onlyMain})
 		if err != nil {
-			return nil, err
+			return extraction{err: err}
 		}
-		p := &page{corpus: "eval", name: e.File, url: u, body: decode(src)}
-		for _, s := range e.With {
-			p.with = append(p.with, normSpace(s))
-		}
-		for _, s := range e.Without {
-			p.without = append(p.without, normSpace(s))
-		}
-		pages = append(pages, p)
-	}
-	return pages, nil
-}
-
-func ours(onlyMain bool) func(p *page) extraction {
-	return func(p *page) extraction {
-		start := time.Now()
-		doc, err := content.HTML(p.body, p.url, content.Options{OnlyMainContent: onlyMain})
-		x := extraction{took: time.Since(start), err: err}
-		if err == nil {
-			x.text, x.title = doc.Text, doc.Metadata.Title
-		}
-		return x
+		return extraction{text: doc.Text, title: doc.Metadata.Title}
 	}
 }
 
 // theirs runs go-trafilatura as its own comparison script does (comments
 // excluded, tables kept, balanced focus), with the publication-date scan
 // off as in our fallback: it does not change the content and would only
-// slow it down.
-func theirs(fallback bool) func(p *page) extraction {
-	return func(p *page) extraction {
-		start := time.Now()
-		u, _ := url.Parse(p.url)
-		root, err := html.Parse(bytes.NewReader(p.body))
-		var r *trafilatura.ExtractResult
-		if err == nil {
-			r, err = trafilatura.ExtractDocument(root, trafilatura.Options{
-				OriginalURL:     u,
-				EnableFallback:  fallback,
-				ExcludeComments: true,
-				HtmlDateMode:    trafilatura.Disabled,
-			})
+// slow it down. With fallback, go-trafilatura also runs go-readability
+// and go-domdistiller on the page (no FallbackCandidates given) and
+// keeps whichever of the three its comparison prefers.
+func theirs(fallback bool) func(body []byte, pageURL string) extraction {
+	return func(body []byte, pageURL string) extraction {
+		u, _ := url.Parse(pageURL)
+		root, err := html.Parse(bytes.NewReader(body))
+		if err != nil {
+			return extraction{err: err}
 		}
-		x := extraction{took: time.Since(start), err: err}
-		if err == nil && r != nil {
-			x.text, x.title = r.ContentText, r.Metadata.Title
+		r, err := trafilatura.ExtractDocument(root, trafilatura.Options{
+			OriginalURL:     u,
+			EnableFallback:  fallback,
+			ExcludeComments: true,
+			HtmlDateMode:    trafilatura.Disabled,
+		})
+		if err != nil {
+			return extraction{err: err}
 		}
-		return x
+		if r == nil {
+			return extraction{err: fmt.Errorf("no result")}
+		}
+		return extraction{text: r.ContentText, title: r.Metadata.Title}
 	}
 }
 
-func scorePage(p *page, x extraction) score {
-	var s score
-	if p.corpus == "readability" {
-		if x.err == nil {
-			s.f1, s.prec, s.recall = shingleF1(tokens(x.text), p.expected)
+func showPage(pages []*corpus.Page, extractors []extractor, name string) {
+	for _, p := range pages {
+		if p.Name != name && p.Name != name+".html" {
+			continue
 		}
-		return s
-	}
-	// Snippet scoring of trafilatura's evaluation: a failed extraction
-	// misses every wanted snippet.
-	text := normSpace(x.text)
-	for _, w := range p.with {
-		if text != "" && strings.Contains(text, w) {
-			s.tp++
-		} else {
-			s.fn++
+		body, err := p.Body()
+		if err != nil {
+			fail(err)
 		}
-	}
-	for _, w := range p.without {
-		if text != "" && strings.Contains(text, w) {
-			s.fp++
-		} else {
-			s.tn++
+		fmt.Printf("%s %s, half %s %s, %s\n", p.Corpus, p.Name, p.Half, p.Type, p.URL)
+		for _, e := range extractors {
+			start := time.Now()
+			x := e.run(body, p.URL)
+			took := time.Since(start)
+			s := p.Score(x.text, x.err == nil)
+			fmt.Printf("=== %s (%v, err %v) %s\n%s\n", e.name, took.Round(time.Millisecond), x.err, scoreText(p.Corpus, s), x.text)
 		}
+		return
 	}
-	return s
+	fail(fmt.Errorf("no page %q", name))
 }
 
-func report(corpus string, pages []*page, idx []int, extractors []extractor, results [][]extraction, scores [][]score, lowest int) {
-	bytesIn := 0
+func scoreText(c string, s corpus.Score) string {
+	if c == corpus.Eval {
+		return fmt.Sprintf("tp %d fn %d fp %d", s.TP, s.FN, s.FP)
+	}
+	return fmt.Sprintf("F1 %.3f P %.3f R %.3f", s.F1, s.P, s.R)
+}
+
+func indexes(pages []*corpus.Page, keep func(*corpus.Page) bool) []int {
+	var idx []int
+	for i, p := range pages {
+		if keep(p) {
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+// group is a row of a corpus table: all its pages, or one page type's.
+type group struct {
+	name string
+	idx  []int
+}
+
+func groups(c string, pages []*corpus.Page, idx []int) []group {
+	gs := []group{{"all", idx}}
+	if c != corpus.WCXB {
+		return gs
+	}
+	byType := map[string][]int{}
 	for _, i := range idx {
-		bytesIn += len(pages[i].body)
+		byType[pages[i].Type] = append(byType[pages[i].Type], i)
+	}
+	types := make([]string, 0, len(byType))
+	for t := range byType {
+		types = append(types, t)
+	}
+	// The most pages first, as the corpus README lists them.
+	sort.Slice(types, func(a, b int) bool {
+		if len(byType[types[a]]) != len(byType[types[b]]) {
+			return len(byType[types[a]]) > len(byType[types[b]])
+		}
+		return types[a] < types[b]
+	})
+	for _, t := range types {
+		gs = append(gs, group{t, byType[t]})
+	}
+	return gs
+}
+
+// sum is extractor e's score over the pages of idx in half h ("" = all);
+// n is how many there are.
+func sum(c string, pages []*corpus.Page, idx []int, res []result, h string) (s corpus.Score, n int) {
+	var scores []corpus.Score
+	for _, i := range idx {
+		if h == "" || pages[i].Half == h {
+			scores = append(scores, res[i].score)
+		}
+	}
+	return corpus.Sum(c, scores), len(scores)
+}
+
+func report(c string, pages []*corpus.Page, idx []int, extractors []extractor, results [][]result) {
+	nA, nB := 0, 0
+	for _, i := range idx {
+		if pages[i].Half == corpus.HalfA {
+			nA++
+		} else {
+			nB++
+		}
+	}
+	fmt.Printf("\n%s: %d pages (half A %d, B %d)\n", corpusTitle[c], len(idx), nA, nB)
+
+	fmt.Printf("  %-15s %-15s", "", "pages (A/B)")
+	for _, e := range extractors {
+		fmt.Printf(" | %-20s", e.name)
+	}
+	fmt.Printf("\n  %-15s %-15s", "", "")
+	for range extractors {
+		fmt.Printf(" | %-6s %-6s %-6s", "all", "A", "B")
+	}
+	fmt.Println()
+	for _, g := range groups(c, pages, idx) {
+		_, a := sum(c, pages, g.idx, results[0], corpus.HalfA)
+		_, b := sum(c, pages, g.idx, results[0], corpus.HalfB)
+		fmt.Printf("  %-15s %-15s", g.name, fmt.Sprintf("%d (%d/%d)", len(g.idx), a, b))
+		for e := range extractors {
+			fmt.Print(" |")
+			for _, h := range []string{"", corpus.HalfA, corpus.HalfB} {
+				s, n := sum(c, pages, g.idx, results[e], h)
+				if n == 0 {
+					fmt.Printf(" %-6s", "-")
+				} else {
+					fmt.Printf(" %.4f", s.F1)
+				}
+			}
+		}
+		fmt.Println()
 	}
 	for e, ex := range extractors {
-		var took time.Duration
+		s, _ := sum(c, pages, idx, results[e], "")
 		failed := 0
 		for _, i := range idx {
-			took += results[e][i].took
-			if results[e][i].err != nil {
+			if results[e][i].failed {
 				failed++
 			}
 		}
-		var f1, p, r float64
-		extra := ""
-		if corpus == "readability" {
-			for _, i := range idx {
-				f1 += scores[e][i].f1
-				p += scores[e][i].prec
-				r += scores[e][i].recall
-			}
-			n := float64(len(idx))
-			f1, p, r = f1/n, p/n, r/n
-		} else {
-			var tp, fn, fp, tn int
-			for _, i := range idx {
-				s := scores[e][i]
-				tp, fn, fp, tn = tp+s.tp, fn+s.fn, fp+s.fp, tn+s.tn
-			}
-			p = float64(tp) / float64(tp+fp)
-			r = float64(tp) / float64(tp+fn)
-			f1 = 2 * p * r / (p + r)
-			extra = fmt.Sprintf("  tp %d fn %d fp %d tn %d", tp, fn, fp, tn)
+		fmt.Printf("  %-16s all: P %.4f R %.4f", ex.name, s.P, s.R)
+		if c == corpus.Eval {
+			fmt.Printf("  tp %d fn %d fp %d tn %d", s.TP, s.FN, s.FP, s.TN)
 		}
-		fmt.Printf("  %-15s F1 %.4f  P %.4f  R %.4f  %7.0f ms  %5.1f MB/s  failed %d%s\n",
-			ex.name, f1, p, r, took.Seconds()*1000, float64(bytesIn)/1e6/took.Seconds(), failed, extra)
-	}
-	if lowest <= 0 {
-		return
-	}
-	// The worst pages of our extractor, with go-trafilatura's score beside.
-	sorted := append([]int(nil), idx...)
-	bad := func(s score) float64 {
-		if corpus == "readability" {
-			return s.f1
-		}
-		return -float64(s.fn + s.fp)
-	}
-	sort.SliceStable(sorted, func(a, b int) bool { return bad(scores[0][sorted[a]]) < bad(scores[0][sorted[b]]) })
-	fmt.Printf("  worst %d of ours:\n", lowest)
-	for k := 0; k < lowest && k < len(sorted); k++ {
-		i := sorted[k]
-		line := fmt.Sprintf("    %-50.50s", pages[i].name)
-		for e, ex := range extractors {
-			s := scores[e][i]
-			if corpus == "readability" {
-				line += fmt.Sprintf("  %s F1 %.3f P %.3f R %.3f", ex.name, s.f1, s.prec, s.recall)
-			} else {
-				line += fmt.Sprintf("  %s fn %d fp %d", ex.name, s.fn, s.fp)
-			}
-		}
-		fmt.Println(line)
+		fmt.Printf("  failed %d\n", failed)
 	}
 }
 
-// writeDump writes DIR/<extractor>/<page>.txt for every page and
-// DIR/<corpus>-scores.tsv with each extractor's score of each page.
-func writeDump(dir, corpus string, pages []*page, idx []int, extractors []extractor, results [][]extraction, scores [][]score) error {
+// listWorst lists the n worst pages of ours in half h, per group, with
+// the others' scores beside.
+func listWorst(c string, pages []*corpus.Page, idx []int, extractors []extractor, results [][]result, n int, h string) {
+	bad := func(s corpus.Score) float64 {
+		if c == corpus.Eval {
+			return -float64(s.FN + s.FP)
+		}
+		return s.F1
+	}
+	for _, g := range groups(c, pages, idx) {
+		if c == corpus.WCXB && g.name == "all" {
+			continue // per type only
+		}
+		var in []int
+		for _, i := range g.idx {
+			if pages[i].Half == h {
+				in = append(in, i)
+			}
+		}
+		sort.SliceStable(in, func(a, b int) bool { return bad(results[0][in[a]].score) < bad(results[0][in[b]].score) })
+		fmt.Printf("  worst %d of ours, %s, half %s:\n", min(n, len(in)), g.name, h)
+		for k := 0; k < n && k < len(in); k++ {
+			i := in[k]
+			line := fmt.Sprintf("    %-40.40s", pages[i].Name)
+			for e, ex := range extractors {
+				line += fmt.Sprintf("  %s %s", ex.name, scoreText(c, results[e][i].score))
+			}
+			fmt.Println(line)
+		}
+	}
+}
+
+// reportSpeed prints each extractor's time per corpus and the peers'
+// time over ours.
+func reportSpeed(pages []*corpus.Page, extractors []extractor, results [][]result) {
+	fmt.Printf("\nspeed: seconds of extraction (parse included), one goroutine, the extractors in turns page by page\n")
+	fmt.Printf("  %-12s %6s %8s", "corpus", "pages", "MB")
+	for e, ex := range extractors {
+		if e == 0 {
+			fmt.Printf("  %18s", ex.name+" s (MB/s)")
+		} else {
+			fmt.Printf("  %26s", ex.name+" s (× ours)")
+		}
+	}
+	fmt.Println()
+	line := func(name string, idx []int) {
+		size := 0
+		for _, i := range idx {
+			size += pages[i].Size
+		}
+		t := make([]float64, len(extractors))
+		for e := range extractors {
+			for _, i := range idx {
+				t[e] += results[e][i].took.Seconds()
+			}
+		}
+		fmt.Printf("  %-12s %6d %8.1f", name, len(idx), float64(size)/1e6)
+		for e := range extractors {
+			if e == 0 {
+				fmt.Printf("  %9.1f (%5.1f)   ", t[0], float64(size)/1e6/t[0])
+			} else {
+				fmt.Printf("  %18.1f (%4.2f×)", t[e], t[e]/t[0])
+			}
+		}
+		fmt.Println()
+	}
+	var all []int
+	for _, c := range corpusOrder {
+		idx := indexes(pages, func(p *corpus.Page) bool { return p.Corpus == c })
+		if len(idx) > 0 {
+			line(c, idx)
+			all = append(all, idx...)
+		}
+	}
+	line("all", all)
+}
+
+// writeScores writes DIR/<corpus>-scores.tsv: each page's half, type and
+// each extractor's score.
+func writeScores(dir, c string, pages []*corpus.Page, idx []int, extractors []extractor, results [][]result) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
 	var tsv strings.Builder
-	tsv.WriteString("page")
+	tsv.WriteString("page\thalf\ttype")
 	for _, ex := range extractors {
 		tsv.WriteString("\t" + ex.name)
 	}
 	tsv.WriteString("\n")
-	for e, ex := range extractors {
-		if err := os.MkdirAll(filepath.Join(dir, ex.name), 0o755); err != nil {
-			return err
-		}
-		for _, i := range idx {
-			name := filepath.Join(dir, ex.name, strings.TrimSuffix(pages[i].name, ".html")+".txt")
-			if err := os.WriteFile(name, []byte(results[e][i].text), 0o644); err != nil {
-				return err
-			}
-		}
-	}
 	for _, i := range idx {
-		tsv.WriteString(pages[i].name)
+		fmt.Fprintf(&tsv, "%s\t%s\t%s", pages[i].Name, pages[i].Half, pages[i].Type)
 		for e := range extractors {
-			s := scores[e][i]
-			if corpus == "readability" {
-				fmt.Fprintf(&tsv, "\tF1 %.3f P %.3f R %.3f", s.f1, s.prec, s.recall)
-			} else {
-				fmt.Fprintf(&tsv, "\tfn %d fp %d", s.fn, s.fp)
-			}
+			tsv.WriteString("\t" + scoreText(c, results[e][i].score))
 		}
 		tsv.WriteString("\n")
 	}
-	return os.WriteFile(filepath.Join(dir, corpus+"-scores.tsv"), []byte(tsv.String()), 0o644)
+	return os.WriteFile(filepath.Join(dir, c+"-scores.tsv"), []byte(tsv.String()), 0o644)
 }
 
-func reportTitles(pages []*page, idx []int, ours []extraction, list bool) {
+func reportTitles(pages []*corpus.Page, idx []int, ours []result, list bool) {
 	exact, loose := 0, 0
 	for _, i := range idx {
-		got := strings.Join(strings.Fields(ours[i].title), " ")
-		if got == pages[i].wantTitle {
+		got := corpus.NormSpace(ours[i].title)
+		if got == pages[i].Title {
 			exact++
 		} else if list {
-			fmt.Printf("  title %-30s got %q want %q\n", pages[i].name, got, pages[i].wantTitle)
+			fmt.Printf("  title %-30s got %q want %q\n", pages[i].Name, got, pages[i].Title)
 		}
-		if lenientEqual(got, pages[i].wantTitle) {
+		if lenientEqual(got, pages[i].Title) {
 			loose++
 		}
 	}
@@ -436,115 +542,11 @@ func reportTitles(pages []*page, idx []int, ours []extraction, list bool) {
 		exact, len(idx), 100*float64(exact)/n, loose, len(idx), 100*float64(loose)/n)
 }
 
-func normSpace(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}
-
-// htmlText returns the text of an HTML fragment, blocks separated by
-// white space.
-func htmlText(b []byte) string {
-	n, err := html.Parse(bytes.NewReader(b))
-	if err != nil {
-		return ""
-	}
-	var sb strings.Builder
-	var rec func(*html.Node)
-	rec = func(n *html.Node) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			switch c.Type {
-			case html.TextNode:
-				sb.WriteString(c.Data)
-			case html.ElementNode:
-				if c.Data == "script" || c.Data == "style" {
-					continue
-				}
-				sb.WriteByte(' ')
-				rec(c)
-				sb.WriteByte(' ')
-			}
-		}
-	}
-	rec(n)
-	return sb.String()
-}
-
-// tokens lower-cases s and splits it into words: runs of letters and
-// digits. Punctuation and white space separate words, so differences in
-// spacing around inline tags or punctuation do not count; format
-// characters (a soft hyphen) are skipped. Ideographs (written without
-// spaces) are one token each.
-func tokens(s string) []string {
-	var out []string
-	start := -1
-	s = strings.Map(func(r rune) rune {
-		if unicode.Is(unicode.Cf, r) {
-			return -1 // a soft hyphen is not shown: it joins the letters around it
-		}
-		return r
-	}, strings.ToLower(s))
-	for i, r := range s {
-		ideo := unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
-		word := (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)) && !ideo
-		if !word && start >= 0 {
-			out = append(out, s[start:i])
-			start = -1
-		}
-		if ideo {
-			out = append(out, string(r))
-		} else if word && start < 0 {
-			start = i
-		}
-	}
-	if start >= 0 {
-		out = append(out, s[start:])
-	}
-	return out
-}
-
-// shingleF1 compares the multisets of 4-word shingles of got and want:
-// a shingle repeated k times must be matched k times. Texts shorter than
-// four words form one shingle.
-func shingleF1(got, want []string) (f1, precision, recall float64) {
-	g, w := shingles(got), shingles(want)
-	var ng, nw, common int
-	for _, c := range g {
-		ng += c
-	}
-	for s, c := range w {
-		nw += c
-		common += min(c, g[s])
-	}
-	if ng == 0 && nw == 0 {
-		return 1, 1, 1
-	}
-	if ng == 0 || nw == 0 || common == 0 {
-		return 0, 0, 0
-	}
-	precision = float64(common) / float64(ng)
-	recall = float64(common) / float64(nw)
-	return 2 * precision * recall / (precision + recall), precision, recall
-}
-
-func shingles(t []string) map[string]int {
-	m := make(map[string]int)
-	if len(t) == 0 {
-		return m
-	}
-	if len(t) < 4 {
-		m[strings.Join(t, " ")]++
-		return m
-	}
-	for i := 0; i+4 <= len(t); i++ {
-		m[t[i]+" "+t[i+1]+" "+t[i+2]+" "+t[i+3]]++
-	}
-	return m
-}
-
 // lenientEqual compares titles by their words, ignoring case and
 // punctuation, and accepts one being a prefix or suffix of the other
 // (a title with or without its " | Site" part).
 func lenientEqual(a, b string) bool {
-	ta, tb := strings.Join(tokens(a), " "), strings.Join(tokens(b), " ")
+	ta, tb := strings.Join(corpus.Tokens(a), " "), strings.Join(corpus.Tokens(b), " ")
 	if ta == "" || tb == "" {
 		return ta == tb
 	}

@@ -1,7 +1,11 @@
 // Command gyre measures the gyre (crawl) primitive against wget on a real
 // static site served on 127.0.0.1: the PostgreSQL 15 manual as Debian ships
-// it (postgresql-doc-15, about 1,170 HTML pages). wget only downloads; gyre
-// also converts every page to markdown. See README.md.
+// it (postgresql-doc-15, 1,169 HTML pages), cut to the first -max-pages
+// pages a breadth-first walk from index.html finds, so that gyre (at most
+// 1,000 pages a crawl) and wget fetch the same pages. Both are timed the
+// same way: as whole processes, and between the first request and the
+// last response the server sees. wget only downloads; gyre also converts
+// every page to markdown. See README.md.
 //
 //	go run ./bench/gyre [-cache DIR] [-max-pages 1000] [-workers 8] [-per-host 4] [-full] [-runs 5]
 package main
@@ -12,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -74,14 +79,14 @@ func main() {
 }
 
 func run(cache string, maxPages, workers, perHost, runs int, full bool, cpuprofile string) error {
-	root, err := ensureSite(cache)
+	orig, err := ensureSite(cache)
 	if err != nil {
 		return err
 	}
 	if err := ensureWget(); err != nil {
 		return err
 	}
-	htmlFiles, err := countHTML(root)
+	root, pages, err := cutSite(orig, filepath.Join(cache, fmt.Sprintf("site-%d", maxPages)), maxPages)
 	if err != nil {
 		return err
 	}
@@ -90,60 +95,94 @@ func run(cache string, maxPages, workers, perHost, runs int, full bool, cpuprofi
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: http.FileServer(http.Dir(root)), ReadHeaderTimeout: 10 * time.Second}
+	log := &requestLog{}
+	srv := &http.Server{Handler: log.wrap(http.FileServer(http.Dir(root))), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
 	start := "http://" + ln.Addr().String() + "/index.html"
-	fmt.Printf("site: %s (%d HTML files) at %s, GOMAXPROCS %d\n", root, htmlFiles, start, runtime.GOMAXPROCS(0))
+	fmt.Printf("site: %s (%d HTML pages: the first %d of the manual's breadth-first from index.html) at %s, GOMAXPROCS %d; this process's RSS %.1f MB\n",
+		root, pages, pages, start, runtime.GOMAXPROCS(0), float64(procStatusKiB("VmRSS:"))/1024)
 
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	var ratios, perCPU []float64
-	var maxRSS int64
+	var ratios, windowRatios, oldRatios, gPerCPU, wPerCPU []float64
+	var gMaxRSS, wMaxRSS int64
 	for i := range runs {
 		// wget and gyre take turns going first, so that a change of load
 		// during the invocation falls on both alike.
 		var w wgetResult
 		var g gyreResult
+		var wLog, gLog served
 		loadBefore := loadAverage()
+		runW := func() error {
+			log.reset()
+			var err error
+			w, err = runWget(start)
+			wLog = log.take()
+			return err
+		}
+		runG := func() error {
+			log.reset()
+			var err error
+			g, err = runGyre(self, start, maxPages, workers, perHost, full, cpuprofile)
+			gLog = log.take()
+			return err
+		}
 		if i%2 == 0 {
-			if w, err = runWget(start); err == nil {
-				g, err = runGyre(self, start, maxPages, workers, perHost, full, cpuprofile)
+			if err = runW(); err == nil {
+				err = runG()
 			}
 		} else {
-			if g, err = runGyre(self, start, maxPages, workers, perHost, full, cpuprofile); err == nil {
-				w, err = runWget(start)
+			if err = runG(); err == nil {
+				err = runW()
 			}
 		}
 		if err != nil {
 			return err
 		}
-		wRate := float64(w.pages) / w.seconds
-		gRate := float64(g.Pages) / g.Seconds
+		// The same pages for both, or the comparison means nothing.
+		if !maps.Equal(wLog.pages, gLog.pages) {
+			return fmt.Errorf("run %d: wget fetched %d HTML pages, gyre %d; not the same set (%s)",
+				i+1, len(wLog.pages), len(gLog.pages), setDiff(wLog.pages, gLog.pages))
+		}
+		n := float64(len(gLog.pages))
+		wRate, gRate := n/w.seconds, n/g.wall
 		ratios = append(ratios, gRate/wRate)
-		perCPU = append(perCPU, float64(g.Pages)/g.cpu)
-		maxRSS = max(maxRSS, g.maxRSSKiB)
+		windowRatios = append(windowRatios, wLog.window().Seconds()/gLog.window().Seconds())
+		// The method before issue 20: gyre's clock started inside the
+		// child after start-up, wget's around its whole process.
+		oldRatios = append(oldRatios, w.seconds/g.Seconds)
+		gPerCPU = append(gPerCPU, n/g.cpu)
+		wPerCPU = append(wPerCPU, n/w.cpu)
+		gMaxRSS, wMaxRSS = max(gMaxRSS, g.VmHWMKiB), max(wMaxRSS, w.maxRSSKiB)
 		first := "wget"
 		if i%2 == 1 {
 			first = "gyre"
 		}
-		fmt.Printf("\nrun %d (%s first; load average %s before, %s after)\n", i+1, first, loadBefore, loadAverage())
-		fmt.Printf("  wget  : %4d HTML pages (%d files) in %6.2f s = %7.1f pages/s (download only)\n", w.pages, w.files, w.seconds, wRate)
-		fmt.Printf("  gyre  : %4d pages, %d errors in %6.2f s = %7.1f pages/s (markdown %.1f MB, %d distinct titles)\n",
-			g.Pages, g.Errors, g.Seconds, gRate, float64(g.MarkdownBytes)/(1<<20), g.DistinctTitles)
-		fmt.Printf("  ratio : gyre/wget = %.2f\n", gRate/wRate)
-		fmt.Printf("  CPU   : wget %.2f s, gyre %.2f s (%.0f pages per CPU-second; the file server's share is in neither)\n",
-			w.cpu, g.cpu, float64(g.Pages)/g.cpu)
-		fmt.Printf("  gyre peak RSS: %.1f MB (VmHWM %.1f MB; Go runtime at the end: %.0f MiB from the OS, heap %.0f MiB of which %.0f released, stacks %.1f MiB; %d collections, %.0f %% of its CPU)\n",
-			float64(g.maxRSSKiB)/1024, float64(g.VmHWMKiB)/1024, g.SysMiB, g.HeapSysMiB, g.HeapReleasedMiB, g.StackMiB, g.NumGC, 100*g.GCCPUFraction)
+		fmt.Printf("\nrun %d (%s first; load average %s before, %s after); both fetched the same %d HTML pages\n",
+			i+1, first, loadBefore, loadAverage(), len(gLog.pages))
+		fmt.Printf("  wget  : process %6.2f s = %7.1f pages/s; first request to last response %6.2f s; %d other requests (%s); %d files saved\n",
+			w.seconds, wRate, wLog.window().Seconds(), wLog.otherCount(), wLog.otherSummary(), w.files)
+		fmt.Printf("  gyre  : process %6.2f s = %7.1f pages/s; first request to last response %6.2f s; %d other requests (%s); crawl after start-up %.2f s\n",
+			g.wall, gRate, gLog.window().Seconds(), gLog.otherCount(), gLog.otherSummary(), g.Seconds)
+		fmt.Printf("          %d pages returned, %d errors, markdown %.1f MB, %d distinct titles\n",
+			g.Pages, g.Errors, float64(g.MarkdownBytes)/(1<<20), g.DistinctTitles)
+		fmt.Printf("  ratio : gyre/wget pages/s = %.2f (whole processes), %.2f (first request to last response); %.2f by the old, unequal method (gyre after its start-up)\n",
+			gRate/wRate, windowRatios[len(windowRatios)-1], oldRatios[len(oldRatios)-1])
+		fmt.Printf("  CPU   : wget %.2f s (%.0f pages per CPU-s), gyre %.2f s (%.0f pages per CPU-s); the file server's share is in neither\n",
+			w.cpu, n/w.cpu, g.cpu, n/g.cpu)
+		fmt.Printf("  peak RSS: wget %.1f MB (GNU time); gyre %.1f MB (its VmHWM; ru_maxrss %.1f MB, never below this process's); Go runtime at the end: %.0f MiB from the OS, heap %.0f MiB of which %.0f released, stacks %.1f MiB; %d collections, %.0f %% of its CPU\n",
+			float64(w.maxRSSKiB)/1024, float64(g.VmHWMKiB)/1024, float64(g.maxRSSKiB)/1024, g.SysMiB, g.HeapSysMiB, g.HeapReleasedMiB, g.StackMiB, g.NumGC, 100*g.GCCPUFraction)
 		for _, e := range g.FirstErrors {
 			fmt.Printf("  gyre error: %s: %s\n", e.URL, e.Error)
 		}
 	}
-	fmt.Printf("\n%d runs: median ratio gyre/wget %.2f (range %.2f–%.2f; target >= 0.70), median %.0f gyre pages per CPU-second, max gyre peak RSS %.1f MB (target < 120 MB)\n",
-		runs, median(ratios), slices.Min(ratios), slices.Max(ratios), median(perCPU), float64(maxRSS)/1024)
+	fmt.Printf("\n%d runs, the same %d pages each: median ratio gyre/wget %.2f (range %.2f–%.2f; target >= 0.70) as whole processes, %.2f (%.2f–%.2f) first request to last response "+
+		"(old method %.2f); median pages per CPU-second gyre %.0f, wget %.0f; max peak RSS gyre %.1f MB (target < 120 MB), wget %.1f MB\n",
+		runs, pages, median(ratios), slices.Min(ratios), slices.Max(ratios), median(windowRatios), slices.Min(windowRatios), slices.Max(windowRatios),
+		median(oldRatios), median(gPerCPU), median(wPerCPU), float64(gMaxRSS)/1024, float64(wMaxRSS)/1024)
 	return nil
 }
 
@@ -213,20 +252,11 @@ func command(dir, name string, args ...string) error {
 	return cmd.Run()
 }
 
-func countHTML(dir string) (int, error) {
-	n := 0
-	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(d.Name(), ".html") {
-			n++
-		}
-		return err
-	})
-	return n, err
-}
-
 type wgetResult struct {
-	pages, files int
-	seconds, cpu float64
+	files     int
+	seconds   float64 // the whole process, wall clock
+	cpu       float64 // user+system seconds of the process
+	maxRSSKiB int64
 }
 
 func runWget(start string) (wgetResult, error) {
@@ -235,23 +265,34 @@ func runWget(start string) (wgetResult, error) {
 		return wgetResult{}, err
 	}
 	defer os.RemoveAll(dir)
-	t0 := time.Now()
-	cmd := exec.Command("wget", "--recursive", "--level=inf", "--no-parent", "-q", "-P", dir, start)
+	// A child of this process reports this process's resident size as its
+	// ru_maxrss (Linux keeps the larger of the two across exec, and Go
+	// starts children sharing its memory), so wget's own peak is taken by
+	// GNU time, a small process in between, when it is installed.
+	args := []string{"--recursive", "--level=inf", "--no-parent", "-q", "-P", dir, start}
+	name, rssFile := "wget", filepath.Join(dir, "maxrss")
+	timeCmd, timeErr := exec.LookPath("/usr/bin/time")
+	if timeErr == nil {
+		name, args = timeCmd, append([]string{"-q", "-f", "%M", "-o", rssFile, "wget"}, args...)
+	}
+	cmd := exec.Command(name, args...)
 	cmd.Stderr = os.Stderr
+	t0 := time.Now()
 	err = cmd.Run()
 	secs := time.Since(t0).Seconds()
-	// wget exits 8 when some link answered an error (the manual has none
-	// today); what it fetched still counts.
+	// wget exits 8 when some link answered an error (the manual links
+	// one address as a file); what it fetched still counts.
 	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 8) {
 		return wgetResult{}, fmt.Errorf("wget: %w", err)
 	}
 	r := wgetResult{seconds: secs, cpu: cpuSeconds(cmd.ProcessState)}
+	if b, err := os.ReadFile(rssFile); err == nil {
+		r.maxRSSKiB, _ = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		_ = os.Remove(rssFile)
+	}
 	err = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			r.files++
-			if strings.HasSuffix(d.Name(), ".html") {
-				r.pages++
-			}
 		}
 		return err
 	})
@@ -260,8 +301,9 @@ func runWget(start string) (wgetResult, error) {
 
 type gyreResult struct {
 	childReport
-	maxRSSKiB int64
+	wall      float64 // the whole child process, wall clock
 	cpu       float64 // user+system seconds of the whole child, start-up included
+	maxRSSKiB int64
 }
 
 // cpuSeconds is the user and system time of a finished process.
@@ -269,7 +311,16 @@ func cpuSeconds(ps *os.ProcessState) float64 {
 	return (ps.UserTime() + ps.SystemTime()).Seconds()
 }
 
-// runGyre crawls in a child process, so that its peak RSS is the crawl's.
+// maxRSS is the peak resident set size of a finished process, in KiB.
+func maxRSS(ps *os.ProcessState) int64 {
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		return ru.Maxrss // KiB on Linux
+	}
+	return 0
+}
+
+// runGyre crawls in a child process, so that its peak RSS is the crawl's
+// and its time, like wget's, is the whole process's.
 func runGyre(self, start string, maxPages, workers, perHost int, full bool, cpuprofile string) (gyreResult, error) {
 	args := []string{"-child", start, "-max-pages", strconv.Itoa(maxPages),
 		"-workers", strconv.Itoa(workers), "-per-host", strconv.Itoa(perHost), "-full=" + strconv.FormatBool(full)}
@@ -278,17 +329,15 @@ func runGyre(self, start string, maxPages, workers, perHost int, full bool, cpup
 	}
 	cmd := exec.Command(self, args...)
 	cmd.Stderr = os.Stderr
+	t0 := time.Now()
 	out, err := cmd.Output()
+	wall := time.Since(t0).Seconds()
 	if err != nil {
 		return gyreResult{}, fmt.Errorf("gyre child: %w", err)
 	}
-	var r gyreResult
+	r := gyreResult{wall: wall, cpu: cpuSeconds(cmd.ProcessState), maxRSSKiB: maxRSS(cmd.ProcessState)}
 	if err := json.Unmarshal(out, &r.childReport); err != nil {
 		return gyreResult{}, fmt.Errorf("gyre child output: %w", err)
-	}
-	r.cpu = cpuSeconds(cmd.ProcessState)
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.maxRSSKiB = ru.Maxrss // KiB on Linux
 	}
 	return r, nil
 }
@@ -351,13 +400,16 @@ func runChild(start string, maxPages, workers, perHost int, full bool, cpuprofil
 func ptr[T any](v T) *T { return &v }
 
 // vmHWM reads the process's peak resident set size from /proc.
-func vmHWM() int64 {
+func vmHWM() int64 { return procStatusKiB("VmHWM:") }
+
+// procStatusKiB reads one size field of /proc/self/status, in KiB.
+func procStatusKiB(field string) int64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
 	for line := range strings.Lines(string(b)) {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, field); ok {
 			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
 			return n
 		}

@@ -260,7 +260,7 @@ func (m *mapper) walk(ctx context.Context, start string) {
 // fetchPage fetches one page of the walk and reads its title and links.
 func (m *mapper) fetchPage(ctx context.Context, u string) pageResult {
 	r := pageResult{url: u}
-	resp, err := m.s.HTTP.Get(ctx, fetch.Request{URL: u})
+	resp, err := m.s.acquirer().Fetch(ctx, fetch.Request{URL: u})
 	r.done = true
 	if err != nil {
 		r.err = err

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"webacq/internal/acquire"
 	"webacq/internal/fetch"
 	"webacq/internal/model"
 )
@@ -629,5 +630,43 @@ func TestParseSitemap(t *testing.T) {
 	pages, _ := parseSitemap([]byte("https://e.com/1\nhttps://e.com/2\nhttps://e.com/3\n"), 2)
 	if len(pages) != 2 {
 		t.Errorf("max 2: got %d pages", len(pages))
+	}
+}
+
+// A sitemap over fetch.FreeReadBytes takes the node's memory budget before
+// it is read: while another caller holds the whole budget, map does not
+// read it (and runs out of time); once the budget is free, it does.
+func TestMapSitemapTakesTheBudget(t *testing.T) {
+	site := newTestSite(t)
+	var sm strings.Builder
+	sm.WriteString(`<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+	for i := range 20 {
+		fmt.Fprintf(&sm, "<url><loc>{base}/page-%06d</loc></url>\n", i)
+	}
+	sm.WriteString("<!-- " + strings.Repeat("padding ", fetch.FreeReadBytes/4) + "-->")
+	sm.WriteString(`</urlset>`)
+	site.handle("/robots.txt", "text/plain", "User-agent: *\nSitemap: {base}/big-sitemap.xml\n")
+	site.handle("/big-sitemap.xml", "application/xml", sm.String())
+	site.html("/", "Home", "")
+
+	budget := acquire.NewBudget(acquire.BudgetOptions{Memory: 64 << 20, Workers: 2})
+	svc := newMapService(true)
+	svc.Convert = budget
+	ctx := context.Background()
+	release, err := budget.Hold(ctx, budget.Capacity())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := svc.Map(ctx, MapRequest{URL: site.base, Timeout: intPtr(700), Search: "page-000001"})
+	if res != nil && strings.Contains(formatLinks(res.Links), "/page-") {
+		t.Errorf("with the budget held elsewhere, map read the 2 MB sitemap:\n%s", formatLinks(res.Links))
+	}
+	release()
+	res = mapOrFail(t, svc, MapRequest{URL: site.base, Search: "page-000001"})
+	if len(res.Links) == 0 || !strings.HasSuffix(res.Links[0].URL, "/page-000001") {
+		t.Errorf("with the budget free: %s", formatLinks(res.Links))
+	}
+	if _, _, inUse := budget.Stats(); inUse != 0 {
+		t.Errorf("%d bytes of the budget still held after map", inUse)
 	}
 }

@@ -196,7 +196,7 @@ func (m *sitemapSearch) fetchSitemap(ctx context.Context, u string) sitemapFile 
 	if m.links.full() {
 		return f
 	}
-	resp, err := m.s.HTTP.Get(ctx, fetch.Request{URL: u})
+	resp, err := m.s.acquirer().Fetch(ctx, fetch.Request{URL: u})
 	if err != nil {
 		f.err = err
 		return f

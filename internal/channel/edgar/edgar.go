@@ -118,8 +118,21 @@ func PadCIK(cik string) string {
 }
 
 // get reads one answer of at most limit bytes, conditionally when etag or
-// lastModified are given. A 304 answers notModified.
-func (c *Client) get(ctx context.Context, u, etag, lastModified string, limit int64) (body []byte, h http.Header, notModified bool, err error) {
+// lastModified are given. A 304 answers notModified. The budget taken for
+// the answer (see Reserve) stays taken until the caller calls done, after
+// it has decoded the body: decoding costs as much as reading.
+func (c *Client) get(ctx context.Context, u, etag, lastModified string, limit int64) (body []byte, h http.Header, notModified bool, done func(), err error) {
+	done = func() {}
+	body, h, notModified, err = c.read(ctx, u, etag, lastModified, limit, &done)
+	if err != nil {
+		done()
+		done = func() {}
+	}
+	return body, h, notModified, done, err
+}
+
+// read is get's request; *done receives the budget's release.
+func (c *Client) read(ctx context.Context, u, etag, lastModified string, limit int64, done *func()) (body []byte, h http.Header, notModified bool, err error) {
 	if c.Wait != nil {
 		if err := c.Wait(ctx); err != nil {
 			return nil, nil, false, err
@@ -166,7 +179,7 @@ func (c *Client) get(ctx context.Context, u, etag, lastModified string, limit in
 		if err != nil {
 			return nil, nil, false, err
 		}
-		defer release()
+		*done = release
 	}
 	body, err = io.ReadAll(io.LimitReader(res.Body, limit+1))
 	if err != nil {
@@ -186,10 +199,11 @@ func (c *Client) loadTickers(ctx context.Context) error {
 	if fresh {
 		return nil
 	}
-	body, _, _, err := c.get(ctx, c.WWWURL+"/files/company_tickers.json", "", "", maxTickers)
+	body, _, _, done, err := c.get(ctx, c.WWWURL+"/files/company_tickers.json", "", "", maxTickers)
 	if err != nil {
 		return err
 	}
+	defer done()
 	var raw map[string]struct {
 		CIK    json.Number `json:"cik_str"`
 		Ticker string      `json:"ticker"`
@@ -330,10 +344,11 @@ func (c *Client) Filings(ctx context.Context, cik, etag, lastModified string) (*
 	if cik == "" {
 		return nil, model.Errorf(model.CodeBadRequest, "not a CIK")
 	}
-	body, h, notModified, err := c.get(ctx, c.DataURL+"/submissions/CIK"+cik+".json", etag, lastModified, maxSubmissions)
+	body, h, notModified, done, err := c.get(ctx, c.DataURL+"/submissions/CIK"+cik+".json", etag, lastModified, maxSubmissions)
 	if err != nil {
 		return nil, err
 	}
+	defer done()
 	out := &Submissions{NotModified: notModified, ETag: etag, LastModified: lastModified}
 	if h != nil {
 		if v := h.Get("ETag"); v != "" {
@@ -421,19 +436,22 @@ type Document struct {
 // earnings exhibits). Without a usable index page it falls back to the
 // folder's index.json, recognising exhibits by their file names.
 func (c *Client) Documents(ctx context.Context, f Filing) ([]Document, error) {
-	body, _, _, err := c.get(ctx, f.IndexURL, "", "", maxIndex)
+	body, _, _, done, err := c.get(ctx, f.IndexURL, "", "", maxIndex)
 	if err == nil {
-		if docs := parseIndex(body, f.IndexURL); len(docs) > 0 {
+		docs := parseIndex(body, f.IndexURL)
+		done()
+		if len(docs) > 0 {
 			return docs, nil
 		}
 	} else if model.ErrorCode(err) != model.CodeNotFound {
 		return nil, err
 	}
 	folder := f.IndexURL[:strings.LastIndex(f.IndexURL, "/")+1]
-	body, _, _, err = c.get(ctx, folder+"index.json", "", "", maxIndex)
+	body, _, _, done, err = c.get(ctx, folder+"index.json", "", "", maxIndex)
 	if err != nil {
 		return nil, err
 	}
+	defer done()
 	var dir struct {
 		Directory struct {
 			Item []struct {

@@ -237,3 +237,76 @@ func TestRealEDGARResponses(t *testing.T) {
 		t.Errorf("DatChat folder: %+v %v", docs, err)
 	}
 }
+
+// TestReserveBalanced: every answer read takes the budget through Reserve
+// and gives all of it back once the call returns, on success, on a 304,
+// on a 404 and on answers that do not decode.
+func TestReserveBalanced(t *testing.T) {
+	s := newSEC(t, map[string]string{
+		"/submissions/CIK0000320193.json":                                                submissions,
+		"/submissions/CIK0000000003.json":                                                `{"filings":`,
+		"/Archives/edgar/data/320193/000032019323000075/0000320193-23-000075-index.html": index,
+		"/files/company_tickers.json":                                                    tickers,
+	})
+	s.etag["/submissions/CIK0000320193.json"] = `"v1"`
+	c := s.client(t)
+	var mu sync.Mutex
+	var held, taken int64
+	c.Reserve = func(_ context.Context, n int64) (func(), error) {
+		mu.Lock()
+		held += n
+		taken++
+		mu.Unlock()
+		var once sync.Once
+		return func() {
+			once.Do(func() {
+				mu.Lock()
+				held -= n
+				mu.Unlock()
+			})
+		}, nil
+	}
+	check := func(what string) {
+		t.Helper()
+		mu.Lock()
+		defer mu.Unlock()
+		if held != 0 {
+			t.Errorf("%s: %d bytes of the budget still held", what, held)
+		}
+	}
+	ctx := context.Background()
+	sub, err := c.Filings(ctx, "320193", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("filings")
+	if _, err := c.Filings(ctx, "320193", sub.ETag, ""); err != nil {
+		t.Fatal(err)
+	}
+	check("304")
+	if _, err := c.Filings(ctx, "3", "", ""); err == nil {
+		t.Error("truncated submissions: no error")
+	}
+	check("broken JSON")
+	if _, err := c.Filings(ctx, "4", "", ""); err == nil {
+		t.Error("missing submissions: no error")
+	}
+	check("404")
+	if _, err := c.Documents(ctx, sub.Filings[0]); err != nil {
+		t.Fatal(err)
+	}
+	check("documents")
+	if _, err := c.Documents(ctx, sub.Filings[1]); err == nil {
+		t.Error("no index page nor index.json: no error")
+	}
+	check("documents 404")
+	if _, err := c.Resolve(ctx, &model.Company{Ticker: "AAPL"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	check("tickers")
+	mu.Lock()
+	defer mu.Unlock()
+	if taken < 4 {
+		t.Errorf("Reserve called %d times, want one per answer read", taken)
+	}
+}
