@@ -132,6 +132,11 @@ func typedContent(root *html.Node, art *html.Node, t PageType, p float64) *html.
 	artWords := 0
 	if art != nil {
 		artWords = countWords(textOf(art))
+		// An article of prose without links is what the page is about
+		// (a short post under a column of teasers), not a stray block.
+		if st := textStats(art, nil); artWords >= 50 && st.linkLen < 0.05*float64(st.length) {
+			return nil
+		}
 	}
 	if float64(words) < itemRunFactor*float64(artWords) {
 		return nil
