@@ -17,6 +17,11 @@ func FuzzHTML(f *testing.F) {
 		"<ul><li><ol><li><blockquote><h2>deep</h2></blockquote></li></ol></li></ul>",
 		"<div><noscript><noscript><p>" + strings.Repeat("post text, ", 30) + "</p></div><h3>Mehr zum Thema</h3><ul><li><a href=/a>a</a>",
 		"<p>(<em>Source: x</em>)</p><hgroup><h1>T</h1><h2>" + strings.Repeat("sub ", 20) + "</h2></hgroup><p>Follow us on Twitter</p>",
+		// Page-type paths: JSON-LD types (nested, arrays, junk), prices,
+		// class words, and a grid of cards for the collection profile.
+		`<script type="application/ld+json">{"@graph":[{"@type":["Product","Offer"]},{"mainEntity":{"@type":"ItemList"}}]}</script>` +
+			"<ul class=\"productGrid\">" + strings.Repeat("<li class=\"card\"><a href=/p><img src=x><h3>Item</h3></a><span class=\"price\">$9.99 €5 £</span></li>", 6) + "</ul>",
+		`<div itemtype="https://schema.org/DiscussionForumPosting"><a href="/t/1">t</a></div>$` + "\xe2\x82",
 	} {
 		f.Add([]byte(seed), true)
 	}
