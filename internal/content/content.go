@@ -68,21 +68,43 @@ type Document struct {
 	// Links lists every link of the page, deduplicated by URL, set only
 	// with Options.IncludeLinks.
 	Links []Link
+	// PageType is the kind of page (HTML pages; PDF and plain text are
+	// articles; empty for JSON and XML).
+	PageType PageType
+	// Confidence is the extractor's estimate, 0 to 1, of how well it
+	// found the main content (see confidence.go); -1 when it does not
+	// apply: the whole body was asked for, or a JSON or XML body.
+	Confidence float64
 
 	signals signals
+	// features and confFeatures are the models' inputs, kept for the
+	// trainer (bench/pagetype).
+	features     typeFeatures
+	confFeatures confidenceFeatures
+}
+
+// TypeFeatures returns the page-type classifier's input for this page
+// (HTML only), in the order of TypeFeatureNames.
+func (d *Document) TypeFeatures() []float64 { return append([]float64(nil), d.features[:]...) }
+
+// ConfidenceFeatures returns the confidence model's input for this page
+// (HTML main content only), in the order of ConfidenceFeatureNames.
+func (d *Document) ConfidenceFeatures() []float64 {
+	return append([]float64(nil), d.confFeatures[:]...)
 }
 
 // signals are page facts gathered during the single parse walk that
 // Classify needs and that the public fields do not carry.
 type signals struct {
 	isHTML       bool
-	scripts      int    // <script> elements
-	bodyWords    int    // visible words of <body> (no script/style/noscript/template)
-	elements     int    // element nodes of the page
-	noscriptText string // text inside <noscript>, lower-cased, capped
-	emptyRoot    bool   // an empty app mount point such as <div id="root"></div>
-	titleTag     string // raw <title>
-	h1           string // first <h1> text
+	scripts      int      // <script> elements
+	bodyWords    int      // visible words of <body> (no script/style/noscript/template)
+	elements     int      // element nodes of the page
+	noscriptText string   // text inside <noscript>, lower-cased, capped
+	emptyRoot    bool     // an empty app mount point such as <div id="root"></div>
+	titleTag     string   // raw <title>
+	h1           string   // first <h1> text
+	ldTypes      []string // JSON-LD @type values
 }
 
 // ErrEmpty reports a body with nothing to convert.
@@ -112,19 +134,45 @@ func fromTree(root *html.Node, pageURL string, opt Options) *Document {
 	base, _ := url.Parse(pageURL)
 	s := scan(root, base, opt.IncludeLinks)
 
-	doc := &Document{Metadata: s.meta, Links: s.links, signals: s.sig}
-	render(doc, contentNode(root, s, opt), opt)
+	doc := &Document{Metadata: s.meta, Links: s.links, signals: s.sig, Confidence: -1}
+	c := contentNode(root, s, opt, doc)
+	render(doc, c.node, opt)
+	if c.main {
+		doc.confFeatures = confidenceInputs(c.node, doc.Text, s.sig.bodyWords, &c.facts, c.probs)
+		doc.Confidence = confidenceOf(&doc.confFeatures)
+	}
 	return doc
 }
 
-// contentNode returns the tree that the outputs are made from: the main
-// content or the whole body, per opt, ready to render.
-func contentNode(root *html.Node, s scanResult, opt Options) *html.Node {
+// chosen is what contentNode picked: the tree the outputs are made from,
+// whether it is the main content (not the whole body), what the
+// extraction found on the way and the page-type probabilities.
+type chosen struct {
+	node  *html.Node
+	main  bool
+	facts extractFacts
+	probs [len(PageTypes)]float64
+}
+
+// contentNode classifies the page (doc's page type) and returns the tree
+// that the outputs are made from: the main content or the whole body, per
+// opt, ready to render.
+func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chosen {
+	var c chosen
+	doc.features = pageFeatures(root, s.base, s.sig.ldTypes, s.meta.OpenGraph["og:type"])
+	c.probs = classify(&doc.features)
+	typ := argmax(c.probs[:])
+	doc.PageType = PageTypes[typ]
+
 	var node *html.Node
 	var langs map[string]string
 	if opt.OnlyMainContent {
-		node, langs = mainContent(root, s.base, s.sig, s.meta.Title)
+		node, langs = mainContent(root, s.base, s.sig, s.meta.Title, &c.facts)
+		if k := typedContent(root, node, doc.PageType, c.probs[typ]); k != nil {
+			node, langs, c.facts.profile = k, nil, true
+		}
 	}
+	c.main = node != nil
 	if node == nil {
 		node = findBody(root)
 		if node == nil {
@@ -134,7 +182,8 @@ func contentNode(root *html.Node, s scanResult, opt Options) *html.Node {
 	}
 	normalizeTables(node)
 	absolutize(node, s.base, langs)
-	return node
+	c.node = node
+	return c
 }
 
 // render fills doc's text, HTML and markdown from node.

@@ -136,16 +136,23 @@ const secondOpinionRatio = 0.4
 // readability attempt stays under minArticleChars (tiny or unusual
 // pages), and the longest readability attempt is kept if it fails too.
 // Pages of more than maxFallbackElements elements never go to trafilatura.
-func mainContent(root *html.Node, base *url.URL, sig signals, title string) (*html.Node, map[string]string) {
+// facts, when not nil, receives what confidence reads of the extraction.
+func mainContent(root *html.Node, base *url.URL, sig signals, title string, facts *extractFacts) (*html.Node, map[string]string) {
 	if sig.h1 != "" {
 		markH1(root)
 	}
-	art, ok := readableContent(root, base, title)
+	art, ok := readableContent(root, base, title, facts)
+	if facts != nil {
+		facts.readableOK = ok
+	}
 	if ok || sig.elements > maxFallbackElements {
 		return art, nil
 	}
 	fallbacks.Add(1)
 	if n, langs := trafilaturaContent(root, base, sig.bodyWords); n != nil {
+		if facts != nil {
+			facts.fallback = true
+		}
 		return n, langs
 	}
 	return art, nil

@@ -27,6 +27,11 @@ func FuzzHTML(f *testing.F) {
 		"<table><caption><div><h3>$390</h3><p>per hour</p></div></caption><tr><td>Part-time</td><td><b>$455</b>/hour</td></tr></table>",
 		"<div><p>x</p>um i<u>ronische</u> <font>Ereignisse</font> <s>und</s></div>",
 		`<table role="presentation"><tr><td><a href="/c">Deep</a></td><td>108431</td><td></td></tr><tr><th>x<ul><li>y</li></ul></th></tr></table>`,
+		// Page-type paths: JSON-LD types (nested, arrays, junk), prices,
+		// class words, and a grid of cards for the collection profile.
+		`<script type="application/ld+json">{"@graph":[{"@type":["Product","Offer"]},{"mainEntity":{"@type":"ItemList"}}]}</script>` +
+			"<ul class=\"productGrid\">" + strings.Repeat("<li class=\"card\"><a href=/p><img src=x><h3>Item</h3></a><span class=\"price\">$9.99 €5 £</span></li>", 6) + "</ul>",
+		`<div itemtype="https://schema.org/DiscussionForumPosting"><a href="/t/1">t</a></div>$` + "\xe2\x82",
 	} {
 		f.Add([]byte(seed), true)
 	}

@@ -22,7 +22,14 @@ func firstLine(s string) string {
 // PlainText wraps a text/plain body: the markdown is the text itself.
 func PlainText(body []byte) *Document {
 	text := strings.TrimSpace(strings.ToValidUTF8(string(body), "\uFFFD"))
-	return &Document{Markdown: text, Text: text, Metadata: Metadata{Title: firstLine(text)}}
+	doc := &Document{Markdown: text, Text: text, Metadata: Metadata{Title: firstLine(text)}}
+	if text != "" {
+		// The whole text is the content: an article, as sure as its
+		// words read as words.
+		doc.PageType = TypeArticle
+	}
+	doc.Confidence = textConfidence(text)
+	return doc
 }
 
 // JSON renders a JSON body indented inside a ```json block. Invalid JSON
@@ -33,14 +40,14 @@ func JSON(body []byte) *Document {
 		return PlainText(body)
 	}
 	text := out.String()
-	return &Document{Markdown: "```json\n" + text + "\n```", Text: text}
+	return &Document{Markdown: "```json\n" + text + "\n```", Text: text, Confidence: -1}
 }
 
 // XML renders an XML body (feeds, sitemaps, APIs) in a ```xml block and
 // collects its character data as Text. An RSS/Atom <title> becomes the title.
 func XML(body []byte) *Document {
 	src := strings.TrimSpace(strings.ToValidUTF8(string(body), "\uFFFD"))
-	doc := &Document{Markdown: "```xml\n" + src + "\n```"}
+	doc := &Document{Markdown: "```xml\n" + src + "\n```", Confidence: -1}
 	dec := xml.NewDecoder(bytes.NewReader(body))
 	dec.Strict = false
 	dec.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }

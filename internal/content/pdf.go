@@ -37,7 +37,7 @@ func PDFWith(ctx context.Context, r *pdftext.Reader, body []byte) (*Document, er
 	if !utf8.ValidString(text) {
 		text = strings.ToValidUTF8(text, "\uFFFD")
 	}
-	doc := &Document{Markdown: text, Text: text}
+	doc := &Document{Markdown: text, Text: text, PageType: TypeArticle, Confidence: textConfidence(text)}
 	doc.Metadata.Title = clean(res.Title)
 	doc.Metadata.Author = clean(res.Author)
 	if doc.Metadata.Title == "" {

@@ -61,6 +61,11 @@ type readable struct {
 	host string
 	// art is the article being cleaned (see prepare).
 	art *html.Node
+	// margin is the runner-up candidate's score over the best one's and
+	// close the number of runners-up within 0.75 of it (confidence reads
+	// them).
+	margin float64
+	close  int
 }
 
 // pageWrapper tells whether n, named like a header, footer or popup,
@@ -86,7 +91,7 @@ func pageRegion(match string) bool {
 // readableContent returns the article of the page under root as a new
 // detached <div>, or nil when no attempt yields text; ok tells whether
 // an attempt reached minArticleChars (otherwise the longest is returned).
-func readableContent(root *html.Node, base *url.URL, title string) (article *html.Node, ok bool) {
+func readableContent(root *html.Node, base *url.URL, title string, facts *extractFacts) (article *html.Node, ok bool) {
 	body := findBody(root)
 	if body == nil {
 		return nil, false
@@ -108,6 +113,9 @@ func readableContent(root *html.Node, base *url.URL, title string) (article *htm
 			continue
 		}
 		n := textStats(art, nil).length
+		if n >= minArticleChars || n > bestLen {
+			facts.note(r)
+		}
 		if n >= minArticleChars {
 			return art, true
 		}
@@ -155,6 +163,10 @@ func (r *readable) attempt(flags int) *html.Node {
 		}
 	}
 
+	r.margin, r.close = 0, 0
+	if len(top) > 1 && r.scores[top[0]] > 0 {
+		r.margin = max(0, r.scores[top[1]]/r.scores[top[0]])
+	}
 	article := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
 	if len(top) == 0 || top[0] == r.body {
 		for c := r.body.FirstChild; c != nil; c = c.NextSibling {
@@ -176,6 +188,7 @@ func (r *readable) attempt(flags int) *html.Node {
 			alts = append(alts, ancestors(c))
 		}
 	}
+	r.close = len(alts)
 	if len(alts) >= 3 {
 		for p := best.Parent; p != nil && p != r.body; p = p.Parent {
 			n := 0

@@ -46,6 +46,8 @@ type scanner struct {
 	emptyRoot    bool
 	// noscriptTries counts the <noscript> elements weighed as content.
 	noscriptTries int
+	// ld is the JSON-LD of the page, parsed by metadata.
+	ld jsonLD
 }
 
 func scan(root *html.Node, pageURL *url.URL, wantLinks bool) scanResult {
@@ -72,6 +74,7 @@ func scan(root *html.Node, pageURL *url.URL, wantLinks bool) scanResult {
 		emptyRoot:    s.emptyRoot,
 		titleTag:     s.titleTag,
 		h1:           s.h1,
+		ldTypes:      s.ld.types,
 	}
 	return r
 }
@@ -430,6 +433,7 @@ func containsFold(s, sub string) bool {
 // metadata settles each field from the candidates the walk collected.
 func (s *scanner) metadata() Metadata {
 	ld := parseJSONLD(s.jsonLD)
+	s.ld = ld
 	m := Metadata{OpenGraph: make(map[string]string)}
 	for k, v := range s.metas {
 		if strings.HasPrefix(k, "og:") || strings.HasPrefix(k, "article:") || strings.HasPrefix(k, "twitter:") {
@@ -531,6 +535,8 @@ func overlap(a, b string) int {
 
 type jsonLD struct {
 	headline, name, description, author, published, publisher, language string
+	// types lists every @type met (the page-type classifier reads them).
+	types []string
 }
 
 func parseJSONLD(blocks []string) jsonLD {
@@ -561,6 +567,10 @@ func visitLD(v any, r *jsonLD, depth int) {
 	case map[string]any:
 		if g, ok := t["@graph"]; ok {
 			visitLD(g, r, depth+1)
+		}
+		r.addTypes(t["@type"])
+		if m, ok := t["mainEntity"]; ok {
+			visitLD(m, r, depth+1)
 		}
 		typ := strings.ToLower(ldString(t["@type"]))
 		article := strings.Contains(typ, "article") || strings.Contains(typ, "posting") || strings.Contains(typ, "report") || typ == "webpage" || typ == "blogposting"

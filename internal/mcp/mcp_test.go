@@ -271,6 +271,9 @@ func TestFetchToolBillsLikeREST(t *testing.T) {
 		if res.Markdown == nil || !strings.Contains(*res.Markdown, "Revenue rose to 12.4 million") || res.Title != "Results" {
 			t.Fatalf("svc_fetch result %s", text)
 		}
+		if res.PageType == "" || res.Confidence == nil || *res.Confidence < 0 || *res.Confidence > 1 {
+			t.Errorf("svc_fetch: page_type %q confidence %v, want both beside verdict", res.PageType, res.Confidence)
+		}
 		if got := e.balance(e.ws.ID); got != 99 {
 			t.Fatalf("balance %d after svc_fetch, want 99", got)
 		}

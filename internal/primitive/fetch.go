@@ -107,7 +107,15 @@ type FetchResult struct {
 	ContentType string       `json:"contentType"`
 	FetchedAt   time.Time    `json:"fetchedAt"`
 	Verdict     string       `json:"verdict"`
-	Trace       []TraceStep  `json:"trace"`
+	// PageType is the kind of page (article, documentation, forum,
+	// product, collection, listing, service); HTML, PDF and plain text
+	// only.
+	PageType string `json:"page_type,omitempty"`
+	// Confidence is the extractor's estimate (0–1) of how well it found
+	// the main content; absent when the whole body was asked for
+	// (onlyMainContent false) or the body is JSON or XML.
+	Confidence *float64    `json:"confidence,omitempty"`
+	Trace      []TraceStep `json:"trace"`
 	// Cached is true when the answer came from the workspace's page store
 	// (maxAge); it costs the same.
 	Cached bool `json:"cached,omitempty"`
@@ -467,8 +475,13 @@ func convert(ctx context.Context, resp *fetch.Response, req FetchRequest) (*Fetc
 		},
 		Tier: resp.Tier, ContentType: resp.MediaType, FetchedAt: resp.FetchedAt.UTC(),
 		Verdict:     string(content.Classify(resp.StatusCode, resp.Body, doc)),
+		PageType:    string(doc.PageType),
 		contentHash: hex.EncodeToString(sum[:]),
 		retryAfter:  siteRetryAfter(resp.StatusCode, resp.Header.Get("Retry-After"), time.Now()),
+	}
+	if doc.Confidence >= 0 {
+		c := doc.Confidence
+		res.Confidence = &c
 	}
 	if req.wants(FormatMarkdown) {
 		res.Markdown = &doc.Markdown

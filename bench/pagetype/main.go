@@ -1,0 +1,370 @@
+// Command pagetype trains and evaluates the page-type classifier and the
+// confidence model of internal/content on the labelled pages of
+// ../shared/corpus/wcxb-dev.
+//
+// Pages are split by the FNV-1a 32 hash of their name (NNNN): even is
+// half A (training), odd is half B (held out). Without flags it reports,
+// for the weights compiled in, the classifier's accuracy and confusion on
+// each half, how confidence ranks the per-page F1, and the F1 per type.
+//
+//	go run ./bench/pagetype                    # evaluate what is compiled in
+//	go run ./bench/pagetype -train types       # fit the classifier on A, write pagetype_model.go
+//	go run ./bench/pagetype -train confidence  # fit confidence on A, write confidence_model.go
+//
+// Train types first: confidence reads the classifier's probabilities.
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode"
+
+	"webacq/internal/content"
+	"webacq/internal/fetch"
+)
+
+type page struct {
+	name  string
+	url   string
+	label int // index into content.PageTypes
+	truth string
+	html  []byte
+	halfA bool
+
+	doc  *content.Document
+	f1   float64
+	pred int
+}
+
+func main() {
+	dir := flag.String("corpus", "../shared/corpus/wcxb-dev", "wcxb-dev directory")
+	train := flag.String("train", "", "fit a model on half A and write its Go source: types or confidence")
+	out := flag.String("out", "internal/content", "directory of the generated model source")
+	worst := flag.Int("worst", 0, "list the N pages of half A with the lowest F1 per type")
+	only := flag.String("only", "", "score only the pages labelled with this type (quick looks; not with -train)")
+	dump := flag.String("dump", "", "write each page's main-content text to DIR/NNNN.txt")
+	flag.Parse()
+
+	pages, err := load(*dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if *only != "" {
+		var sel []*page
+		for _, p := range pages {
+			if string(content.PageTypes[p.label]) == *only {
+				sel = append(sel, p)
+			}
+		}
+		pages = sel
+	}
+	for _, p := range pages {
+		doc, err := content.HTML(p.html, p.url, content.Options{OnlyMainContent: true})
+		if err != nil {
+			doc = &content.Document{}
+		}
+		p.doc = doc
+		p.f1 = f1(tokens(doc.Text), tokens(p.truth))
+		if *dump != "" {
+			must(os.WriteFile(filepath.Join(*dump, p.name+".txt"), []byte(doc.Text), 0o644))
+		}
+		for k, t := range content.PageTypes {
+			if t == doc.PageType {
+				p.pred = k
+			}
+		}
+	}
+	switch *train {
+	case "types":
+		must(trainTypes(pages, filepath.Join(*out, "pagetype_model.go")))
+		return
+	case "confidence":
+		must(trainConfidence(pages, filepath.Join(*out, "confidence_model.go")))
+		return
+	case "":
+	default:
+		must(fmt.Errorf("-train: want types or confidence, not %q", *train))
+	}
+	report(pages)
+	if *worst > 0 {
+		listWorst(pages, *worst)
+	}
+}
+
+func must(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// halfA tells whether a page is in the tuning half: FNV-1a 32 of its
+// name is even.
+func halfA(name string) bool { return hash(name)%2 == 0 }
+
+func hash(name string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return h.Sum32()
+}
+
+func load(dir string) ([]*page, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "html", "*.html.gz"))
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("no pages under %s/html (err %v)", dir, err)
+	}
+	sort.Strings(files)
+	var pages []*page
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".html.gz")
+		raw, err := os.ReadFile(filepath.Join(dir, "ground-truth", name+".json"))
+		if err != nil {
+			return nil, err
+		}
+		var gt struct {
+			URL         string `json:"url"`
+			GroundTruth struct {
+				MainContent string `json:"main_content"`
+			} `json:"ground_truth"`
+			Internal struct {
+				PageType struct {
+					Primary string `json:"primary"`
+				} `json:"page_type"`
+			} `json:"_internal"`
+		}
+		if err := json.Unmarshal(raw, &gt); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		label := gt.Internal.PageType.Primary
+		if label == "category" {
+			label = "collection"
+		}
+		k := -1
+		for i, t := range content.PageTypes {
+			if string(t) == label {
+				k = i
+			}
+		}
+		if k < 0 {
+			return nil, fmt.Errorf("%s: unknown page type %q", name, label)
+		}
+		gz, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(gz))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		body, err := io.ReadAll(zr)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		body, _ = fetch.ToUTF8(body, "text/html", "text/html")
+		pages = append(pages, &page{name: name, url: gt.URL, label: k, truth: gt.GroundTruth.MainContent,
+			html: body, halfA: halfA(name)})
+	}
+	return pages, nil
+}
+
+// tokens are the corpus's words: lower-cased runs of \w (letters, marks,
+// digits, underscore).
+func tokens(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.M, r) || r == '_')
+	})
+}
+
+// f1 is the word-multiset F1 of got against want.
+func f1(got, want []string) float64 {
+	if len(got) == 0 || len(want) == 0 {
+		if len(got) == len(want) {
+			return 1
+		}
+		return 0
+	}
+	w := make(map[string]int, len(want))
+	for _, t := range want {
+		w[t]++
+	}
+	common := 0
+	for _, t := range got {
+		if w[t] > 0 {
+			w[t]--
+			common++
+		}
+	}
+	if common == 0 {
+		return 0
+	}
+	p := float64(common) / float64(len(got))
+	r := float64(common) / float64(len(want))
+	return 2 * p * r / (p + r)
+}
+
+func report(pages []*page) {
+	nt := len(content.PageTypes)
+	for _, half := range []bool{true, false} {
+		name := "B (held out)"
+		if half {
+			name = "A (trained on)"
+		}
+		conf := make([][]int, nt)
+		for i := range conf {
+			conf[i] = make([]int, nt)
+		}
+		n, right := 0, 0
+		for _, p := range pages {
+			if p.halfA != half {
+				continue
+			}
+			n++
+			conf[p.label][p.pred]++
+			if p.label == p.pred {
+				right++
+			}
+		}
+		fmt.Printf("\nhalf %s: %d pages, accuracy %.3f\n\n", name, n, float64(right)/float64(n))
+		fmt.Printf("| label \\ predicted |")
+		for _, t := range content.PageTypes {
+			fmt.Printf(" %s |", abbrev(t))
+		}
+		fmt.Printf(" recall |\n|---|")
+		for range content.PageTypes {
+			fmt.Printf("---|")
+		}
+		fmt.Printf("---|\n")
+		for i, t := range content.PageTypes {
+			fmt.Printf("| %s |", t)
+			tot := 0
+			for j := range content.PageTypes {
+				fmt.Printf(" %d |", conf[i][j])
+				tot += conf[i][j]
+			}
+			fmt.Printf(" %.2f |\n", float64(conf[i][i])/float64(max(tot, 1)))
+		}
+	}
+	fmt.Printf("\nF1 by labelled type (mean per-page word F1, main content):\n\n| type | A pages | A | B pages | B | all |\n|---|---|---|---|---|---|\n")
+	rows := append([]string{"all"}, typeNames()...)
+	for _, t := range rows {
+		var s [2]float64
+		var c [2]int
+		for _, p := range pages {
+			if t != "all" && string(content.PageTypes[p.label]) != t {
+				continue
+			}
+			h := 1
+			if p.halfA {
+				h = 0
+			}
+			s[h] += p.f1
+			c[h]++
+		}
+		fmt.Printf("| %s | %d | %.3f | %d | %.3f | %.3f |\n", t, c[0], s[0]/float64(max(c[0], 1)), c[1],
+			s[1]/float64(max(c[1], 1)), (s[0]+s[1])/float64(max(c[0]+c[1], 1)))
+	}
+	fmt.Printf("\nconfidence against F1:\n\n| half | Spearman | pages < 0.5 | their F1 | pages ≥ 0.5 | their F1 | MAE |\n|---|---|---|---|---|---|---|\n")
+	for _, half := range []bool{true, false} {
+		var conf, f []float64
+		var lo, hi, nlo, nhi, mae float64
+		for _, p := range pages {
+			if p.halfA != half || p.doc.Confidence < 0 {
+				continue
+			}
+			conf = append(conf, p.doc.Confidence)
+			f = append(f, p.f1)
+			mae += math.Abs(p.doc.Confidence - p.f1)
+			if p.doc.Confidence < 0.5 {
+				lo += p.f1
+				nlo++
+			} else {
+				hi += p.f1
+				nhi++
+			}
+		}
+		name := "B"
+		if half {
+			name = "A"
+		}
+		fmt.Printf("| %s | %.3f | %.0f | %.3f | %.0f | %.3f | %.3f |\n", name, spearman(conf, f), nlo, lo/max(nlo, 1),
+			nhi, hi/max(nhi, 1), mae/float64(max(len(conf), 1)))
+	}
+}
+
+func typeNames() []string {
+	var s []string
+	for _, t := range content.PageTypes {
+		s = append(s, string(t))
+	}
+	return s
+}
+
+func abbrev(t content.PageType) string { return string(t)[:4] }
+
+func listWorst(pages []*page, n int) {
+	for k, t := range content.PageTypes {
+		var sel []*page
+		for _, p := range pages {
+			if p.halfA && p.label == k {
+				sel = append(sel, p)
+			}
+		}
+		sort.Slice(sel, func(i, j int) bool { return sel[i].f1 < sel[j].f1 })
+		fmt.Printf("\nworst %s pages of half A:\n", t)
+		for _, p := range sel[:min(n, len(sel))] {
+			fmt.Printf("  %s F1 %.3f conf %.2f predicted %s words got %d want %d %s\n", p.name, p.f1, p.doc.Confidence,
+				content.PageTypes[p.pred], len(tokens(p.doc.Text)), len(tokens(p.truth)), p.url)
+		}
+	}
+}
+
+func ranks(x []float64) []float64 {
+	idx := make([]int, len(x))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return x[idx[a]] < x[idx[b]] })
+	r := make([]float64, len(x))
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && x[idx[j+1]] == x[idx[i]] {
+			j++
+		}
+		for k := i; k <= j; k++ {
+			r[idx[k]] = float64(i+j) / 2
+		}
+		i = j + 1
+	}
+	return r
+}
+
+func spearman(a, b []float64) float64 {
+	ra, rb := ranks(a), ranks(b)
+	n := float64(len(a))
+	var ma, mb float64
+	for i := range ra {
+		ma += ra[i] / n
+		mb += rb[i] / n
+	}
+	var cov, va, vb float64
+	for i := range ra {
+		cov += (ra[i] - ma) * (rb[i] - mb)
+		va += (ra[i] - ma) * (ra[i] - ma)
+		vb += (rb[i] - mb) * (rb[i] - mb)
+	}
+	if va == 0 || vb == 0 {
+		return 0
+	}
+	return cov / math.Sqrt(va*vb)
+}

@@ -1,0 +1,624 @@
+package content
+
+import (
+	"math"
+	"net/url"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// PageType is what kind of page a document is, as far as its main
+// content goes: an article keeps its prose, a forum its posts, a product
+// page its offer, a collection or listing its items.
+type PageType string
+
+// Page types, in the order of the classifier's outputs.
+const (
+	TypeArticle       PageType = "article"
+	TypeDocumentation PageType = "documentation"
+	TypeForum         PageType = "forum"
+	TypeProduct       PageType = "product"
+	TypeCollection    PageType = "collection" // a category or shop grid of items
+	TypeListing       PageType = "listing"    // search results, job or event lists, directories
+	TypeService       PageType = "service"    // a company's service, landing or about page
+)
+
+// PageTypes lists every page type in the classifier's output order.
+var PageTypes = [...]PageType{TypeArticle, TypeDocumentation, TypeForum, TypeProduct, TypeCollection, TypeListing, TypeService}
+
+// The page-type classifier is a multinomial logistic regression over
+// structural features of the parsed page: schema.org types (JSON-LD and
+// microdata), og:type, the URL path, counts of telling elements (code
+// blocks, tables, forms, buttons, times, headings), class and id names
+// of components (cart, price, post, card, admonition), prices in the
+// text, link density, and runs of repeated sibling blocks (card grids,
+// post lists). The weights (pagetype_model.go) are trained offline by
+// `go run ./bench/pagetype -train` from the labelled pages of
+// ../shared/corpus/wcxb-dev; see bench/pagetype/README.md.
+
+// feature indexes; typeFeatureNames keeps their names in the same order.
+const (
+	fURLBlog = iota
+	fURLDate
+	fURLDocs
+	fURLForum
+	fURLProduct
+	fURLCollection
+	fURLListing
+	fURLService
+	fURLDepth
+	fURLRoot
+	fURLNumID
+	fURLSlugWords
+	fURLQuery
+	fOGArticle
+	fOGProduct
+	fOGWebsite
+	fLDArticle
+	fLDTech
+	fLDForum
+	fLDProduct
+	fLDOffer
+	fLDItemList
+	fLDService
+	fLDFAQ
+	fLDEvent
+	fLDJob
+	fLDRating
+	fLDBreadcrumb
+	fLDWebPage
+	fLDOrg
+	fElements
+	fBodyWords
+	fParagraphs
+	fParaShare
+	fPre
+	fCode
+	fTables
+	fTh
+	fForms
+	fInputs
+	fButtons
+	fSelects
+	fArticles
+	fTimes
+	fH1
+	fH2
+	fH3
+	fLi
+	fLinks
+	fLinkShare
+	fImgs
+	fPrices
+	fDl
+	fBlockquote
+	fAside
+	fClassCart
+	fClassPrice
+	fClassProduct
+	fClassPost
+	fClassComment
+	fClassThread
+	fClassCard
+	fClassItem
+	fClassToc
+	fClassCode
+	fClassAdmonition
+	fClassUser
+	fClassRating
+	fClassQty
+	fClassFilter
+	fClassPager
+	fClassFeature
+	fClassHero
+	fRunLinks
+	fRunCards
+	fRunPrices
+	fRunTimes
+	fRunPosts
+	fRunShare
+	fParaAvgWords
+	nTypeFeatures
+)
+
+// TypeFeatureNames names the classifier's features in vector order.
+var TypeFeatureNames = [nTypeFeatures]string{
+	"url_blog", "url_date", "url_docs", "url_forum", "url_product", "url_collection", "url_listing",
+	"url_service", "url_depth", "url_root", "url_numid", "url_slug_words", "url_query",
+	"og_article", "og_product", "og_website",
+	"ld_article", "ld_tech", "ld_forum", "ld_product", "ld_offer", "ld_itemlist", "ld_service", "ld_faq",
+	"ld_event", "ld_job", "ld_rating", "ld_breadcrumb", "ld_webpage", "ld_org",
+	"elements", "body_words", "paragraphs", "para_share", "pre", "code", "tables", "th", "forms", "inputs",
+	"buttons", "selects", "articles", "times", "h1", "h2", "h3", "li", "links", "link_share", "imgs",
+	"prices", "dl", "blockquote", "aside",
+	"class_cart", "class_price", "class_product", "class_post", "class_comment", "class_thread",
+	"class_card", "class_item", "class_toc", "class_code", "class_admonition", "class_user",
+	"class_rating", "class_qty", "class_filter", "class_pager", "class_feature", "class_hero",
+	"run_links", "run_cards", "run_prices", "run_times", "run_posts", "run_share", "para_avg_words",
+}
+
+// typeFeatures is the classifier's input for one page.
+type typeFeatures [nTypeFeatures]float64
+
+// urlSegments maps path segments to the URL features they hint at.
+var urlSegments = map[string]int{
+	"blog": fURLBlog, "blogs": fURLBlog, "news": fURLBlog, "article": fURLBlog, "articles": fURLBlog,
+	"post": fURLBlog, "posts": fURLBlog, "stories": fURLBlog, "story": fURLBlog, "insights": fURLBlog,
+	"docs": fURLDocs, "doc": fURLDocs, "documentation": fURLDocs, "api": fURLDocs, "reference": fURLDocs,
+	"manual": fURLDocs, "guide": fURLDocs, "guides": fURLDocs, "learn": fURLDocs, "tutorial": fURLDocs,
+	"tutorials": fURLDocs, "wiki": fURLDocs, "sdk": fURLDocs, "developer": fURLDocs, "developers": fURLDocs,
+	"dev": fURLDocs, "help": fURLDocs, "kb": fURLDocs, "support": fURLDocs, "library": fURLDocs,
+	"forum": fURLForum, "forums": fURLForum, "thread": fURLForum, "threads": fURLForum, "topic": fURLForum,
+	"topics": fURLForum, "t": fURLForum, "questions": fURLForum, "question": fURLForum, "q": fURLForum,
+	"community": fURLForum, "discussion": fURLForum, "discussions": fURLForum, "board": fURLForum,
+	"boards": fURLForum, "viewtopic.php": fURLForum, "showthread.php": fURLForum, "r": fURLForum,
+	"comments": fURLForum, "discuss": fURLForum,
+	"product": fURLProduct, "products": fURLProduct, "p": fURLProduct, "dp": fURLProduct, "item": fURLProduct,
+	"buy": fURLProduct, "sku": fURLProduct, "ip": fURLProduct,
+	"collections": fURLCollection, "collection": fURLCollection, "category": fURLCollection,
+	"categories": fURLCollection, "c": fURLCollection, "shop": fURLCollection, "catalog": fURLCollection,
+	"store": fURLCollection, "brand": fURLCollection, "brands": fURLCollection, "tag": fURLCollection,
+	"tags": fURLCollection, "department": fURLCollection, "b": fURLCollection,
+	"search": fURLListing, "jobs": fURLListing, "careers": fURLListing, "listings": fURLListing,
+	"listing": fURLListing, "results": fURLListing, "events": fURLListing, "directory": fURLListing,
+	"classifieds": fURLListing, "for-sale": fURLListing, "rentals": fURLListing, "homes": fURLListing,
+	"s": fURLListing, "find": fURLListing,
+	"services": fURLService, "service": fURLService, "solutions": fURLService, "pricing": fURLService,
+	"features": fURLService, "about": fURLService, "about-us": fURLService, "contact": fURLService,
+	"industries": fURLService, "what-we-do": fURLService, "platform": fURLService,
+}
+
+// urlFeatures reads the page's URL path.
+func urlFeatures(u *url.URL, f *typeFeatures) {
+	if u == nil {
+		return
+	}
+	p := strings.ToLower(u.EscapedPath())
+	if u.RawQuery != "" {
+		f[fURLQuery] = 1
+	}
+	depth := 0
+	last := ""
+	for seg := range strings.SplitSeq(p, "/") {
+		if seg == "" {
+			continue
+		}
+		depth++
+		last = seg
+		if i, ok := urlSegments[seg]; ok {
+			f[i] = 1
+		}
+		if len(seg) == 4 && (strings.HasPrefix(seg, "19") || strings.HasPrefix(seg, "20")) && digits(seg) == 4 {
+			f[fURLDate] = 1
+		}
+		if digits(seg) >= 5 {
+			f[fURLNumID] = 1
+		}
+	}
+	if depth == 0 {
+		f[fURLRoot] = 1
+	}
+	f[fURLDepth] = float64(min(depth, 6))
+	if last != "" {
+		f[fURLSlugWords] = float64(min(strings.Count(last, "-")+strings.Count(last, "_"), 12))
+	}
+}
+
+func digits(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] >= '0' && s[i] <= '9' {
+			n++
+		}
+	}
+	return n
+}
+
+// schemaFeatures reads schema.org types (JSON-LD @type and microdata
+// itemtype values, lower-cased, without the schema.org prefix).
+func schemaFeature(typ string, f *typeFeatures) {
+	typ = strings.ToLower(typ)
+	if i := strings.LastIndexByte(typ, '/'); i >= 0 {
+		typ = typ[i+1:]
+	}
+	switch typ {
+	case "article", "newsarticle", "blogposting", "report", "reportagenewsarticle", "analysisnewsarticle",
+		"opinionnewsarticle", "scholarlyarticle", "liveblogposting", "socialmediaposting":
+		f[fLDArticle] = 1
+	case "techarticle", "apireference", "softwaresourcecode", "softwareapplication", "howto":
+		f[fLDTech] = 1
+	case "discussionforumposting", "qapage", "question", "answer", "comment":
+		f[fLDForum] = 1
+	case "product", "productgroup", "productmodel", "individualproduct", "vehicle", "car", "book":
+		f[fLDProduct] = 1
+	case "offer", "aggregateoffer":
+		f[fLDOffer] = 1
+	case "itemlist", "collectionpage", "searchresultspage", "offercatalog", "listitem":
+		f[fLDItemList] = 1
+	case "service", "professionalservice", "localbusiness", "homeandconstructionbusiness", "legalservice",
+		"financialservice", "medicalbusiness", "store", "autorepair", "dentist", "attorney":
+		f[fLDService] = 1
+	case "faqpage":
+		f[fLDFAQ] = 1
+	case "event", "musicevent", "sportsevent", "businessevent", "educationevent":
+		f[fLDEvent] = 1
+	case "jobposting":
+		f[fLDJob] = 1
+	case "aggregaterating", "review", "rating":
+		f[fLDRating] = 1
+	case "breadcrumblist":
+		f[fLDBreadcrumb] = 1
+	case "webpage", "aboutpage", "contactpage":
+		f[fLDWebPage] = 1
+	case "organization", "corporation", "website":
+		f[fLDOrg] = 1
+	}
+}
+
+// classHints maps words of class and id values to the class features.
+// Words are split as for boilerplate (see wordsKinds), so "post-body"
+// is "post" and "body".
+var classHints = map[string]int{
+	"cart": fClassCart, "basket": fClassCart, "addtocart": fClassCart, "checkout": fClassCart, "buy": fClassCart,
+	"price": fClassPrice, "prices": fClassPrice, "pricing": fClassPrice, "amount": fClassPrice, "money": fClassPrice,
+	"product": fClassProduct, "products": fClassProduct, "sku": fClassProduct, "variant": fClassProduct,
+	"post": fClassPost, "posts": fClassPost, "message": fClassPost, "messages": fClassPost,
+	"comment": fClassComment, "comments": fClassComment, "reply": fClassComment, "replies": fClassComment,
+	"answer": fClassComment, "answers": fClassComment,
+	"thread": fClassThread, "topic": fClassThread, "forum": fClassThread, "discussion": fClassThread,
+	"card": fClassCard, "cards": fClassCard, "tile": fClassCard, "tiles": fClassCard, "grid": fClassCard,
+	"item": fClassItem, "items": fClassItem, "result": fClassItem, "results": fClassItem, "listing": fClassItem,
+	"toc": fClassToc, "sidebar": fClassToc, "sidenav": fClassToc, "navigation": fClassToc,
+	"highlight": fClassCode, "hljs": fClassCode, "prism": fClassCode, "syntax": fClassCode,
+	"codehilite": fClassCode, "sourcecode": fClassCode, "language": fClassCode,
+	"admonition": fClassAdmonition, "callout": fClassAdmonition, "note": fClassAdmonition,
+	"warning": fClassAdmonition, "tip": fClassAdmonition, "caution": fClassAdmonition, "important": fClassAdmonition,
+	"user": fClassUser, "username": fClassUser, "avatar": fClassUser, "author": fClassUser, "poster": fClassUser,
+	"member": fClassUser, "profile": fClassUser,
+	"rating": fClassRating, "stars": fClassRating, "star": fClassRating, "review": fClassRating,
+	"reviews":  fClassRating,
+	"quantity": fClassQty, "qty": fClassQty, "stock": fClassQty, "availability": fClassQty,
+	"filter": fClassFilter, "filters": fClassFilter, "facet": fClassFilter, "facets": fClassFilter,
+	"sort": fClassFilter, "refine": fClassFilter,
+	"pagination": fClassPager, "pager": fClassPager, "paging": fClassPager,
+	"feature": fClassFeature, "features": fClassFeature, "benefit": fClassFeature, "benefits": fClassFeature,
+	"service": fClassFeature, "services": fClassFeature, "testimonial": fClassFeature,
+	"testimonials": fClassFeature, "cta": fClassFeature,
+	"hero": fClassHero, "banner": fClassHero, "jumbotron": fClassHero, "masthead": fClassHero,
+}
+
+// typeWalk gathers the structural counts of a page in one walk.
+type typeWalk struct {
+	f         *typeFeatures
+	paraWords int
+	linkWords int
+	words     int
+	runWords  int // words inside the longest run of repeated blocks
+	runLen    int
+}
+
+// subtree is what a block holds, for judging runs of repeated siblings.
+type subtree struct {
+	words, links, imgs, heads, prices, times int
+}
+
+func (w *typeWalk) walk(n *html.Node, inLink, inP bool) subtree {
+	var st subtree
+	// A run of consecutive siblings with the same tag and class.
+	var runTag atom.Atom
+	var runClass string
+	var runN, runLinks, runCards, runPrices, runTimes, runPosts, runWords int
+	flush := func() {
+		if runN >= 3 {
+			f := w.f
+			f[fRunLinks] = max(f[fRunLinks], float64(runLinks))
+			f[fRunCards] = max(f[fRunCards], float64(runCards))
+			f[fRunPrices] = max(f[fRunPrices], float64(runPrices))
+			f[fRunTimes] = max(f[fRunTimes], float64(runTimes))
+			f[fRunPosts] = max(f[fRunPosts], float64(runPosts))
+			if runLinks >= 3 && runWords > w.runWords {
+				w.runWords = runWords
+			}
+		}
+		runN, runLinks, runCards, runPrices, runTimes, runPosts, runWords = 0, 0, 0, 0, 0, 0, 0
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			k := countWords(c.Data)
+			st.words += k
+			w.words += k
+			if inLink {
+				w.linkWords += k
+			}
+			if inP {
+				w.paraWords += k
+			}
+			p := prices(c.Data)
+			st.prices += p
+			w.f[fPrices] += float64(p)
+			continue
+		case html.ElementNode:
+		default:
+			continue
+		}
+		class := attr(c, "class")
+		cst := w.element(c, class, inLink, inP)
+		st.words += cst.words
+		st.links += cst.links
+		st.imgs += cst.imgs
+		st.heads += cst.heads
+		st.prices += cst.prices
+		st.times += cst.times
+		if c.DataAtom != runTag || class != runClass {
+			flush()
+			runTag, runClass = c.DataAtom, class
+		}
+		runN++
+		runWords += cst.words
+		if cst.links > 0 {
+			runLinks++
+			if cst.imgs > 0 || cst.heads > 0 {
+				runCards++
+			}
+		}
+		if cst.prices > 0 {
+			runPrices++
+		}
+		if cst.times > 0 {
+			runTimes++
+		}
+		if cst.words >= 30 && cst.links*10 < cst.words {
+			runPosts++
+		}
+	}
+	flush()
+	return st
+}
+
+func (w *typeWalk) element(n *html.Node, class string, inLink, inP bool) subtree {
+	f := w.f
+	f[fElements]++
+	switch n.DataAtom {
+	case atom.P:
+		f[fParagraphs]++
+		inP = true
+	case atom.Pre:
+		f[fPre]++
+	case atom.Code:
+		if n.Parent == nil || n.Parent.DataAtom != atom.Pre {
+			f[fCode]++
+		}
+	case atom.Table:
+		f[fTables]++
+	case atom.Th:
+		f[fTh]++
+	case atom.Form:
+		f[fForms]++
+	case atom.Input:
+		if t := attr(n, "type"); t != "hidden" {
+			f[fInputs]++
+		}
+	case atom.Button:
+		f[fButtons]++
+	case atom.Select:
+		f[fSelects]++
+	case atom.Article:
+		f[fArticles]++
+	case atom.Time:
+		f[fTimes]++
+	case atom.H1:
+		f[fH1]++
+	case atom.H2:
+		f[fH2]++
+	case atom.H3, atom.H4:
+		f[fH3]++
+	case atom.Li:
+		f[fLi]++
+	case atom.A:
+		f[fLinks]++
+		inLink = true
+	case atom.Img:
+		f[fImgs]++
+	case atom.Dl:
+		f[fDl]++
+	case atom.Blockquote:
+		f[fBlockquote]++
+	case atom.Aside:
+		f[fAside]++
+	case atom.Script:
+		if t := attr(n, "type"); strings.EqualFold(strings.TrimSpace(t), "application/ld+json") {
+			return subtree{}
+		}
+	}
+	if it := attr(n, "itemtype"); it != "" {
+		for t := range strings.FieldsSeq(it) {
+			schemaFeature(t, f)
+		}
+	}
+	if class != "" {
+		w.classes(class)
+	}
+	if id := attr(n, "id"); id != "" {
+		w.classes(id)
+	}
+	st := w.walk(n, inLink, inP)
+	switch n.DataAtom {
+	case atom.A:
+		st.links++
+	case atom.Img, atom.Picture:
+		st.imgs++
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		st.heads++
+	case atom.Time:
+		st.times++
+	}
+	return st
+}
+
+// classes counts the component names of one class or id value; each
+// family counts once per element.
+func (w *typeWalk) classes(v string) {
+	var seen uint64
+	start := -1
+	for i := 0; i <= len(v); i++ {
+		var c byte
+		if i < len(v) {
+			c = v[i]
+		}
+		word := i < len(v) && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z')
+		if word {
+			if start < 0 {
+				start = i
+			} else if isUpper(c) && !isUpper(v[i-1]) {
+				w.classWord(v[start:i], &seen)
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			w.classWord(v[start:i], &seen)
+			start = -1
+		}
+	}
+}
+
+func (w *typeWalk) classWord(word string, seen *uint64) {
+	if len(word) < 2 || len(word) > 16 {
+		return
+	}
+	var buf [16]byte
+	for i := 0; i < len(word); i++ {
+		buf[i] = word[i] | 0x20
+	}
+	i, ok := classHints[string(buf[:len(word)])]
+	if !ok {
+		return
+	}
+	bit := uint64(1) << uint(i-fClassCart)
+	if *seen&bit == 0 {
+		*seen |= bit
+		w.f[i]++
+	}
+}
+
+// prices counts amounts of money in s: a currency sign next to a digit.
+func prices(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		var sign int // bytes of the sign at i
+		switch c := s[i]; {
+		case c == '$':
+			sign = 1
+		case c == 0xC2 && i+1 < len(s) && (s[i+1] == 0xA3 || s[i+1] == 0xA5): // £ ¥
+			sign = 2
+		case c == 0xE2 && i+2 < len(s) && s[i+1] == 0x82 && (s[i+2] == 0xAC || s[i+2] == 0xB9): // € ₹
+			sign = 3
+		default:
+			continue
+		}
+		after := i + sign
+		for after < len(s) && s[after] == ' ' {
+			after++
+		}
+		before := i - 1
+		for before >= 0 && s[before] == ' ' {
+			before--
+		}
+		if after < len(s) && s[after] >= '0' && s[after] <= '9' || before >= 0 && s[before] >= '0' && s[before] <= '9' {
+			n++
+		}
+		i += sign - 1
+	}
+	return n
+}
+
+// pageFeatures computes the classifier's input for the page under root
+// (scanned: scripts but JSON-LD, styles and hidden nodes are gone).
+func pageFeatures(root *html.Node, pageURL *url.URL, ldTypes []string, ogType string) typeFeatures {
+	var f typeFeatures
+	urlFeatures(pageURL, &f)
+	switch og := strings.ToLower(ogType); {
+	case og == "":
+	case strings.Contains(og, "article") || og == "blog":
+		f[fOGArticle] = 1
+	case strings.Contains(og, "product"):
+		f[fOGProduct] = 1
+	case og == "website":
+		f[fOGWebsite] = 1
+	}
+	for _, t := range ldTypes {
+		schemaFeature(t, &f)
+	}
+	w := &typeWalk{f: &f}
+	if body := findBody(root); body != nil {
+		w.walk(body, false, false)
+	}
+	if w.words > 0 {
+		f[fParaShare] = float64(w.paraWords) / float64(w.words)
+		f[fLinkShare] = float64(w.linkWords) / float64(w.words)
+		f[fRunShare] = float64(w.runWords) / float64(w.words)
+	}
+	if f[fParagraphs] > 0 {
+		f[fParaAvgWords] = math.Log1p(float64(w.paraWords) / f[fParagraphs])
+	}
+	f[fBodyWords] = float64(w.words)
+	// Counts go in on a log scale: a page of 400 links is not ten times
+	// the listing a page of 40 is.
+	for i := fElements; i <= fRunPosts; i++ {
+		if i == fParaShare || i == fLinkShare {
+			continue
+		}
+		f[i] = math.Log1p(f[i])
+	}
+	return f
+}
+
+// classify returns the probability of each page type.
+func classify(f *typeFeatures) [len(PageTypes)]float64 {
+	var p [len(PageTypes)]float64
+	hi := math.Inf(-1)
+	for k := range p {
+		s := typeBias[k]
+		for i, x := range f {
+			s += typeWeights[k][i] * (x - featureMean[i]) / featureScale[i]
+		}
+		p[k] = s
+		hi = max(hi, s)
+	}
+	sum := 0.0
+	for k := range p {
+		p[k] = math.Exp(p[k] - hi)
+		sum += p[k]
+	}
+	for k := range p {
+		p[k] /= sum
+	}
+	return p
+}
+
+func argmax(p []float64) int {
+	k := 0
+	for i, x := range p {
+		if x > p[k] {
+			k = i
+		}
+	}
+	return k
+}
+
+// addTypes records the @type values of one JSON-LD object.
+func (r *jsonLD) addTypes(v any) {
+	switch t := v.(type) {
+	case string:
+		if len(r.types) < 32 {
+			r.types = append(r.types, t)
+		}
+	case []any:
+		for _, e := range t {
+			r.addTypes(e)
+		}
+	}
+}
