@@ -119,6 +119,10 @@ func newEnvShares(t *testing.T, dialect string, workers, share, perHost int) *en
 	t.Helper()
 	return newEnvWith(t, dialect, func(s *monitor.Service) int {
 		s.Workers, s.WorkspaceShare, s.PerHost = workers, share, perHost
+		// Slow checks outlast the test: one that timed out would free its
+		// slot while its site still counts the request in flight.
+		s.Timeout = 5 * time.Minute
+		s.HTTP = fetch.New(fetch.Config{AllowPrivate: true, Timeout: s.Timeout})
 		return s.Runners()
 	})
 }
