@@ -487,7 +487,7 @@ func (m *Main) background(prims *primitive.Service, workers int, box *secretbox.
 	mon.WireFeeds = map[string]string{model.ChannelBusinessWire: m.cfg.BusinessWireFeed,
 		model.ChannelGlobeNewswire: m.cfg.GlobeNewswireFeed}
 	mon.AddWorkers(w)
-	q, err := jobs.New(m.store, w, jobs.Config{Workers: workers, RescueAfter: m.cfg.JobRescueAfter,
+	q, err := jobs.New(m.store, w, jobs.Config{Workers: mon.Runners(), RescueAfter: m.cfg.JobRescueAfter,
 		PollInterval: m.cfg.JobPollInterval, JobTimeout: 5 * time.Minute, Periodic: periodic, Log: m.log})
 	if err != nil {
 		return nil, nil, nil, err

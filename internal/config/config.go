@@ -108,8 +108,9 @@ type Config struct {
 	DeliveryRetryWait time.Duration
 
 	// MonitorWorkspaceShare (WEBACQ_MONITOR_WORKSPACE_SHARE, percent, 1–100,
-	// default 50) is the most of this node's check workers, and of each
-	// host's slots, that one workspace's checks hold at once.
+	// default 50) is the part of this node's check workers, and of each
+	// host's slots, guaranteed to one workspace's checks; past it, a
+	// workspace borrows only idle ones no other workspace waits for.
 	MonitorWorkspaceShare int
 	// CheckNowInterval (WEBACQ_CHECK_NOW_INTERVAL, default 1m; 0s turns the
 	// limit off, for tests) is the least time between two check-nows of one

@@ -108,10 +108,11 @@ func (s *Service) check(ctx context.Context, job *river.Job[CheckArgs]) error {
 	if wait := due.Sub(s.now()); wait > time.Second {
 		return river.JobSnooze(wait) // woken early: a retry after a crash, or a later due time
 	}
-	// One workspace holds at most its share of this node's workers: past
-	// it, the check gives its worker back within shareWait.
+	// A worker of the node: a workspace past its share borrows only an
+	// idle one, while no other workspace's check waits; without one, the
+	// check gives its River job back within shareWait.
 	if s.Workers > 0 {
-		done, ok := s.shares.take(ctx, m.WorkspaceID, s.share(s.Workers), shareWait)
+		done, ok := s.workers.acquire(ctx, "", m.WorkspaceID, s.Workers, s.share(s.Workers), shareWait)
 		if !ok {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -792,138 +793,3 @@ func runCharge(m *model.Monitor, run *model.Run) billing.Charge {
 		Target: m.ID, RequestID: run.ID, Tier: run.Tier, Status: status, ErrorCode: code, Credits: run.Credits,
 		Started: run.StartedAt, Finished: run.FinishedAt}
 }
-
-// hostLimiter bounds this node's concurrent checks per host, in total and
-// per workspace, so that one workspace's slow checks of a host leave
-// slots of it to the others.
-type hostLimiter struct {
-	mu    sync.Mutex
-	hosts map[string]*hostSlots
-}
-
-// hostSlots is one host's slots in use, in total and by workspace; free is
-// closed, and replaced, whenever one is given back.
-type hostSlots struct {
-	used int
-	by   map[string]int
-	free chan struct{}
-}
-
-// acquire takes a slot of host for workspace when fewer than n are in use
-// and fewer than perWorkspace by workspace, waiting at most wait for one.
-func (h *hostLimiter) acquire(ctx context.Context, host, workspace string, n, perWorkspace int, wait time.Duration) (func(), bool) {
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	for {
-		h.mu.Lock()
-		if h.hosts == nil {
-			h.hosts = map[string]*hostSlots{}
-		}
-		hs, ok := h.hosts[host]
-		if !ok {
-			hs = &hostSlots{by: map[string]int{}, free: make(chan struct{})}
-			h.hosts[host] = hs
-		}
-		if hs.used < n && hs.by[workspace] < perWorkspace {
-			hs.used++
-			hs.by[workspace]++
-			h.mu.Unlock()
-			return func() { h.release(host, workspace) }, true
-		}
-		free := hs.free
-		h.mu.Unlock()
-		select {
-		case <-free:
-		case <-t.C:
-			return nil, false
-		case <-ctx.Done():
-			return nil, false
-		}
-	}
-}
-
-func (h *hostLimiter) release(host, workspace string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	hs := h.hosts[host]
-	hs.used--
-	if hs.by[workspace]--; hs.by[workspace] == 0 {
-		delete(hs.by, workspace)
-	}
-	close(hs.free)
-	hs.free = make(chan struct{})
-	if hs.used == 0 {
-		delete(h.hosts, host) // waiters hold the closed channel and look again
-	}
-}
-
-// workspaceLimiter counts this node's checks in progress by workspace;
-// free is closed, and replaced, whenever one ends.
-type workspaceLimiter struct {
-	mu   sync.Mutex
-	by   map[string]int
-	free chan struct{}
-}
-
-// take counts a check of workspace when it has fewer than most in
-// progress, waiting at most wait for one of them to end.
-func (l *workspaceLimiter) take(ctx context.Context, workspace string, most int, wait time.Duration) (func(), bool) {
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	for {
-		l.mu.Lock()
-		if l.by == nil {
-			l.by, l.free = map[string]int{}, make(chan struct{})
-		}
-		if l.by[workspace] < most {
-			l.by[workspace]++
-			l.mu.Unlock()
-			return func() { l.done(workspace) }, true
-		}
-		free := l.free
-		l.mu.Unlock()
-		select {
-		case <-free:
-		case <-t.C:
-			return nil, false
-		case <-ctx.Done():
-			return nil, false
-		}
-	}
-}
-
-func (l *workspaceLimiter) done(workspace string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.by[workspace]--; l.by[workspace] == 0 {
-		delete(l.by, workspace)
-	}
-	close(l.free)
-	l.free = make(chan struct{})
-}
-
-// share is one workspace's part of n slots: WorkspaceShare percent of
-// them, at least one.
-func (s *Service) share(n int) int {
-	if s.WorkspaceShare <= 0 || s.WorkspaceShare >= 100 {
-		return n
-	}
-	return max(1, n*s.WorkspaceShare/100)
-}
-
-// shareWait is how long a check past its workspace's share of workers
-// waits for one of them before it snoozes: the checks of a fast site end
-// within it, so a workspace alone on the node does not snooze its checks
-// one after another, while the worker is back for other workspaces' checks
-// within it.
-const shareWait = 100 * time.Millisecond
-
-// hostWait is how long a check waits for a slot of its host before it
-// snoozes: long enough for the fetches of a fast host to make room without
-// a snooze each, short enough that a slow host does not hold the worker.
-// The worker waiting is one of its workspace's share.
-const hostWait = 2 * time.Second
-
-// busySnooze is how long a check that found no room waits before it is
-// tried again: a second or more, spread over four by job id.
-func busySnooze(jobID int64) time.Duration { return time.Second + time.Duration(jobID%4)*time.Second }

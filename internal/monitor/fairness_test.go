@@ -76,11 +76,13 @@ func (h *slowHosts) counts() (inFlight, most int, mostByHost map[string]int) {
 }
 
 // TestOneWorkspaceCannotStallAnother: workspace A keeps 60 slow monitors
-// busy; it holds at most its share of the node's workers and of each
-// host's slots, and workspace B's check-now, on a host A is hammering,
-// completes within 2 s. Once on six hosts with 4 slots each, where the
-// workers' share binds (8 of 16), once on one host with 2 slots, where the
-// host's share binds (1 of 2).
+// busy, alone on the node until B's check-now, so it borrows every worker
+// or host slot its checks can use; B's check-now, on a host A is
+// hammering, still completes within 2 s, on a worker and a host slot of
+// B's share lent beyond the ones A holds, and A never holds more than the
+// node's workers or a host's slots. Once on six hosts with 4 slots each,
+// where the workers bind (16), once on one host with 2 slots, where the
+// host's slots bind.
 func TestOneWorkspaceCannotStallAnother(t *testing.T) {
 	t.Run("workers", func(t *testing.T) { stallTest(t, 4, 6) })
 	t.Run("host", func(t *testing.T) { stallTest(t, 2, 1) })
@@ -89,8 +91,7 @@ func TestOneWorkspaceCannotStallAnother(t *testing.T) {
 func stallTest(t *testing.T, perHost, nHosts int) {
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		ctx := context.Background()
-		e := newEnvWorkers(t, dialect, workers)
-		e.svc.Workers, e.svc.WorkspaceShare, e.svc.PerHost = workers, shareUnderTest, perHost
+		e := newEnvShares(t, dialect, workers, shareUnderTest, perHost)
 		hosts := newSlowHosts(t, nHosts)
 
 		wsB, err := e.st.CreateWorkspace(ctx, "b", 100, true)
@@ -110,9 +111,12 @@ func stallTest(t *testing.T, perHost, nHosts int) {
 			e.register(t, monitor.RegisterRequest{URL: fmt.Sprintf("%s/slow/%d", hosts.bases[i%len(hosts.bases)], i)})
 		}
 		deadline := time.Now().Add(10 * time.Second)
-		for n, _, _ := hosts.counts(); n < min(2, perHost/2*nHosts); n, _, _ = hosts.counts() {
+		// B's check-now comes once A has borrowed every worker or slot
+		// its checks can reach: none is idle.
+		busy := min(workers, perHost*nHosts)
+		for n, _, _ := hosts.counts(); n < busy; n, _, _ = hosts.counts() {
 			if time.Now().After(deadline) {
-				t.Fatalf("A's checks did not reach the slow hosts: %d in flight", n)
+				t.Fatalf("A's checks did not take every worker or slot: %d in flight, want %d", n, busy)
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
@@ -157,12 +161,12 @@ func stallTest(t *testing.T, perHost, nHosts int) {
 			t.Errorf("B's check-now took %s, want under 2 s", took)
 		}
 		_, most, byHost := hosts.counts()
-		if most > workers/2 {
-			t.Errorf("A had %d slow checks in flight at once, more than its share (%d of %d workers)", most, workers/2, workers)
+		if most > workers {
+			t.Errorf("A had %d slow checks in flight at once, more than the node's %d workers", most, workers)
 		}
 		for h, n := range byHost {
-			if n > perHost/2 {
-				t.Errorf("A had %d checks of %s in flight, more than its share (%d of %d slots)", n, h, perHost/2, perHost)
+			if n > perHost {
+				t.Errorf("A had %d checks of %s in flight, more than its %d slots", n, h, perHost)
 			}
 		}
 	})
@@ -174,3 +178,38 @@ const (
 	shareUnderTest = 50
 	workers        = 16
 )
+
+// TestLoneWorkspaceTakesEveryWorker: a workspace alone on the node is not
+// held to its share: its slow checks reach every worker (8 of 8, on three
+// hosts of 4 slots) or every slot of their host (4 of 4), never more.
+func TestLoneWorkspaceTakesEveryWorker(t *testing.T) {
+	t.Run("workers", func(t *testing.T) { loneTest(t, 8, 4, 3, 8) })
+	t.Run("host", func(t *testing.T) { loneTest(t, 8, 4, 1, 4) })
+}
+
+func loneTest(t *testing.T, nWorkers, perHost, nHosts, want int) {
+	storetest.Each(t, func(t *testing.T, dialect string) {
+		e := newEnvShares(t, dialect, nWorkers, shareUnderTest, perHost)
+		hosts := newSlowHosts(t, nHosts)
+		for i := range 2 * want {
+			e.register(t, monitor.RegisterRequest{URL: fmt.Sprintf("%s/slow/%d", hosts.bases[i%len(hosts.bases)], i)})
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for _, most, _ := hosts.counts(); most < want; _, most, _ = hosts.counts() {
+			if time.Now().After(deadline) {
+				t.Fatalf("the lone workspace had at most %d slow checks in flight at once, want %d (its share is %d)",
+					most, want, want*shareUnderTest/100)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		_, most, byHost := hosts.counts()
+		if most > want {
+			t.Errorf("%d slow checks in flight at once, more than the %d workers or slots", most, want)
+		}
+		for h, n := range byHost {
+			if n > perHost {
+				t.Errorf("%d checks of %s in flight, more than its %d slots", n, h, perHost)
+			}
+		}
+	})
+}

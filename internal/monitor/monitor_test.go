@@ -105,8 +105,31 @@ func newEnv(t *testing.T, dialect string) *env {
 	return newEnvWorkers(t, dialect, 4)
 }
 
-// newEnvWorkers is newEnv with a node of that many check workers.
+// newEnvWorkers is newEnv with a monitor queue that runs that many jobs at
+// once, and no workspace shares.
 func newEnvWorkers(t *testing.T, dialect string, workers int) *env {
+	t.Helper()
+	return newEnvWith(t, dialect, func(*monitor.Service) int { return workers })
+}
+
+// newEnvShares is newEnv with a node of that many check workers, workspace
+// share (percent) and slots per host, its queue running the service's
+// Runners() as cmd/webacq wires it.
+func newEnvShares(t *testing.T, dialect string, workers, share, perHost int) *env {
+	t.Helper()
+	return newEnvWith(t, dialect, func(s *monitor.Service) int {
+		s.Workers, s.WorkspaceShare, s.PerHost = workers, share, perHost
+		// Slow checks outlast the test: one that timed out would free its
+		// slot while its site still counts the request in flight.
+		s.Timeout = 5 * time.Minute
+		s.HTTP = fetch.New(fetch.Config{AllowPrivate: true, Timeout: s.Timeout})
+		return s.Runners()
+	})
+}
+
+// newEnvWith builds the env; set configures the service before its queue
+// starts and returns how many jobs the queue runs at once.
+func newEnvWith(t *testing.T, dialect string, set func(*monitor.Service) int) *env {
 	t.Helper()
 	ctx := context.Background()
 	st := storetest.Open(t, dialect)
@@ -120,6 +143,7 @@ func newEnvWorkers(t *testing.T, dialect string, workers int) *env {
 	hc := fetch.New(fetch.Config{AllowPrivate: true, Timeout: 10 * time.Second})
 	svc := &monitor.Service{Store: st, HTTP: hc, Timeout: 10 * time.Second, Alerts: &alert.Service{Store: st, HTTP: hc}}
 	w := river.NewWorkers()
+	workers := set(svc)
 	svc.AddWorkers(w)
 	svc.Alerts.AddWorkers(w)
 	q, err := jobs.New(st, w, jobs.Config{Workers: workers, RescueAfter: time.Minute, PollInterval: 20 * time.Millisecond,

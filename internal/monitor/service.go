@@ -42,10 +42,12 @@ type Service struct {
 	Index func(ctx context.Context, workspaceID, url, title, markdown string)
 	// PerHost bounds this node's concurrent checks of one host.
 	PerHost int
-	// Workers is the number of this node's check workers (the monitor
-	// queue's), and WorkspaceShare the percentage of them, and of each
-	// host's PerHost slots, that one workspace's checks may hold at once
-	// (0: 100, no bound); a check past its share snoozes briefly.
+	// Workers is the number of this node's check workers, and
+	// WorkspaceShare the percentage of them, and of each host's PerHost
+	// slots, guaranteed to one workspace's checks (0: 100, no sharing): a
+	// workspace may borrow idle ones beyond its share while no other
+	// workspace's check waits (docs/MONITORS.md, "Fair share"). The monitor
+	// queue runs Runners() jobs at once.
 	Workers, WorkspaceShare int
 	// Timeout bounds one check's fetch.
 	Timeout time.Duration
@@ -65,8 +67,7 @@ type Service struct {
 	// changed runs (nil: extraction unavailable).
 	LLM llm.Client
 
-	hosts  hostLimiter
-	shares workspaceLimiter
+	hosts, workers limiter
 }
 
 // Now is the service's clock: the store's, which tests may replace.
