@@ -27,7 +27,9 @@
 // nothing is left out.
 //
 // Anchor chooses the region: with keywords, every block of the content
-// that mentions one, with its context (see Anchor and ScopeKeywords);
+// that mentions one, with its context (see Anchor and ScopeKeywords; a
+// block left out only by class words counts as content when the main
+// content keeps it);
 // without, the page's main content.
 // Relocate finds it again by the overlap of text shingles and links,
 // structure deciding between candidates of like content (see
