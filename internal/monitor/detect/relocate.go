@@ -43,6 +43,7 @@ type reference struct {
 	path      []string
 	tag       string
 	classes   []string
+	omitted   map[string]struct{} // Fingerprint.Omitted
 }
 
 func newReference(f *Fingerprint) *reference {
@@ -52,6 +53,12 @@ func newReference(f *Fingerprint) *reference {
 		path:     strings.Split(f.Path, ">"),
 		tag:      f.Tag,
 		classes:  f.Classes,
+	}
+	if len(f.Omitted) > 0 {
+		r.omitted = make(map[string]struct{}, len(f.Omitted))
+		for _, k := range f.Omitted {
+			r.omitted[k] = struct{}{}
+		}
 	}
 	var sh shingler
 	for _, b := range f.Blocks {
@@ -92,6 +99,9 @@ type overlap struct {
 	sh, hit, link, linkHit []int32
 	hits                   []uint64 // found shingles, block after block
 	links                  []string // found links, block after block
+	// omitted marks the blocks that the previous region left out as
+	// boilerplate (Fingerprint.Omitted); nil when it left out none.
+	omitted []bool
 }
 
 func (p *page) overlap(ref *reference) *overlap {
@@ -119,6 +129,12 @@ func (p *page) overlap(ref *reference) *overlap {
 		}
 		o.sh[i+1], o.link[i+1] = o.sh[i]+s, o.link[i]+l
 		o.hit[i+1], o.linkHit[i+1] = int32(len(o.hits)), int32(len(o.links))
+	}
+	if len(ref.omitted) > 0 {
+		o.omitted = make([]bool, n)
+		for i := range p.blocks {
+			_, o.omitted[i] = ref.omitted[shortKey(p.blocks[i].Block)]
+		}
 	}
 	return o
 }
@@ -239,12 +255,18 @@ func (p *page) score(e int32, ref *reference, o *overlap, sc *scratch) float64 {
 }
 
 // scoreBlocks is the relocation score of the page's blocks idx, rooted
-// at n.
+// at n. Blocks that the previous region left out as boilerplate do not
+// count: once a site renames its classes, the share bar or "related"
+// list inside the region looks like content, and the region holding it
+// is still the region, not a smaller element without it.
 func (p *page) scoreBlocks(n *html.Node, idx []int, ref *reference, o *overlap, sc *scratch) float64 {
 	var tc, lc int
 	clear(sc.shingles)
 	clear(sc.links)
 	for _, i := range idx {
+		if o.omitted != nil && o.omitted[i] {
+			continue
+		}
 		tc += int(o.sh[i+1] - o.sh[i])
 		lc += int(o.link[i+1] - o.link[i])
 		for _, x := range o.hits[o.hit[i]:o.hit[i+1]] {
