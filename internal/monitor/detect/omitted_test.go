@@ -84,3 +84,33 @@ func TestRenamedClassesKeepTheRegion(t *testing.T) {
 		t.Errorf("renamed classes counted as a change (region %s): %s", again.Fingerprint.Path, signalText(ch.Signals))
 	}
 }
+
+// TestRenamedClassesFooterLeftOut: the article's footer of links is kept
+// by the region because it lies in a class-worded wrapper ("share-box")
+// that holds most of the article. Once the classes are renamed the
+// wrapper is content and the footer, now the outermost boilerplate, is
+// left out; the article is still the region (not the wrapper, which
+// keeps the footer but not the headline and lead), and the footer
+// leaving the fingerprint is no change.
+func TestRenamedClassesFooterLeftOut(t *testing.T) {
+	page := func(wrapper string) string {
+		var links strings.Builder
+		for i := range 8 {
+			links.WriteString(`<li><a href="/topic/` + string(rune('a'+i)) + `">More on topic ` + string(rune('a'+i)) + ` from our archive</a></li>`)
+		}
+		return `<html><body><nav><a href="/">Home</a></nav><main><article><h1>Acme opens a third plant in Ohio</h1>
+<p>Acme Corporation opened its third plant in Ohio on Monday, adding four hundred jobs and doubling its output of industrial sensors.</p>
+<p>The plant cost $120 million and runs on power bought from a wind farm nearby, the company said in a statement on its website.</p>
+<div class="` + wrapper + `"><p>Production starts in January.</p>
+<footer><ul>` + links.String() + `</ul></footer></div>
+</article></main></body></html>`
+	}
+	first := anchor(t, page("share-box"))
+	if !strings.Contains(signalTexts(first.Fingerprint.Blocks), "More on topic a") {
+		t.Fatalf("the footer is not in the region: %q", signalTexts(first.Fingerprint.Blocks))
+	}
+	again := relocate(t, page("k3p1"), first.Fingerprint)
+	if ch := Compare(first.Fingerprint, again.Fingerprint, nil); ch.Changed {
+		t.Errorf("renamed classes counted as a change (region %s): %s", again.Fingerprint.Path, signalText(ch.Signals))
+	}
+}

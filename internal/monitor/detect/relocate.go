@@ -44,6 +44,7 @@ type reference struct {
 	tag       string
 	classes   []string
 	omitted   map[string]struct{} // Fingerprint.Omitted
+	keys      map[string]struct{} // short keys of the blocks
 }
 
 func newReference(f *Fingerprint) *reference {
@@ -60,8 +61,10 @@ func newReference(f *Fingerprint) *reference {
 			r.omitted[k] = struct{}{}
 		}
 	}
+	r.keys = make(map[string]struct{}, len(f.Blocks))
 	var sh shingler
 	for _, b := range f.Blocks {
+		r.keys[shortKey(b)] = struct{}{}
 		for _, h := range sh.of(b.Text) {
 			r.shingles[h]++
 			r.nShingles++
@@ -102,6 +105,18 @@ type overlap struct {
 	// omitted marks the blocks that the previous region left out as
 	// boilerplate (Fingerprint.Omitted); nil when it left out none.
 	omitted []bool
+	keys    []string // short keys of the blocks, computed when needed
+}
+
+// key returns the short key of block i of p.
+func (o *overlap) key(p *page, i int) string {
+	if o.keys == nil {
+		o.keys = make([]string, len(p.blocks))
+	}
+	if o.keys[i] == "" {
+		o.keys[i] = shortKey(p.blocks[i].Block)
+	}
+	return o.keys[i]
 }
 
 func (p *page) overlap(ref *reference) *overlap {
@@ -248,10 +263,31 @@ func (p *page) candidates(ref *reference, o *overlap) []int32 {
 }
 
 // score is the full relocation score of element e, over the blocks its
-// fingerprint would hold; text and links overlap as multisets.
+// fingerprint would hold and those it leaves out as boilerplate that
+// the previous region held: a class rename can make a footer that the
+// region kept (nested in a class-worded wrapper holding most of the
+// region) the outermost boilerplate, left out now, and the element is
+// still the region, not a smaller one keeping the footer. Compare does
+// not count such blocks removed (Fingerprint.Omitted). Text and links
+// overlap as multisets.
 func (p *page) score(e int32, ref *reference, o *overlap, sc *scratch) float64 {
 	_, idx := p.regionBlocks(e)
-	return p.scoreBlocks(p.elems[e].node, idx, ref, o, sc)
+	el := p.elems[e]
+	if len(idx) < int(el.end-el.start) && len(ref.keys) > 0 {
+		held := idx[:len(idx):len(idx)]
+		j := 0
+		for i := int(el.start); i < int(el.end); i++ {
+			if j < len(idx) && idx[j] == i {
+				j++
+				continue
+			}
+			if _, ok := ref.keys[o.key(p, i)]; ok {
+				held = append(held, i)
+			}
+		}
+		idx = held
+	}
+	return p.scoreBlocks(el.node, idx, ref, o, sc)
 }
 
 // scoreBlocks is the relocation score of the page's blocks idx, rooted
