@@ -124,10 +124,36 @@ func capitalize(s string) string {
 }
 
 // scrub deletes keyword from every text of the page, in any case, with
-// the words it is part of.
+// the words it is part of. A keyword split by inline markup
+// ("<a>halloween</a>i") is in no one text node: the innermost element
+// whose text holds it becomes plain text, scrubbed.
 func scrub(doc *html.Node, keyword string) {
 	re := regexp.MustCompile(`(?i)\w*` + regexp.QuoteMeta(keyword) + `\w*`)
 	eachText(doc, func(t *html.Node) { t.Data = re.ReplaceAllString(t.Data, "thing") })
+	raw := func(n *html.Node) string {
+		var b strings.Builder
+		eachText(n, func(t *html.Node) { b.WriteString(t.Data) })
+		return b.String()
+	}
+	var split []*html.Node
+	eachElement(doc, func(n *html.Node) {
+		if n.DataAtom == atom.Script || n.DataAtom == atom.Style || !re.MatchString(raw(n)) {
+			return
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.ElementNode && re.MatchString(raw(c)) {
+				return
+			}
+		}
+		split = append(split, n)
+	})
+	for _, n := range split {
+		text := re.ReplaceAllString(raw(n), "thing")
+		for c := n.FirstChild; c != nil; c = n.FirstChild {
+			n.RemoveChild(c)
+		}
+		n.AppendChild(&html.Node{Type: html.TextNode, Data: text})
+	}
 }
 
 // reanchorSequence is the issue's case on a page: the largest list of

@@ -217,25 +217,38 @@ func rotateAsides(doc, region *html.Node, w *watch) string {
 	return ""
 }
 
-// reorder reverses the items of the largest list or table in the region.
+// reorder reverses the items (li, tr) of the largest list or table in
+// the region. Other children stay where they are: a "back" link or a
+// logo that a menu's markup puts inside its <ul>, before or after the
+// items, is no item, and a site that reorders its items keeps them.
 func reorder(_, region *html.Node, w *watch) string {
 	list := largestList(region, w)
 	if list == nil {
 		return "no list in the region"
 	}
-	var items []*html.Node
+	var children, items []*html.Node
 	for c := list.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type == html.ElementNode {
+		children = append(children, c)
+		if isItem(c) {
 			items = append(items, c)
 		}
 	}
-	for _, c := range items {
+	for _, c := range children {
 		list.RemoveChild(c)
 	}
-	for i := len(items) - 1; i >= 0; i-- {
-		list.AppendChild(items[i])
+	next := len(items) - 1
+	for _, c := range children {
+		if isItem(c) {
+			c = items[next]
+			next--
+		}
+		list.AppendChild(c)
 	}
 	return ""
+}
+
+func isItem(n *html.Node) bool {
+	return n.Type == html.ElementNode && (n.DataAtom == atom.Li || n.DataAtom == atom.Tr)
 }
 
 // largestList returns the ul, ol or tbody of region (itself included)

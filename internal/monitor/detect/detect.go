@@ -27,7 +27,9 @@
 // nothing is left out.
 //
 // Anchor chooses the region: with keywords, every block of the content
-// that mentions one, with its context (see Anchor and ScopeKeywords);
+// that mentions one, with its context (see Anchor and ScopeKeywords; a
+// block left out only by class words counts as content when the main
+// content keeps it);
 // without, the page's main content.
 // Relocate finds it again by the overlap of text shingles and links,
 // structure deciding between candidates of like content (see
@@ -45,16 +47,19 @@
 //     by a time, or joined by "at", "-", "|", ",", gives one): ISO dates
 //     and date-times (2026-11-23, 2026-11-23T10:42:00Z), 2026/11/23,
 //     23/11/2026, 11/23/26, 23.11.2026, 23-11-2026, 23-Nov-2026,
-//     "Nov 23, 2026", "November 23rd 2026", "23 November 2026", "Nov 23"
-//     (month names in English, German, French, Spanish, Italian, Dutch
-//     and Portuguese; an optional weekday before), clock times (10:42,
+//     "Nov 23, 2026", "November 23rd 2026", "23 November 2026", "Nov 23",
+//     ranges of days "23-26 March 2026" and "March 23–26" (month names
+//     in English, German, French, Spanish, Italian, Dutch and
+//     Portuguese; an optional weekday before), clock times (10:42,
 //     10:42:05, 10:42 AM, 10am, 10 a.m., with an optional zone such as
 //     ET or +01:00), relative times ("3 hours ago", "an hour ago", "5m
 //     ago", "just now", "yesterday", "today", "tomorrow"). Dates glued
 //     to the text of a neighbouring element are found too: a month after
 //     a lower-case letter, digit, "/" or "|" ("AuthorNovember 6, 2023"),
-//     ISO dates and clock times inside a word ("Name2022-11-24"), and a
-//     footnote mark after the year ("2016.[68]").
+//     ISO dates and clock times inside a word ("Name2022-11-24"), a
+//     footnote mark after the year ("2016.[68]"), and dates inside
+//     markup that a code sample shows as text
+//     ("<time datetime=\"2010-06-03\">June 3, 2010</time>").
 //
 //   - Counters keep their word and lose their number: "1,234 views",
 //     "1.2K likes", "12 comments", "Views: 1,234", "Comments (5)", and

@@ -12,7 +12,8 @@ import (
 // idempotent (normalised text normalises to itself).
 func FuzzNormalize(f *testing.F) {
 	for _, s := range []string{"", "Updated Nov 23, 2026 10:42 AM", "1,234 views (5)", "[1", "a.[b]", "DambrotNovember 6",
-		"09:17:332022-11-24", "http://x/?sid=9f86d081884c7d659a2feaa0c55ad015", "(", ")", "2026-13-45T99:99", "Lafuente/June 12"} {
+		"09:17:332022-11-24", "http://x/?sid=9f86d081884c7d659a2feaa0c55ad015", "(", ")", "2026-13-45T99:99", "Lafuente/June 12",
+		`<time datetime="2010-06-03">June 3, 2010</time>`, "23-26 March 2026", "March 23–26, 2026", "a<b>c</b>3>2"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

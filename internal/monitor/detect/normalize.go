@@ -274,7 +274,7 @@ func matchDate(toks []string, i int) int {
 		return 1
 	}
 	if months[strings.TrimSuffix(c, ".")] {
-		if !isDay(core(toks, i+1)) {
+		if !isDayOrRange(core(toks, i+1)) {
 			return 0
 		}
 		if isYear(core(toks, i+2)) {
@@ -285,7 +285,7 @@ func matchDate(toks []string, i int) int {
 		}
 		return 2
 	}
-	if isDay(c) && months[strings.TrimSuffix(core(toks, i+1), ".")] {
+	if isDayOrRange(c) && months[strings.TrimSuffix(core(toks, i+1), ".")] {
 		if isYear(core(toks, i+2)) {
 			return 3
 		}
@@ -790,6 +790,20 @@ func trimOrdinal(s string) string {
 
 func isDay(c string) bool { return inRange(c, 1, 31) }
 
+// isDayOrRange matches a day or a range of days, as events and
+// conferences are dated: "23-26" (of "23-26 March 2026", "March 23–26").
+func isDayOrRange(c string) bool {
+	if isDay(c) {
+		return true
+	}
+	for _, dash := range []string{"-", "–", "—"} {
+		if a, b, ok := strings.Cut(c, dash); ok {
+			return isDay(a) && isDay(b)
+		}
+	}
+	return false
+}
+
 func isYear(c string) bool {
 	if len(c) != 4 || !allDigits(c) {
 		return false
@@ -851,28 +865,74 @@ var (
 
 // unglue splits the tokens in which a date or time is glued to the text
 // of a neighbouring element: a year followed by a capitalised word
-// ("2024If", after "Updated: Nov 5,") and a clock time after a word
-// ("O'Brien3:20", a byline before its time).
+// ("2024If", after "Updated: Nov 5,"), a clock time after a word
+// ("O'Brien3:20", a byline before its time), and text glued to markup
+// that a code sample shows ("datetime=\"2010-06-03\">June 3,
+// 2010</time>" reads "June 3, 2010").
 func unglue(toks []string) []string {
 	var out []string
 	for i, t := range toks {
-		a, b := splitGlued(t)
-		if b == "" {
-			if out != nil {
-				out = append(out, t)
+		var parts []string
+		if strings.ContainsAny(t, "<>") {
+			parts = splitMarkup(t)
+		}
+		if len(parts) < 2 {
+			a, b := splitGlued(t)
+			if b == "" {
+				if out != nil {
+					out = append(out, t)
+				}
+				continue
 			}
-			continue
+			parts = []string{a, b}
 		}
 		if out == nil {
-			out = append(make([]string, 0, len(toks)+1), toks[:i]...)
+			out = append(make([]string, 0, len(toks)+len(parts)), toks[:i]...)
 		}
-		out = append(out, a, b)
+		for _, p := range parts {
+			if a, b := splitGlued(p); b != "" {
+				out = append(out, a, b)
+			} else {
+				out = append(out, p)
+			}
+		}
 	}
 	if out == nil {
 		return toks
 	}
 	return out
 }
+
+// splitMarkup splits t where a tag written as text meets other text:
+// before a "<" that opens a tag ("2010</time>") and after a ">" that
+// closes one, when text follows ("\">June"). It returns nil when t has
+// no such place.
+func splitMarkup(t string) []string {
+	var parts []string
+	last := 0
+	for k := 1; k < len(t); k++ {
+		switch {
+		case t[k] == '<' && k+1 < len(t) && (isASCIILetter(t[k+1]) || t[k+1] == '/') && t[k-1] != '>':
+			// "2010</time>": the text ends where the tag opens.
+		case t[k-1] == '>' && t[k] != '<' && k >= 2 && (t[k-2] == '"' || t[k-2] == '\'' || strings.IndexByte(t[:k-1], '<') >= 0):
+			// "\">June", "<b>June": a tag closed (after an attribute's
+			// quote, or opened in the token) and text follows; "3>2" and
+			// "->" are no tags.
+		default:
+			continue
+		}
+		if k > last {
+			parts = append(parts, t[last:k])
+			last = k
+		}
+	}
+	if parts == nil {
+		return nil
+	}
+	return append(parts, t[last:])
+}
+
+func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // splitGlued splits t where a date or time is glued to a word, or
 // returns t and "".

@@ -26,6 +26,8 @@ const (
 // order and its elements, each with the contiguous range of blocks its
 // subtree holds.
 type page struct {
+	doc    *html.Node // the parsed page, not modified
+	url    string
 	base   *url.URL
 	blocks []pblock
 	elems  []elem
@@ -111,7 +113,7 @@ func readPage(doc *html.Node, pageURL string) *page {
 	if body == nil {
 		return nil
 	}
-	p := &page{base: baseURL(doc, pageURL)}
+	p := &page{doc: doc, url: pageURL, base: baseURL(doc, pageURL)}
 	w := &walker{p: p, budget: maxPageText}
 	if b := p.base; b != nil && b.User == nil && b.Host != "" && (b.Scheme == "http" || b.Scheme == "https") {
 		w.origin = b.Scheme + "://" + b.Host

@@ -43,6 +43,8 @@ type reference struct {
 	path      []string
 	tag       string
 	classes   []string
+	omitted   map[string]struct{} // Fingerprint.Omitted
+	keys      map[string]struct{} // short keys of the blocks
 }
 
 func newReference(f *Fingerprint) *reference {
@@ -53,8 +55,16 @@ func newReference(f *Fingerprint) *reference {
 		tag:      f.Tag,
 		classes:  f.Classes,
 	}
+	if len(f.Omitted) > 0 {
+		r.omitted = make(map[string]struct{}, len(f.Omitted))
+		for _, k := range f.Omitted {
+			r.omitted[k] = struct{}{}
+		}
+	}
+	r.keys = make(map[string]struct{}, len(f.Blocks))
 	var sh shingler
 	for _, b := range f.Blocks {
+		r.keys[shortKey(b)] = struct{}{}
 		for _, h := range sh.of(b.Text) {
 			r.shingles[h]++
 			r.nShingles++
@@ -92,6 +102,21 @@ type overlap struct {
 	sh, hit, link, linkHit []int32
 	hits                   []uint64 // found shingles, block after block
 	links                  []string // found links, block after block
+	// omitted marks the blocks that the previous region left out as
+	// boilerplate (Fingerprint.Omitted); nil when it left out none.
+	omitted []bool
+	keys    []string // short keys of the blocks, computed when needed
+}
+
+// key returns the short key of block i of p.
+func (o *overlap) key(p *page, i int) string {
+	if o.keys == nil {
+		o.keys = make([]string, len(p.blocks))
+	}
+	if o.keys[i] == "" {
+		o.keys[i] = shortKey(p.blocks[i].Block)
+	}
+	return o.keys[i]
 }
 
 func (p *page) overlap(ref *reference) *overlap {
@@ -119,6 +144,12 @@ func (p *page) overlap(ref *reference) *overlap {
 		}
 		o.sh[i+1], o.link[i+1] = o.sh[i]+s, o.link[i]+l
 		o.hit[i+1], o.linkHit[i+1] = int32(len(o.hits)), int32(len(o.links))
+	}
+	if len(ref.omitted) > 0 {
+		o.omitted = make([]bool, n)
+		for i := range p.blocks {
+			_, o.omitted[i] = ref.omitted[shortKey(p.blocks[i].Block)]
+		}
 	}
 	return o
 }
@@ -232,19 +263,46 @@ func (p *page) candidates(ref *reference, o *overlap) []int32 {
 }
 
 // score is the full relocation score of element e, over the blocks its
-// fingerprint would hold; text and links overlap as multisets.
+// fingerprint would hold and those it leaves out as boilerplate that
+// the previous region held: a class rename can make a footer that the
+// region kept (nested in a class-worded wrapper holding most of the
+// region) the outermost boilerplate, left out now, and the element is
+// still the region, not a smaller one keeping the footer. Compare does
+// not count such blocks removed (Fingerprint.Omitted). Text and links
+// overlap as multisets.
 func (p *page) score(e int32, ref *reference, o *overlap, sc *scratch) float64 {
 	_, idx := p.regionBlocks(e)
-	return p.scoreBlocks(p.elems[e].node, idx, ref, o, sc)
+	el := p.elems[e]
+	if len(idx) < int(el.end-el.start) && len(ref.keys) > 0 {
+		held := idx[:len(idx):len(idx)]
+		j := 0
+		for i := int(el.start); i < int(el.end); i++ {
+			if j < len(idx) && idx[j] == i {
+				j++
+				continue
+			}
+			if _, ok := ref.keys[o.key(p, i)]; ok {
+				held = append(held, i)
+			}
+		}
+		idx = held
+	}
+	return p.scoreBlocks(el.node, idx, ref, o, sc)
 }
 
 // scoreBlocks is the relocation score of the page's blocks idx, rooted
-// at n.
+// at n. Blocks that the previous region left out as boilerplate do not
+// count: once a site renames its classes, the share bar or "related"
+// list inside the region looks like content, and the region holding it
+// is still the region, not a smaller element without it.
 func (p *page) scoreBlocks(n *html.Node, idx []int, ref *reference, o *overlap, sc *scratch) float64 {
 	var tc, lc int
 	clear(sc.shingles)
 	clear(sc.links)
 	for _, i := range idx {
+		if o.omitted != nil && o.omitted[i] {
+			continue
+		}
 		tc += int(o.sh[i+1] - o.sh[i])
 		lc += int(o.link[i+1] - o.link[i])
 		for _, x := range o.hits[o.hit[i]:o.hit[i+1]] {

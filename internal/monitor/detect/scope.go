@@ -21,10 +21,12 @@ const ScopeKeywords = "keywords"
 // keywordParts returns the containers around the blocks that mention a
 // keyword: each match widened (see widen), the outermost containers
 // kept, in document order. Matches in boilerplate count only when there
-// is no other and boiler allows them (then boiler is returned true). It
+// is no other and boiler allows them (then boiler is returned true),
+// except those that the page's main content keeps (see mainKeeps). It
 // returns false when no block of the page mentions a keyword.
 func (p *page) keywordParts(keywords []string, boilerOK bool) (parts []int32, fromBoiler, found bool) {
 	var content, boiler []int32
+	var hinted []int32
 	for i := range p.blocks {
 		b := &p.blocks[i]
 		if b.elem < 0 || !mentions(b.Text, keywords) {
@@ -34,8 +36,18 @@ func (p *page) keywordParts(keywords []string, boilerOK bool) (parts []int32, fr
 			if len(content) < maxMatches {
 				content = append(content, b.elem)
 			}
-		} else if len(boiler) < maxMatches {
+			continue
+		}
+		if len(boiler) < maxMatches {
 			boiler = append(boiler, b.elem)
+		}
+		if len(hinted) < maxMatches && p.hintOnly(b) {
+			hinted = append(hinted, int32(i))
+		}
+	}
+	if len(hinted) > 0 {
+		for _, i := range p.mainKeeps(hinted) {
+			content = append(content, p.blocks[i].elem)
 		}
 	}
 	matches := content
@@ -72,6 +84,80 @@ func (p *page) keywordParts(keywords []string, boilerOK bool) (parts []int32, fr
 		kept = append(kept, e)
 	}
 	return kept, len(content) == 0, true
+}
+
+// hintOnly tells whether every boilerplate element holding b is one
+// only by a word of its class or id ("article-and-aside",
+// "Section--Ads"): no nav, aside, footer or ARIA role.
+func (p *page) hintOnly(b *pblock) bool {
+	for e := b.bpe; e >= 0; e = p.elems[e].bpUp {
+		if !p.elems[e].hint {
+			return false
+		}
+	}
+	return true
+}
+
+// mainKeeps returns the blocks of idx that the region of a monitor
+// without keywords keeps: inside the page's main content and not left
+// out by it (see leftOut), and not inside a widget nested in a
+// class-worded element that it keeps. A class word is a weak sign: an
+// article whose
+// sections are all classed "Section--Ads", or whose body sits in a
+// "article-and-aside" wrapper, is content to the main-content region,
+// and its keyword blocks are content to a keyword scope too. The main
+// content is extracted from a copy of the page (Relocate does not modify
+// its document), only for pages with such matches.
+func (p *page) mainKeeps(idx []int32) []int32 {
+	if p.doc == nil || p.depth > maxMainDepth {
+		return nil
+	}
+	cp, orig := cloneTree(p.doc)
+	n := orig[content.MainNode(cp, p.url)]
+	if n == nil {
+		return nil
+	}
+	m := p.widen(p.elemOf(n))
+	el := p.elems[m]
+	out := p.leftOut(m)
+	var kept []int32
+	for _, i := range idx {
+		if i < el.start || i >= el.end {
+			continue
+		}
+		b := &p.blocks[i]
+		switch o := p.outerBoiler(b, el.depth); {
+		case o < 0:
+			// The class-worded elements hold the main content.
+		case o == b.bpe && !out[o]:
+			// One class-worded element inside the main content, which
+			// keeps it: one of the article's sections.
+		default:
+			// Left out, or a widget nested in a kept one (a share bar
+			// inside a class-worded section).
+			continue
+		}
+		kept = append(kept, i)
+	}
+	return kept
+}
+
+// cloneTree returns a deep copy of n and, for each element of the copy,
+// the element of n it copies.
+func cloneTree(n *html.Node) (*html.Node, map[*html.Node]*html.Node) {
+	orig := make(map[*html.Node]*html.Node)
+	var clone func(*html.Node) *html.Node
+	clone = func(n *html.Node) *html.Node {
+		c := &html.Node{Type: n.Type, DataAtom: n.DataAtom, Data: n.Data, Namespace: n.Namespace, Attr: slices.Clone(n.Attr)}
+		if n.Type == html.ElementNode {
+			orig[c] = n
+		}
+		for k := n.FirstChild; k != nil; k = k.NextSibling {
+			c.AppendChild(clone(k))
+		}
+		return c
+	}
+	return clone(n), orig
 }
 
 // scope is the watched content of a keyword fingerprint in one page.
