@@ -296,7 +296,6 @@ type typeWalk struct {
 	linkWords int
 	words     int
 	runWords  int // words inside the longest run of repeated blocks
-	runLen    int
 }
 
 // subtree is what a block holds, for judging runs of repeated siblings.
