@@ -45,7 +45,9 @@ func TestHostilePDFsAnswerWithinTheTimeout(t *testing.T) {
 	defer site.Close()
 
 	db := storetest.URL(t, store.SQLite)
-	s := startServer(t, db, "WEBACQ_ALLOW_PRIVATE=1", "WEBACQ_CHROMIUM=none")
+	// The binary without the race detector (plainBinary): its RSS is what
+	// a node has; the race detector multiplies every allocation.
+	s := startServerWith(t, plainBinary(t), db, "WEBACQ_ALLOW_PRIVATE=1", "WEBACQ_CHROMIUM=none")
 	balance := func() int {
 		out := mustRun(t, db, "workspace", "list")
 		m := regexp.MustCompile(`default\s+(\d+)`).FindStringSubmatch(out)
