@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -68,6 +69,9 @@ type Service struct {
 	LLM llm.Client
 
 	hosts, workers limiter
+	// writers bounds the checks writing their runs at once (writeSlot).
+	writers     chan struct{}
+	writersOnce sync.Once
 }
 
 // Now is the service's clock: the store's, which tests may replace.
