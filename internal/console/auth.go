@@ -29,7 +29,8 @@ const (
 const SessionLifetime = 7 * 24 * time.Hour
 
 // Sign-in limits: failures per account and per address in one window,
-// after which sign-in is refused until the window ends.
+// after which sign-in is refused until the window ends. Each attempt is
+// counted before its password is checked (store.ReserveSignIn).
 const (
 	signInWindow    = 15 * time.Minute
 	maxFailsAccount = 5
@@ -258,8 +259,11 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 		c.render(w, r, status, "signin", p)
 	}
 	email := strings.ToLower(form.Email)
-	subjects := []string{"email:" + email, "addr:" + clientAddr(r)}
-	until, err := c.Store.SignInBlocked(r.Context(), []store.SignInLimit{{Subject: subjects[0], Max: maxFailsAccount},
+	addr := clientAddr(r)
+	subjects := []string{"email:" + email, "addr:" + addr}
+	// The attempt is counted before its password is checked, so parallel
+	// guesses cannot slip past the limits while earlier ones hash.
+	until, err := c.Store.ReserveSignIn(r.Context(), []store.SignInLimit{{Subject: subjects[0], Max: maxFailsAccount},
 		{Subject: subjects[1], Max: maxFailsAddress}}, signInWindow)
 	if err != nil {
 		c.fail(w, r, nil, err)
@@ -269,6 +273,13 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 		wait := max(until.Sub(c.Store.Now()), time.Minute)
 		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())))
 		again(http.StatusTooManyRequests, fmt.Sprintf("Too many failed sign-ins. Try again in %s.", span(wait)))
+		return
+	}
+	// One address hashes one password at a time: a flood from one
+	// address holds one of the node's hashing slots, not all of them.
+	release, err := c.hashTurns.take(r.Context(), addr)
+	if err != nil {
+		c.fail(w, r, nil, err)
 		return
 	}
 	password := r.PostForm.Get("password")
@@ -281,19 +292,16 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 		// Take as long as a real check, so timing tells no account apart.
 		_, err = CheckPassword(decoy(), password)
 	}
+	release()
 	if err != nil {
 		c.fail(w, r, nil, err)
 		return
 	}
 	if !ok {
-		if err := c.Store.AddSignInFailure(r.Context(), subjects, signInWindow); err != nil {
-			c.fail(w, r, nil, err)
-			return
-		}
 		again(http.StatusUnauthorized, "That email and password do not match an account.")
 		return
 	}
-	if err := c.Store.ClearSignInFailures(r.Context(), subjects[0]); err != nil {
+	if err := c.Store.SignInSucceeded(r.Context(), subjects[0], subjects[1:]); err != nil {
 		c.fail(w, r, nil, err)
 		return
 	}

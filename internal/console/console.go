@@ -57,6 +57,8 @@ type Console struct {
 	pages   map[string]*template.Template
 	assets  map[string]asset
 	handler http.Handler
+	// hashTurns lets one password check per address run at a time.
+	hashTurns turns
 }
 
 type asset struct {

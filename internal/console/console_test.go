@@ -3,6 +3,7 @@ package console_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -334,6 +336,43 @@ func TestSignInRateLimits(t *testing.T) {
 	e.st.Now = func() time.Time { return later }
 	if res := c.signIn("ann@example.com", password); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("after the window: %d", res.StatusCode)
+	}
+}
+
+// Attempts are counted before their passwords are checked: a flood of
+// parallel guesses from one address checks at most the address's limit of
+// passwords, the rest are refused at once, and so is the right password
+// afterwards (issue 21: 143 of 200 parallel guesses were checked).
+func TestSignInFloodChecksAtMostTheLimit(t *testing.T) {
+	e := newEnv(t)
+	before := console.PasswordChecks()
+	var wg sync.WaitGroup
+	var refused, other atomic.Int64
+	for i := range 60 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			switch res := e.client().signIn(fmt.Sprintf("guess%d@example.com", i), "not the password"); res.StatusCode {
+			case http.StatusTooManyRequests:
+				refused.Add(1)
+			case http.StatusUnauthorized:
+			default:
+				other.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := other.Load(); n > 0 {
+		t.Fatalf("%d guesses answered neither 401 nor 429", n)
+	}
+	if n := console.PasswordChecks() - before; n != 20 {
+		t.Fatalf("%d passwords checked for 60 parallel guesses from one address, want the limit, 20", n)
+	}
+	if n := refused.Load(); n != 40 {
+		t.Fatalf("%d of 60 guesses refused, want 40", n)
+	}
+	if res := e.client().signIn("ann@example.com", password); res.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("the right password after the flood: %d, want 429", res.StatusCode)
 	}
 }
 

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
@@ -9,6 +10,7 @@ import (
 	"net/mail"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"golang.org/x/crypto/argon2"
@@ -51,6 +53,9 @@ func HashPassword(password string) string {
 		b64.EncodeToString(salt), b64.EncodeToString(key))
 }
 
+// checks counts the passwords checked since the process started.
+var checks atomic.Int64
+
 var errHash = errors.New("console: not an argon2id hash")
 
 // CheckPassword reports whether password matches hash, comparing in
@@ -79,10 +84,53 @@ func CheckPassword(hash, password string) (bool, error) {
 	if err != nil || len(want) == 0 {
 		return false, errHash
 	}
+	checks.Add(1)
 	hashing <- struct{}{}
 	got := argon2.IDKey([]byte(password), salt, passes, memory, threads, uint32(len(want)))
 	<-hashing
 	return subtle.ConstantTimeCompare(got, want) == 1, nil
+}
+
+// turns lets one holder per key work at a time (one password check per
+// client address); the others wait their turn, or until their context
+// ends. Keys nobody holds or waits for are forgotten.
+type turns struct {
+	mu sync.Mutex
+	m  map[string]*turn
+}
+
+type turn struct {
+	slot  chan struct{}
+	users int // holding or waiting
+}
+
+// take waits for key's turn and returns the function that ends it.
+func (t *turns) take(ctx context.Context, key string) (func(), error) {
+	t.mu.Lock()
+	if t.m == nil {
+		t.m = map[string]*turn{}
+	}
+	k := t.m[key]
+	if k == nil {
+		k = &turn{slot: make(chan struct{}, 1)}
+		t.m[key] = k
+	}
+	k.users++
+	t.mu.Unlock()
+	leave := func() {
+		t.mu.Lock()
+		if k.users--; k.users == 0 {
+			delete(t.m, key)
+		}
+		t.mu.Unlock()
+	}
+	select {
+	case k.slot <- struct{}{}:
+		return func() { <-k.slot; leave() }, nil
+	case <-ctx.Done():
+		leave()
+		return nil, ctx.Err()
+	}
 }
 
 // decoy is a hash checked when no account has the email given, so that a

@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -153,71 +151,69 @@ type SignInLimit struct {
 	Max     int
 }
 
-// SignInBlocked returns when the first of limits whose subject reached its
-// maximum of failures in the current window may try again: zero when none
-// did. A window begins with a subject's first failure and lasts window.
-func (s *Store) SignInBlocked(ctx context.Context, limits []SignInLimit, window time.Duration) (time.Time, error) {
-	if len(limits) == 0 {
-		return time.Time{}, nil
-	}
-	args := []any{s.Now().Add(-window)}
-	marks := make([]string, len(limits))
-	most := map[string]int{}
-	for i, l := range limits {
-		args = append(args, l.Subject)
-		marks[i] = "$" + strconv.Itoa(i+2)
-		most[l.Subject] = l.Max
-	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT subject, failures, window_start FROM console_signin_failures
-		WHERE window_start > $1 AND subject IN (`+strings.Join(marks, ", ")+`)`, args...)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("store: sign-in failures: %w", err)
-	}
-	defer rows.Close()
-	var until time.Time
-	for rows.Next() {
-		var subject string
-		var n int
-		var start time.Time
-		if err := rows.Scan(&subject, &n, &start); err != nil {
-			return time.Time{}, fmt.Errorf("store: sign-in failures: %w", err)
-		}
-		if end := start.UTC().Add(window); n >= most[subject] && end.After(until) {
-			until = end
-		}
-	}
-	return until, rows.Err()
-}
+// errSignInBlocked rolls back a reservation that a limit refused.
+var errSignInBlocked = errors.New("store: sign-in blocked")
 
-// AddSignInFailure counts one failed sign-in against each subject, in a
-// window that begins anew once the last one ended.
-func (s *Store) AddSignInFailure(ctx context.Context, subjects []string, window time.Duration) error {
+// ReserveSignIn counts one attempt against each of limits before its
+// password is checked, and returns zero; an attempt that succeeds gives it
+// back (SignInSucceeded), so what stays counted are the failures. When a
+// subject already has its maximum in the current window, nothing is
+// counted and ReserveSignIn returns when the first blocked subject may try
+// again. Counting and checking are one statement per subject in one
+// transaction, so parallel attempts can never pass a limit: the row each
+// increments is locked until the transaction ends. A window begins with a
+// subject's first attempt and lasts window.
+func (s *Store) ReserveSignIn(ctx context.Context, limits []SignInLimit, window time.Duration) (time.Time, error) {
 	now := s.Now()
-	return s.withTx(ctx, func(tx *sql.Tx) error {
-		for _, sub := range subjects {
-			_, err := tx.ExecContext(ctx, `INSERT INTO console_signin_failures (subject, failures, window_start) VALUES ($1, 1, $2)
-				ON CONFLICT (subject) DO UPDATE SET
-				failures = CASE WHEN console_signin_failures.window_start <= $3 THEN 1 ELSE console_signin_failures.failures + 1 END,
-				window_start = CASE WHEN console_signin_failures.window_start <= $3 THEN $2 ELSE console_signin_failures.window_start END`,
-				sub, now, now.Add(-window))
-			if err != nil {
-				return fmt.Errorf("store: sign-in failure: %w", err)
-			}
-		}
+	var until time.Time
+	err := s.withTx(ctx, func(tx *sql.Tx) error {
 		// Windows that ended count for nothing: keep the table small.
 		if _, err := tx.ExecContext(ctx, `DELETE FROM console_signin_failures WHERE window_start <= $1`, now.Add(-window)); err != nil {
-			return fmt.Errorf("store: sign-in failure: %w", err)
+			return err
+		}
+		for _, l := range limits {
+			var n int
+			var start time.Time
+			err := tx.QueryRowContext(ctx, `INSERT INTO console_signin_failures (subject, failures, window_start) VALUES ($1, 1, $2)
+				ON CONFLICT (subject) DO UPDATE SET failures = console_signin_failures.failures + 1
+				RETURNING failures, window_start`, l.Subject, now).Scan(&n, &start)
+			if err != nil {
+				return err
+			}
+			if end := start.UTC().Add(window); n > l.Max && end.After(until) {
+				until = end
+			}
+		}
+		if !until.IsZero() {
+			return errSignInBlocked
 		}
 		return nil
 	})
+	switch {
+	case errors.Is(err, errSignInBlocked):
+		return until, nil
+	case err != nil:
+		return time.Time{}, fmt.Errorf("store: reserve sign-in: %w", err)
+	}
+	return time.Time{}, nil
 }
 
-// ClearSignInFailures forgets a subject's failures (a successful sign-in).
-func (s *Store) ClearSignInFailures(ctx context.Context, subject string) error {
-	if _, err := s.db.ExecContext(ctx, `DELETE FROM console_signin_failures WHERE subject = $1`, subject); err != nil {
-		return fmt.Errorf("store: clear sign-in failures: %w", err)
-	}
-	return nil
+// SignInSucceeded ends a reserved attempt that signed in: the account's
+// failures are forgotten, and the attempt is given back to the other
+// subjects (the address it came from).
+func (s *Store) SignInSucceeded(ctx context.Context, account string, others []string) error {
+	return s.withTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM console_signin_failures WHERE subject = $1`, account); err != nil {
+			return fmt.Errorf("store: sign-in succeeded: %w", err)
+		}
+		for _, sub := range others {
+			if _, err := tx.ExecContext(ctx, `UPDATE console_signin_failures SET failures = failures - 1
+				WHERE subject = $1 AND failures > 0`, sub); err != nil {
+				return fmt.Errorf("store: sign-in succeeded: %w", err)
+			}
+		}
+		return nil
+	})
 }
 
 // CreateSetupLink stores a one-time link (by the SHA-256 of its token)

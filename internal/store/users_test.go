@@ -1,6 +1,8 @@
 package store_test
 
 import (
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -98,44 +100,74 @@ func TestSignInFailuresAndSetupLinks(t *testing.T) {
 		s.Now = func() time.Time { return at }
 		limits := []store.SignInLimit{{Subject: "email:ann@example.com", Max: 3}, {Subject: "addr:192.0.2.1", Max: 5}}
 		const window = 15 * time.Minute
-		blocked := func() time.Time {
+		reserve := func(limits []store.SignInLimit) time.Time {
 			t.Helper()
-			until, err := s.SignInBlocked(ctx, limits, window)
+			until, err := s.ReserveSignIn(ctx, limits, window)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return until
 		}
 		for i := range 3 {
-			if !blocked().IsZero() {
+			if !reserve(limits).IsZero() {
 				t.Fatalf("blocked after %d failures, limit 3", i)
-			}
-			if err := s.AddSignInFailure(ctx, []string{"email:ann@example.com", "addr:192.0.2.1"}, window); err != nil {
-				t.Fatal(err)
 			}
 		}
 		// PostgreSQL keeps microseconds.
-		if until := blocked(); until.Sub(base.Add(window)).Abs() > time.Millisecond {
+		if until := reserve(limits); until.Sub(base.Add(window)).Abs() > time.Millisecond {
 			t.Fatalf("after 3 failures blocked until %v, want %v", until, base.Add(window))
 		}
-		// Another account from the same address is still let in (the
-		// address has 3 of its 5), and the account's window ends.
+		// The refused attempt counted nothing: another account from the
+		// same address is let in (the address has 3 of its 5), and gives
+		// its attempt back when it signs in.
 		other := []store.SignInLimit{{Subject: "email:bob@example.com", Max: 3}, {Subject: "addr:192.0.2.1", Max: 5}}
-		if until, _ := s.SignInBlocked(ctx, other, window); !until.IsZero() {
+		if until := reserve(other); !until.IsZero() {
 			t.Fatalf("another account blocked until %v", until)
 		}
+		if err := s.SignInSucceeded(ctx, "email:bob@example.com", []string{"addr:192.0.2.1"}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 2 { // the address's 4th and 5th
+			if until := reserve(other); !until.IsZero() {
+				t.Fatalf("address blocked at %d failures, limit 5", 3+i)
+			}
+		}
+		if until := reserve(other); until.IsZero() {
+			t.Fatal("address not blocked after 5 failures")
+		}
 		at = base.Add(window + time.Second)
-		if !blocked().IsZero() {
+		if !reserve(limits).IsZero() {
 			t.Fatal("still blocked after the window")
 		}
-		if err := s.AddSignInFailure(ctx, []string{"email:ann@example.com"}, window); err != nil {
+		if err := s.SignInSucceeded(ctx, "email:ann@example.com", nil); err != nil {
 			t.Fatal(err)
 		}
-		if !blocked().IsZero() {
-			t.Fatal("one failure in a new window blocks")
+		for i := range 3 {
+			if !reserve(limits[:1]).IsZero() {
+				t.Fatalf("a sign-in did not clear the account's failures: blocked at %d", i)
+			}
 		}
-		if err := s.ClearSignInFailures(ctx, "email:ann@example.com"); err != nil {
-			t.Fatal(err)
+
+		// Parallel attempts never pass a limit: 40 at once against a
+		// limit of 7 let exactly 7 through.
+		var passed atomic.Int64
+		var wg sync.WaitGroup
+		flood := []store.SignInLimit{{Subject: "addr:198.51.100.7", Max: 7}}
+		for range 40 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				until, err := s.ReserveSignIn(ctx, flood, window)
+				if err != nil {
+					t.Error(err)
+				} else if until.IsZero() {
+					passed.Add(1)
+				}
+			}()
+		}
+		wg.Wait()
+		if n := passed.Load(); n != 7 {
+			t.Fatalf("%d of 40 parallel attempts passed a limit of 7", n)
 		}
 
 		// A setup link makes one account, granted its workspace.
