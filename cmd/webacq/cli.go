@@ -238,7 +238,7 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		}
 		fmt.Fprintln(m.Stderr, "revoked", c.Key.Revoke.Prefix)
 		return nil
-	case "user create", "user grant":
+	case "user create", "user grant", "user list", "user remove", "user revoke", "user password":
 		return m.user(ctx, kctx.Command(), &c.User)
 	case "credits add <n>":
 		w, err := m.store.WorkspaceByName(ctx, c.Credits.Add.Workspace)

@@ -127,8 +127,9 @@ func (c *Console) setCookie(w http.ResponseWriter, r *http.Request, name, value 
 type request struct {
 	user       *store.User
 	token      string
-	workspaces []model.Workspace
+	workspaces []store.Grant
 	ws         *model.Workspace
+	role       string // the user's role in ws
 	p          *model.Principal
 	base       string
 	now        time.Time
@@ -137,7 +138,8 @@ type request struct {
 
 // page starts the page of a signed-in request.
 func (rq *request) page(nav, title string, data any) *page {
-	p := &page{Title: title, Nav: nav, User: rq.user, WS: rq.ws, Workspaces: rq.workspaces, Base: rq.base, Data: data,
+	p := &page{Title: title, Nav: nav, User: rq.user, WS: rq.ws, Workspaces: rq.workspaces, Owner: rq.role == store.RoleOwner,
+		Base: rq.base, Data: data,
 		seed: rq.token, Flash: flashes[rq.r.URL.Query().Get("ok")]}
 	return p
 }
@@ -182,14 +184,26 @@ func (c *Console) inWorkspace(h func(w http.ResponseWriter, r *http.Request, rq 
 	return func(w http.ResponseWriter, r *http.Request, rq *request) {
 		name := r.PathValue("ws")
 		for i := range rq.workspaces {
-			if ws := &rq.workspaces[i]; ws.Name == name {
-				rq.ws, rq.base = ws, "/console/w/"+url.PathEscape(ws.Name)
+			if ws := &rq.workspaces[i].Workspace; ws.Name == name {
+				rq.ws, rq.role, rq.base = ws, rq.workspaces[i].Role, "/console/w/"+url.PathEscape(ws.Name)
 				rq.p = &model.Principal{WorkspaceID: ws.ID, WorkspaceName: ws.Name, Monitoring: ws.Monitoring}
 				h(w, r, rq)
 				return
 			}
 		}
 		c.notFound(w, r, rq)
+	}
+}
+
+// owner runs h only for an owner of the request's workspace; a member is
+// answered 403.
+func (c *Console) owner(h func(w http.ResponseWriter, r *http.Request, rq *request)) func(http.ResponseWriter, *http.Request, *request) {
+	return func(w http.ResponseWriter, r *http.Request, rq *request) {
+		if rq.role != store.RoleOwner {
+			c.fail(w, r, rq, model.Errorf(model.CodeForbidden, "only an owner of workspace %q can do this; you are a member", rq.ws.Name))
+			return
+		}
+		h(w, r, rq)
 	}
 }
 
@@ -402,4 +416,66 @@ func (c *Console) setup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, "/console/w/"+url.PathEscape(ws.Name)+"/", http.StatusSeeOther)
+}
+
+func (c *Console) passwordPage(w http.ResponseWriter, r *http.Request, rq *request) {
+	c.render(w, r, http.StatusOK, "password", rq.page("password", "Password", nil))
+}
+
+// changePassword sets a new password when the current one is given. The
+// current password is checked under the sign-in limits, so a borrowed
+// session cannot guess it faster than the sign-in form; every other
+// session of the account ends.
+func (c *Console) changePassword(w http.ResponseWriter, r *http.Request, rq *request) {
+	again := func(status int, msg string) {
+		p := rq.page("password", "Password", nil)
+		p.Error = msg
+		c.render(w, r, status, "password", p)
+	}
+	subjects := []string{"email:" + rq.user.Email, "addr:" + clientAddr(r)}
+	until, err := c.Store.ReserveSignIn(r.Context(), []store.SignInLimit{{Subject: subjects[0], Max: maxFailsAccount},
+		{Subject: subjects[1], Max: maxFailsAddress}}, signInWindow)
+	if err != nil {
+		c.fail(w, r, rq, err)
+		return
+	}
+	if !until.IsZero() {
+		wait := max(until.Sub(c.Store.Now()), time.Minute)
+		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())))
+		again(http.StatusTooManyRequests, fmt.Sprintf("Too many wrong passwords. Try again in %s.", span(wait)))
+		return
+	}
+	release, err := c.hashTurns.take(r.Context(), clientAddr(r))
+	if err != nil {
+		c.fail(w, r, rq, err)
+		return
+	}
+	ok, err := CheckPassword(rq.user.PasswordHash, r.PostForm.Get("current"))
+	release()
+	if err != nil {
+		c.fail(w, r, rq, err)
+		return
+	}
+	if !ok {
+		again(http.StatusUnauthorized, "That is not your current password.")
+		return
+	}
+	if err := c.Store.SignInSucceeded(r.Context(), subjects[0], subjects[1:]); err != nil {
+		c.fail(w, r, rq, err)
+		return
+	}
+	next := r.PostForm.Get("new")
+	if next != r.PostForm.Get("confirm") {
+		again(http.StatusBadRequest, "The new password and its confirmation differ.")
+		return
+	}
+	if err := CheckNewPassword(next); err != nil {
+		again(http.StatusBadRequest, model.ErrorMessage(err))
+		return
+	}
+	if err := c.Store.SetPassword(r.Context(), rq.user.ID, HashPassword(next), HashToken(rq.token)); err != nil {
+		c.fail(w, r, rq, err)
+		return
+	}
+	http.Redirect(w, r, "/console/password?ok=password", http.StatusSeeOther)
 }

@@ -124,6 +124,8 @@ func (c *Console) routes() error {
 	mux.HandleFunc("GET /console/signin", c.signInPage)
 	mux.HandleFunc("POST /console/signin", c.signIn)
 	mux.HandleFunc("POST /console/signout", c.signedIn(c.signOut))
+	mux.HandleFunc("GET /console/password", c.signedIn(c.passwordPage))
+	mux.HandleFunc("POST /console/password", c.signedIn(c.changePassword))
 	mux.HandleFunc("GET /console/setup", c.setupPage)
 	mux.HandleFunc("POST /console/setup", c.setup)
 
@@ -133,9 +135,9 @@ func (c *Console) routes() error {
 	}
 	ws("GET /{$}", c.overview)
 	ws("GET /keys", c.keysPage)
-	ws("POST /keys", c.createKey)
-	ws("GET /keys/{prefix}/revoke", c.revokeKeyPage)
-	ws("POST /keys/{prefix}/revoke", c.revokeKey)
+	ws("POST /keys", c.owner(c.createKey))
+	ws("GET /keys/{prefix}/revoke", c.owner(c.revokeKeyPage))
+	ws("POST /keys/{prefix}/revoke", c.owner(c.revokeKey))
 	ws("GET /credits", c.creditsPage)
 	ws("GET /activity", c.activityPage)
 	ws("GET /monitors", c.monitorsPage)
@@ -151,10 +153,10 @@ func (c *Console) routes() error {
 	ws("POST /monitors/{id}/deliveries/{delivery}/redeliver", c.redeliver)
 	ws("GET /monitors/{id}/runs/{run}", c.runPage)
 	ws("GET /alerts", c.alertsPage)
-	ws("POST /alerts/webhook", c.setWebhook)
-	ws("POST /alerts/webhook/test", c.testWebhook)
-	ws("POST /alerts/webhook/clear", c.clearWebhook)
-	ws("POST /alerts/channels", c.setChannel)
+	ws("POST /alerts/webhook", c.owner(c.setWebhook))
+	ws("POST /alerts/webhook/test", c.owner(c.testWebhook))
+	ws("POST /alerts/webhook/clear", c.owner(c.clearWebhook))
+	ws("POST /alerts/channels", c.owner(c.setChannel))
 	mux.HandleFunc("/console/", func(w http.ResponseWriter, r *http.Request) {
 		c.notFound(w, r, nil)
 	})
@@ -215,7 +217,10 @@ type page struct {
 	Nav        string
 	User       *store.User
 	WS         *model.Workspace
-	Workspaces []model.Workspace
+	Workspaces []store.Grant
+	// Owner: the user is an owner of WS (keys, alerts); a member only
+	// reads them.
+	Owner bool
 	// Base is the path of the current workspace's pages.
 	Base  string
 	Flash string
@@ -298,6 +303,7 @@ func (c *Console) userMessage(r *http.Request, err error) string {
 // fixed words, so a link cannot put text of its own on a page.
 var flashes = map[string]string{
 	"key-revoked":  "The key was revoked. Calls made with it now fail.",
+	"password":     "Your password was changed; your other sessions have ended.",
 	"registered":   "Monitor registered. Its first check runs now.",
 	"paused":       "Monitor paused.",
 	"resumed":      "Monitor resumed; a check runs now.",

@@ -106,7 +106,7 @@ func (e *env) user(email string, ws ...*model.Workspace) *store.User {
 		e.t.Fatal(err)
 	}
 	for _, w := range ws {
-		if err := e.st.GrantWorkspace(ctx, u.ID, w.ID); err != nil {
+		if err := e.st.GrantWorkspace(ctx, u.ID, w.ID, store.RoleOwner); err != nil {
 			e.t.Fatal(err)
 		}
 	}
@@ -420,7 +420,7 @@ func TestFormsRefuseForgery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.st.GrantWorkspace(ctx, mustUser(t, e, "ann@example.com").ID, odd.ID)
+	e.st.GrantWorkspace(ctx, mustUser(t, e, "ann@example.com").ID, odd.ID, store.RoleOwner)
 	base := "/console/w/" + url.PathEscape(odd.Name)
 	_, body := ann.get(base + "/keys")
 	m := regexp.MustCompile(`action="([^"]+/keys)"[^>]*>\s*<input type="hidden" name="csrf" value="([^"]+)"`).FindStringSubmatch(body)
@@ -540,7 +540,7 @@ func TestOtherWorkspacesAreUnreachable(t *testing.T) {
 		t.Fatalf("acme's keys = %+v", ks)
 	}
 	// Granted both, the switcher lists both and each opens.
-	e.st.GrantWorkspace(ctx, mustUser(t, e, "ann@example.com").ID, e.rival.ID)
+	e.st.GrantWorkspace(ctx, mustUser(t, e, "ann@example.com").ID, e.rival.ID, store.RoleOwner)
 	if res, body := ann.get("/console/w/rival/monitors/" + m.ID); res.StatusCode != 200 || !strings.Contains(body, `/console/w/acme/"`) {
 		t.Fatalf("granted rival: %d", res.StatusCode)
 	}
@@ -686,5 +686,82 @@ func TestSetupLink(t *testing.T) {
 	}
 	if res := e.client().signIn("owner@example.com", "a long password"); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("sign in with the account made by the link: %d", res.StatusCode)
+	}
+}
+
+// A member reads the workspace and runs its monitors; keys and alerts are
+// an owner's: their forms are not shown to a member and their posts are
+// refused with 403 (issue 21, part 5).
+func TestMemberCannotManageKeysOrAlerts(t *testing.T) {
+	e := newEnv(t)
+	cy := e.user("cy@example.com")
+	if err := e.st.GrantWorkspace(ctx, cy.ID, e.acme.ID, store.RoleMember); err != nil {
+		t.Fatal(err)
+	}
+	ann, cyc := e.signedIn("ann@example.com"), e.signedIn("cy@example.com")
+	if res, body := ann.post("/console/w/acme/keys", url.Values{"name": {"ci"}, "csrf": {ann.token("/console/w/acme/keys", "/console/w/acme/keys")}}); res.StatusCode != 200 || !strings.Contains(body, "mc_") {
+		t.Fatalf("owner creates a key: %d", res.StatusCode)
+	}
+	ks, _ := e.st.Keys(ctx, e.acme.ID)
+	prefix := ks[0].Prefix
+
+	res, body := cyc.get("/console/w/acme/keys")
+	if res.StatusCode != 200 || strings.Contains(body, `action="/console/w/acme/keys"`) || strings.Contains(body, "/revoke") ||
+		!strings.Contains(body, prefix) {
+		t.Fatalf("member's keys page: %d, shows the create form or a revoke link, or hides the keys:\n%s", res.StatusCode, body)
+	}
+	if _, body := cyc.get("/console/w/acme/alerts"); strings.Contains(body, `action="/console/w/acme/alerts/webhook"`) {
+		t.Fatal("member's alerts page shows the webhook form")
+	}
+	for _, path := range []string{"/console/w/acme/keys", "/console/w/acme/keys/" + prefix + "/revoke",
+		"/console/w/acme/alerts/webhook", "/console/w/acme/alerts/webhook/clear", "/console/w/acme/alerts/channels"} {
+		form := url.Values{"name": {"x"}, "webhook_url": {"https://hooks.example.com/x"}, "channel": {"email"},
+			"value": {"a@example.com"}, "csrf": {console.FormToken(cyc.cookie("webacq_session"), path)}}
+		if res, _ := cyc.post(path, form); res.StatusCode != http.StatusForbidden {
+			t.Errorf("member posts %s: %d, want 403", path, res.StatusCode)
+		}
+	}
+	if ks, _ := e.st.Keys(ctx, e.acme.ID); len(ks) != 1 || ks[0].RevokedAt != nil {
+		t.Fatalf("keys after the member's posts: %+v", ks)
+	}
+	// Monitors are a member's.
+	tok := cyc.token("/console/w/acme/monitors", "/console/w/acme/monitors")
+	if res, _ := cyc.post("/console/w/acme/monitors", url.Values{"url": {e.site.URL + "/news"}, "csrf": {tok}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("member registers a monitor: %d, want 303", res.StatusCode)
+	}
+}
+
+// The password page needs the current password, refuses a mismatched or
+// short new one, and ends the account's other sessions.
+func TestChangePassword(t *testing.T) {
+	e := newEnv(t)
+	a, other := e.signedIn("ann@example.com"), e.signedIn("ann@example.com")
+	tok := a.token("/console/password", "/console/password")
+	const next = "a much better passphrase"
+	for _, tc := range []struct {
+		current, new, confirm string
+		want                  int
+	}{
+		{"wrong password", next, next, http.StatusUnauthorized},
+		{password, next, "something else entirely", http.StatusBadRequest},
+		{password, "short", "short", http.StatusBadRequest},
+		{password, next, next, http.StatusSeeOther},
+	} {
+		res, _ := a.post("/console/password", url.Values{"csrf": {tok}, "current": {tc.current}, "new": {tc.new}, "confirm": {tc.confirm}})
+		if res.StatusCode != tc.want {
+			t.Fatalf("current %q new %q confirm %q: %d, want %d", tc.current, tc.new, tc.confirm, res.StatusCode, tc.want)
+		}
+	}
+	if res, _ := a.get("/console/w/acme/keys"); res.StatusCode != 200 {
+		t.Fatalf("the session that changed the password: %d, want 200", res.StatusCode)
+	}
+	if res, _ := other.get("/console/w/acme/keys"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("another session after the change: %d, want a redirect to sign in", res.StatusCode)
+	}
+	if res := e.client().signIn("ann@example.com", password); res.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("the old password: %d, want 401", res.StatusCode)
+	}
+	if res := e.client().signIn("ann@example.com", next); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the new password: %d, want 303", res.StatusCode)
 	}
 }

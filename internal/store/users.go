@@ -64,39 +64,122 @@ func (s *Store) UserByEmail(ctx context.Context, email string) (*User, error) {
 	return &u, nil
 }
 
-// GrantWorkspace lets a user act on a workspace in the console; granting
-// twice is no error.
-func (s *Store) GrantWorkspace(ctx context.Context, userID, workspaceID string) error {
-	return s.withTx(ctx, func(tx *sql.Tx) error { return s.grant(ctx, tx, userID, workspaceID) })
+// Roles of a console account in a workspace: an owner manages the
+// workspace's keys, alerts and accounts; a member reads it and runs its
+// monitors.
+const (
+	RoleOwner  = "owner"
+	RoleMember = "member"
+)
+
+// Grant is a workspace a console account may act on, with its role there.
+type Grant struct {
+	model.Workspace
+	Role string
 }
 
-func (s *Store) grant(ctx context.Context, tx *sql.Tx, userID, workspaceID string) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO console_grants (user_id, workspace_id, created_at) VALUES ($1, $2, $3)
-		ON CONFLICT (user_id, workspace_id) DO NOTHING`, userID, workspaceID, s.Now())
+// GrantWorkspace lets a user act on a workspace in the console with a
+// role; granting again sets the role.
+func (s *Store) GrantWorkspace(ctx context.Context, userID, workspaceID, role string) error {
+	return s.withTx(ctx, func(tx *sql.Tx) error { return s.grant(ctx, tx, userID, workspaceID, role) })
+}
+
+func (s *Store) grant(ctx context.Context, tx *sql.Tx, userID, workspaceID, role string) error {
+	if role != RoleOwner && role != RoleMember {
+		return model.Errorf(model.CodeBadRequest, "role must be %s or %s, not %q", RoleOwner, RoleMember, role)
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO console_grants (user_id, workspace_id, created_at, role) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (user_id, workspace_id) DO UPDATE SET role = excluded.role`, userID, workspaceID, s.Now(), role)
 	if err != nil {
 		return fmt.Errorf("store: grant workspace: %w", err)
 	}
 	return nil
 }
 
-// UserWorkspaces lists the workspaces a user was granted, by name.
-func (s *Store) UserWorkspaces(ctx context.Context, userID string) ([]model.Workspace, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT w.id, w.name, w.credits, w.monitoring, w.created_at
+// RevokeWorkspace takes a workspace away from a user; its sessions lose
+// the workspace on their next request. Revoking what was not granted is
+// not_found.
+func (s *Store) RevokeWorkspace(ctx context.Context, userID, workspaceID string) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM console_grants WHERE user_id = $1 AND workspace_id = $2`, userID, workspaceID)
+	if err != nil {
+		return fmt.Errorf("store: revoke workspace: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return model.Errorf(model.CodeNotFound, "the account was not granted this workspace")
+	}
+	return nil
+}
+
+// UserWorkspaces lists the workspaces a user was granted, by name, with
+// the user's role in each.
+func (s *Store) UserWorkspaces(ctx context.Context, userID string) ([]Grant, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT w.id, w.name, w.credits, w.monitoring, w.created_at, g.role
 		FROM console_grants g JOIN workspaces w ON w.id = g.workspace_id WHERE g.user_id = $1 ORDER BY w.name`, userID)
 	if err != nil {
 		return nil, fmt.Errorf("store: user workspaces: %w", err)
 	}
 	defer rows.Close()
-	var out []model.Workspace
+	var out []Grant
 	for rows.Next() {
-		var w model.Workspace
-		if err := rows.Scan(&w.ID, &w.Name, &w.Credits, &w.Monitoring, &w.CreatedAt); err != nil {
+		var g Grant
+		if err := rows.Scan(&g.ID, &g.Name, &g.Credits, &g.Monitoring, &g.CreatedAt, &g.Role); err != nil {
 			return nil, fmt.Errorf("store: user workspaces: %w", err)
 		}
-		w.CreatedAt = w.CreatedAt.UTC()
-		out = append(out, w)
+		g.CreatedAt = g.CreatedAt.UTC()
+		out = append(out, g)
 	}
 	return out, rows.Err()
+}
+
+// Users lists the console accounts by email.
+func (s *Store) Users(ctx context.Context) ([]User, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT id, email, password_hash, created_at FROM console_users ORDER BY email`)
+	if err != nil {
+		return nil, fmt.Errorf("store: users: %w", err)
+	}
+	defer rows.Close()
+	var out []User
+	for rows.Next() {
+		var u User
+		if err := rows.Scan(&u.ID, &u.Email, &u.PasswordHash, &u.CreatedAt); err != nil {
+			return nil, fmt.Errorf("store: users: %w", err)
+		}
+		u.CreatedAt = u.CreatedAt.UTC()
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+// DeleteUser removes a console account; its grants and sessions go with it
+// (ON DELETE CASCADE, enforced on both engines).
+func (s *Store) DeleteUser(ctx context.Context, userID string) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM console_users WHERE id = $1`, userID)
+	if err != nil {
+		return fmt.Errorf("store: delete user: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return model.Errorf(model.CodeNotFound, "no such console user")
+	}
+	return nil
+}
+
+// SetPassword replaces a user's password hash and ends every session of
+// the user but keep (the SHA-256 of the token of the session that changed
+// it; "" ends all), in one transaction.
+func (s *Store) SetPassword(ctx context.Context, userID, passwordHash, keep string) error {
+	return s.withTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE console_users SET password_hash = $1 WHERE id = $2`, passwordHash, userID)
+		if err != nil {
+			return fmt.Errorf("store: set password: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return model.Errorf(model.CodeNotFound, "no such console user")
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM console_sessions WHERE user_id = $1 AND token_hash <> $2`, userID, keep); err != nil {
+			return fmt.Errorf("store: set password: %w", err)
+		}
+		return nil
+	})
 }
 
 // CreateSession starts a session of a user, known by the SHA-256 of its
@@ -263,7 +346,7 @@ func (s *Store) UseSetupLink(ctx context.Context, tokenHash, email, passwordHash
 		if u, err = s.insertUser(ctx, tx, email, passwordHash); err != nil {
 			return err
 		}
-		return s.grant(ctx, tx, u.ID, ws)
+		return s.grant(ctx, tx, u.ID, ws, RoleOwner)
 	})
 	return u, err
 }

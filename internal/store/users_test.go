@@ -40,19 +40,37 @@ func TestConsoleUsersAndSessions(t *testing.T) {
 		if ws, err := s.UserWorkspaces(ctx, u.ID); err != nil || len(ws) != 0 {
 			t.Fatalf("workspaces before any grant = %v, %v", ws, err)
 		}
-		for range 2 { // granting twice is no error
-			if err := s.GrantWorkspace(ctx, u.ID, acme.ID); err != nil {
+		// Granting again is no error, and sets the role.
+		for _, role := range []string{store.RoleMember, store.RoleOwner} {
+			if err := s.GrantWorkspace(ctx, u.ID, acme.ID, role); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if ws, err := s.UserWorkspaces(ctx, u.ID); err != nil || len(ws) != 1 || ws[0].ID != acme.ID || !ws[0].Monitoring {
+		if ws, err := s.UserWorkspaces(ctx, u.ID); err != nil || len(ws) != 1 || ws[0].ID != acme.ID || !ws[0].Monitoring ||
+			ws[0].Role != store.RoleOwner {
 			t.Fatalf("workspaces after a grant of acme = %+v, %v", ws, err)
 		}
-		if err := s.GrantWorkspace(ctx, u.ID, other.ID); err != nil {
+		if err := s.GrantWorkspace(ctx, u.ID, other.ID, "admin"); model.ErrorCode(err) != model.CodeBadRequest {
+			t.Fatalf("an unknown role: got %v, want bad_request", err)
+		}
+		if err := s.GrantWorkspace(ctx, u.ID, other.ID, store.RoleMember); err != nil {
 			t.Fatal(err)
 		}
-		if ws, _ := s.UserWorkspaces(ctx, u.ID); len(ws) != 2 || ws[0].Name != "acme" || ws[1].Name != "other" {
-			t.Fatalf("workspaces = %+v, want acme and other by name", ws)
+		if ws, _ := s.UserWorkspaces(ctx, u.ID); len(ws) != 2 || ws[0].Name != "acme" || ws[1].Name != "other" ||
+			ws[1].Role != store.RoleMember {
+			t.Fatalf("workspaces = %+v, want acme (owner) and other (member) by name", ws)
+		}
+		if err := s.RevokeWorkspace(ctx, u.ID, other.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.RevokeWorkspace(ctx, u.ID, other.ID); model.ErrorCode(err) != model.CodeNotFound {
+			t.Fatalf("revoking twice: got %v, want not_found", err)
+		}
+		if ws, _ := s.UserWorkspaces(ctx, u.ID); len(ws) != 1 || ws[0].Name != "acme" {
+			t.Fatalf("workspaces after revoking other = %+v", ws)
+		}
+		if err := s.GrantWorkspace(ctx, u.ID, other.ID, store.RoleMember); err != nil {
+			t.Fatal(err)
 		}
 
 		// A session is found by its hash until it expires or ends; signing
@@ -88,6 +106,44 @@ func TestConsoleUsersAndSessions(t *testing.T) {
 		}
 		if _, err := s.SessionUser(ctx, "h2"); model.ErrorCode(err) != model.CodeUnauthorized {
 			t.Fatalf("signed-out session: got %v, want unauthorized", err)
+		}
+
+		// A new password ends every session but the one kept.
+		for _, h := range []string{"s1", "s2", "s3"} {
+			if err := s.CreateSession(ctx, h, u.ID, now.Add(time.Hour), ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.SetPassword(ctx, u.ID, "$argon2id$new", "s2"); err != nil {
+			t.Fatal(err)
+		}
+		for h, live := range map[string]bool{"s1": false, "s2": true, "s3": false} {
+			if _, err := s.SessionUser(ctx, h); (err == nil) != live {
+				t.Fatalf("session %s after a new password: err %v, want live %v", h, err, live)
+			}
+		}
+		if got, _ := s.UserByEmail(ctx, "ann@example.com"); got.PasswordHash != "$argon2id$new" {
+			t.Fatalf("password hash = %q", got.PasswordHash)
+		}
+		if err := s.SetPassword(ctx, "nobody", "x", ""); model.ErrorCode(err) != model.CodeNotFound {
+			t.Fatalf("password of an unknown user: got %v, want not_found", err)
+		}
+
+		// Removing an account removes its grants and sessions.
+		if us, err := s.Users(ctx); err != nil || len(us) != 1 || us[0].Email != "ann@example.com" {
+			t.Fatalf("Users = %+v, %v", us, err)
+		}
+		if err := s.DeleteUser(ctx, u.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.SessionUser(ctx, "s2"); model.ErrorCode(err) != model.CodeUnauthorized {
+			t.Fatalf("session of a removed user: got %v, want unauthorized", err)
+		}
+		if ws, _ := s.UserWorkspaces(ctx, u.ID); len(ws) != 0 {
+			t.Fatalf("grants of a removed user: %+v", ws)
+		}
+		if err := s.DeleteUser(ctx, u.ID); model.ErrorCode(err) != model.CodeNotFound {
+			t.Fatalf("removing twice: got %v, want not_found", err)
 		}
 	})
 }
