@@ -1,6 +1,9 @@
 package content
 
 import (
+	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -11,7 +14,8 @@ import (
 // date, text), while the readability pass keeps the one post that reads
 // most like an article, often the first. Forum software says which
 // blocks are posts: schema.org microdata marks each one with an item
-// type (DiscussionForumPosting, Comment, Question, Answer).
+// type (DiscussionForumPosting, Comment, Question, Answer), or a JSON-LD
+// block lists them with their text.
 
 // postTypes are the schema.org item types of a post in a thread.
 var postTypes = []string{"DiscussionForumPosting", "Comment", "Question", "Answer"}
@@ -25,11 +29,8 @@ func isPost(n *html.Node) bool {
 		return false
 	}
 	for t := range strings.FieldsSeq(attr(n, "itemtype")) {
-		t = t[strings.LastIndexAny(t, "/#")+1:]
-		for _, p := range postTypes {
-			if t == p {
-				return true
-			}
+		if slices.Contains(postTypes, t[strings.LastIndexAny(t, "/#")+1:]) {
+			return true
 		}
 	}
 	return false
@@ -82,17 +83,26 @@ func markedPosts(n *html.Node) []*post {
 	return posts
 }
 
-// forumContent returns the thread under body as a detached copy, or nil
-// when the page marks up fewer than two posts.
-func forumContent(body, art *html.Node) *html.Node {
+// forumContent returns the thread of the page root as a detached copy,
+// or nil when the page marks up fewer than two posts, in its markup
+// (markedThread) or in JSON-LD (ldThread).
+func forumContent(root, body, art *html.Node) *html.Node {
 	thread := markedThread(body)
+	if thread == nil {
+		thread = ldThread(root)
+	}
 	if thread == nil {
 		return nil
 	}
 	// The first post often stands apart: described in JSON-LD while the
-	// replies carry microdata. The readability article is then that post.
-	if art != nil && shared(textOf(art), textOf(thread)) < 0.5 {
-		thread.InsertBefore(cloneTree(art), thread.FirstChild)
+	// replies carry microdata. The readability article is then that post:
+	// it shares little with the thread, while an article that holds the
+	// thread (the posts with their cards and buttons) adds nothing.
+	if art != nil {
+		a, t := textOf(art), textOf(thread)
+		if shared(a, t) < 0.5 && shared(t, a) < 0.5 {
+			thread.InsertBefore(cloneTree(art), thread.FirstChild)
+		}
 	}
 	prune(thread)
 	return thread
@@ -174,4 +184,91 @@ func shared(a, b string) float64 {
 		return 1
 	}
 	return float64(in) / float64(n)
+}
+
+// ldThread returns the author and text of every post a JSON-LD block of
+// the page describes, in the order written, or nil when fewer than two
+// have a text.
+func ldThread(root *html.Node) *html.Node {
+	thread := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+	posts := 0
+	var add func(v any)
+	add = func(v any) {
+		switch v := v.(type) {
+		case []any:
+			for _, e := range v {
+				add(e)
+			}
+		case map[string]any:
+			if text := ldPostText(v); text != "" {
+				posts++
+				if name := ldName(v["author"]); name != "" {
+					thread.AppendChild(line(name))
+				}
+				for l := range strings.SplitSeq(text, "\n") {
+					if l = strings.TrimSpace(l); l != "" {
+						thread.AppendChild(line(l))
+					}
+				}
+			}
+			// Replies sit under comment, acceptedAnswer or
+			// suggestedAnswer; sorted keys keep them in a fixed order.
+			for _, k := range slices.Sorted(maps.Keys(v)) {
+				if k != "author" {
+					add(v[k])
+				}
+			}
+		}
+	}
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			if c.DataAtom == atom.Script {
+				if strings.EqualFold(strings.TrimSpace(attr(c, "type")), "application/ld+json") {
+					var v any
+					if json.Unmarshal([]byte(nodeText(c)), &v) == nil {
+						add(v)
+					}
+				}
+				continue
+			}
+			walk(c)
+		}
+	}
+	walk(root)
+	if posts < 2 {
+		return nil
+	}
+	return thread
+}
+
+// ldPostText returns the text of a JSON-LD object of a post type, or "".
+func ldPostText(o map[string]any) string {
+	if !ldIsPost(o["@type"]) {
+		return ""
+	}
+	for _, k := range []string{"text", "articleBody"} {
+		if t, ok := o[k].(string); ok && strings.TrimSpace(t) != "" {
+			return html.UnescapeString(t)
+		}
+	}
+	return ""
+}
+
+// ldIsPost tells whether a JSON-LD @type names a post type.
+func ldIsPost(t any) bool {
+	switch t := t.(type) {
+	case string:
+		return slices.Contains(postTypes, t)
+	case []any:
+		for _, e := range t {
+			if ldIsPost(e) {
+				return true
+			}
+		}
+	}
+	return false
 }

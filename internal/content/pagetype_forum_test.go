@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
 )
 
 // threadPage is a forum thread marked up with schema.org microdata: a
@@ -69,13 +71,75 @@ func TestForumKeepsEveryPost(t *testing.T) {
 	}
 }
 
-// TestForumFirstPostUnmarked: when only the replies are marked up, the
-// first post (the readability article) goes before them.
+// TestForumFirstPostUnmarked: when only the replies are marked up and
+// the readability article is the first post, it goes before them.
 func TestForumFirstPostUnmarked(t *testing.T) {
-	text := forumText(t, threadPage(false))
+	root, err := html.Parse(strings.NewReader(threadPage(false)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := findBody(root)
+	art := findClass(body, "body")
+	k := forumContent(root, body, cloneTree(art))
+	if k == nil {
+		t.Fatal("no thread")
+	}
+	text := textOf(k)
 	first := strings.Index(text, "time has come")
 	reply := strings.Index(text, "Reply1:")
 	if first < 0 || reply < 0 || first > reply {
 		t.Errorf("want the first post, then the replies:\n%s", text)
+	}
+}
+
+// findClass returns the first element under n of class c.
+func findClass(n *html.Node, c string) *html.Node {
+	for k := n.FirstChild; k != nil; k = k.NextSibling {
+		if k.Type == html.ElementNode && attr(k, "class") == c {
+			return k
+		}
+		if f := findClass(k, c); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// ldThreadPage is a thread whose posts only JSON-LD describes: the page
+// shows each post beside a long author card, with no microdata.
+func ldThreadPage() string {
+	var b strings.Builder
+	b.WriteString(`<!doctype html><html><head><title>Routes between devices</title>
+<script type="application/ld+json">{"@context":"https://schema.org","@type":"DiscussionForumPosting","headline":"Routes between devices",
+"author":{"@type":"Person","name":"luizjr4"},"text":"I have many routes saved on my laptop.\nCan I open them in the app on my phone?",
+"comment":[`)
+	for i := 1; i <= 3; i++ {
+		if i > 1 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"@type":"Comment","author":{"@type":"Person","name":"Helper%d"},"text":"Answer%d: save them as favorites and they show on every device."}`, i, i)
+	}
+	b.WriteString(`]}</script></head><body><nav><a href="/">Community</a> <a href="/latest">Latest</a></nav><main><h1>Routes between devices</h1>`)
+	fmt.Fprintf(&b, `<div class="entry"><div class="card">Rank Platinum Partner, 25.8k posts, 4.6k solutions, 14 badges, 40.8k reputation, member since 2012</div>
+<div class="words"><p>I have many routes saved on my laptop.</p><p>Can I open them in the app on my phone?</p></div><div class="tools">Quote Reply Report Share</div></div>`)
+	for i := 1; i <= 3; i++ {
+		fmt.Fprintf(&b, `<div class="entry"><div class="card">Rank Platinum Partner, 25.8k posts, 4.6k solutions, 14 badges, 40.8k reputation, member since 2012, %d followers</div>
+<div class="words">Answer%d: save them as favorites and they show on every device.</div><div class="tools">Quote Reply Report Share</div></div>`, i, i)
+	}
+	b.WriteString(`</main><footer><a href="/help">Help</a></footer></body></html>`)
+	return b.String()
+}
+
+func TestForumFromJSONLD(t *testing.T) {
+	text := forumText(t, ldThreadPage())
+	for _, want := range []string{"luizjr4", "routes saved on my laptop", "Helper1", "Answer1:", "Helper3", "Answer3:"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	// The readability article (the entries with their cards) holds the
+	// thread's place on the page: it does not go before the thread.
+	if strings.Contains(text, "reputation") {
+		t.Errorf("text kept the author cards:\n%s", text)
 	}
 }

@@ -112,7 +112,7 @@ func typedContent(root *html.Node, art *html.Node, t PageType, p float64) *html.
 	}
 	switch t {
 	case TypeForum:
-		return forumContent(body, art)
+		return forumContent(root, body, art)
 	case TypeCollection, TypeListing:
 	default:
 		return nil
