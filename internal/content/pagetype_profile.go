@@ -106,16 +106,17 @@ func typedContent(root *html.Node, art *html.Node, t PageType, p float64) *html.
 	if p < profileProb {
 		return nil
 	}
+	switch t {
+	case TypeForum, TypeCollection, TypeListing:
+	default:
+		return nil
+	}
 	body := findBody(root)
 	if body == nil {
 		return nil
 	}
-	switch t {
-	case TypeForum:
+	if t == TypeForum {
 		return forumContent(root, body, art)
-	case TypeCollection, TypeListing:
-	default:
-		return nil
 	}
 	grid, words := itemRun(body)
 	if grid == nil {
