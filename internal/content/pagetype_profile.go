@@ -8,8 +8,9 @@ import (
 // Main content by page type. The readability pass looks for one block
 // of prose; a collection, a listing or a forum thread is a run of
 // repeated blocks (cards, results, posts), of which it tends to keep one
-// or none. These profiles find the run and take its container when it
-// holds clearly more text than the readability article did.
+// or none. The collection and listing profile finds the run of cards and
+// takes its container when it holds clearly more text than the
+// readability article did; the forum profile is in pagetype_forum.go.
 
 // itemRunFactor is how much more text than the article a run of items
 // must hold to replace it.
@@ -21,11 +22,10 @@ type runFacts struct {
 }
 
 // itemRun finds, under body, the element whose repeated children (the
-// same tag and class, at least minItems of them, most of them items)
-// hold the most words. posts asks for forum posts (blocks of prose)
-// rather than cards (a link with an image, heading, price or words
-// beside it). It returns the element and the words of its items.
-func itemRun(body *html.Node, posts bool) (*html.Node, int) {
+// same tag and class, at least three of them, most of them cards: a link
+// with an image, heading, price or words beside it) hold the most words.
+// It returns the element and the words of its items.
+func itemRun(body *html.Node) (*html.Node, int) {
 	var best *html.Node
 	bestWords := 0
 	var walk func(n *html.Node, inLink bool) runFacts
@@ -79,17 +79,12 @@ func itemRun(body *html.Node, posts bool) (*html.Node, int) {
 			}
 			g.items++
 			g.words += cf.words
-			if posts && cf.words >= 15 && cf.linkWords*2 < cf.words ||
-				!posts && cf.links > 0 && (cf.imgs > 0 || cf.heads > 0 || cf.prices > 0 || cf.words-cf.linkWords >= 4) {
+			if cf.links > 0 && (cf.imgs > 0 || cf.heads > 0 || cf.prices > 0 || cf.words-cf.linkWords >= 4) {
 				g.good++
 			}
 		}
-		minItems := 3
-		if posts {
-			minItems = 2
-		}
 		for _, g := range groups {
-			if g.items >= minItems && g.good*10 >= g.items*6 && g.words > bestWords {
+			if g.items >= 3 && g.good*10 >= g.items*6 && g.words > bestWords {
 				best, bestWords = n, g.words
 			}
 		}
@@ -111,13 +106,8 @@ func typedContent(root *html.Node, art *html.Node, t PageType, p float64) *html.
 	if p < profileProb {
 		return nil
 	}
-	// Forum threads would take the run of posts (itemRun with posts):
-	// it gained 0.089 F1 on the forum pages of wcxb-dev half A but
-	// 0.044 on half B, under the 80 % a rule must carry over, so it is
-	// not applied.
-	const posts = false
 	switch t {
-	case TypeCollection, TypeListing:
+	case TypeForum, TypeCollection, TypeListing:
 	default:
 		return nil
 	}
@@ -125,7 +115,10 @@ func typedContent(root *html.Node, art *html.Node, t PageType, p float64) *html.
 	if body == nil {
 		return nil
 	}
-	grid, words := itemRun(body, posts)
+	if t == TypeForum {
+		return forumContent(root, body, art)
+	}
+	grid, words := itemRun(body)
 	if grid == nil {
 		return nil
 	}

@@ -1,0 +1,274 @@
+package content
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// Forum threads and Q&A pages. A thread is every post in order (author,
+// date, text), while the readability pass keeps the one post that reads
+// most like an article, often the first. Forum software says which
+// blocks are posts: schema.org microdata marks each one with an item
+// type (DiscussionForumPosting, Comment, Question, Answer), or a JSON-LD
+// block lists them with their text.
+
+// postTypes are the schema.org item types of a post in a thread.
+var postTypes = []string{"DiscussionForumPosting", "Comment", "Question", "Answer"}
+
+// isPost tells whether n is a schema.org item of a post type.
+func isPost(n *html.Node) bool {
+	if n.Type != html.ElementNode {
+		return false
+	}
+	if _, ok := attrOK(n, "itemscope"); !ok {
+		return false
+	}
+	for t := range strings.FieldsSeq(attr(n, "itemtype")) {
+		if slices.Contains(postTypes, t[strings.LastIndexAny(t, "/#")+1:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// post is one post of a thread with the parts its microdata names.
+type post struct {
+	node   *html.Node
+	author *html.Node   // itemprop="author"
+	text   []*html.Node // itemprop="text" or "articleBody"
+	inner  bool         // holds other posts
+}
+
+// markedPosts returns the posts under n in document order. A property
+// belongs to the nearest enclosing item, so the text of a reply nested in
+// a post is the reply's, not the post's.
+func markedPosts(n *html.Node) []*post {
+	var posts []*post
+	var walk func(n *html.Node, scope *post, inScope bool)
+	walk = func(n *html.Node, scope *post, inScope bool) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			if scope != nil && inScope {
+				switch attr(c, "itemprop") {
+				case "author":
+					if scope.author == nil {
+						scope.author = c
+					}
+				case "text", "articleBody":
+					scope.text = append(scope.text, c)
+				}
+			}
+			s, in := scope, inScope
+			if isPost(c) {
+				if scope != nil {
+					scope.inner = true
+				}
+				s = &post{node: c}
+				posts = append(posts, s)
+				in = true
+			} else if _, ok := attrOK(c, "itemscope"); ok {
+				in = false
+			}
+			walk(c, s, in)
+		}
+	}
+	walk(n, nil, false)
+	return posts
+}
+
+// forumContent returns the thread of the page root as a detached copy,
+// or nil when the page marks up fewer than two posts, in its markup
+// (markedThread) or in JSON-LD (ldThread).
+func forumContent(root, body, art *html.Node) *html.Node {
+	thread := markedThread(body)
+	if thread == nil {
+		thread = ldThread(root)
+	}
+	if thread == nil {
+		return nil
+	}
+	// The first post often stands apart: described in JSON-LD while the
+	// replies carry microdata. The readability article is then that post:
+	// it shares little with the thread, while an article that holds the
+	// thread (the posts with their cards and buttons) adds nothing.
+	if art != nil {
+		a, t := textOf(art), textOf(thread)
+		if shared(a, t) < 0.5 && shared(t, a) < 0.5 {
+			thread.InsertBefore(cloneTree(art), thread.FirstChild)
+		}
+	}
+	prune(thread)
+	return thread
+}
+
+// markedThread returns the author and text of every post the page marks
+// up, in order, or nil when it marks fewer than two.
+func markedThread(body *html.Node) *html.Node {
+	posts := markedPosts(body)
+	if len(posts) < 2 {
+		return nil
+	}
+	thread := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+	for _, p := range posts {
+		switch {
+		case len(p.text) > 0:
+			if p.author != nil {
+				thread.AppendChild(line(authorName(p.author)))
+			}
+			for _, t := range p.text {
+				thread.AppendChild(cloneTree(t))
+			}
+		case !p.inner:
+			thread.AppendChild(cloneTree(p.node))
+		}
+	}
+	return thread
+}
+
+// authorName is the name of an author property: its own name property
+// when it is an item (a Person), else its text.
+func authorName(n *html.Node) string {
+	var name *html.Node
+	var find func(n *html.Node)
+	find = func(n *html.Node) {
+		for c := n.FirstChild; c != nil && name == nil; c = c.NextSibling {
+			if c.Type == html.ElementNode {
+				if attr(c, "itemprop") == "name" {
+					name = c
+					return
+				}
+				find(c)
+			}
+		}
+	}
+	find(n)
+	if name != nil {
+		if v, ok := attrOK(name, "content"); ok {
+			return v
+		}
+		n = name
+	}
+	return collapse(nodeText(n))
+}
+
+// line is a paragraph holding s.
+func line(s string) *html.Node {
+	p := &html.Node{Type: html.ElementNode, Data: "p", DataAtom: atom.P}
+	p.AppendChild(&html.Node{Type: html.TextNode, Data: s})
+	return p
+}
+
+// shared is the share of the words of a that b holds too, each word of b
+// counted once.
+func shared(a, b string) float64 {
+	have := make(map[string]int)
+	for w := range strings.FieldsSeq(strings.ToLower(b)) {
+		have[w]++
+	}
+	n, in := 0, 0
+	for w := range strings.FieldsSeq(strings.ToLower(a)) {
+		n++
+		if have[w] > 0 {
+			have[w]--
+			in++
+		}
+	}
+	if n == 0 {
+		return 1
+	}
+	return float64(in) / float64(n)
+}
+
+// ldThread returns the author and text of every post a JSON-LD block of
+// the page describes, in the order written, or nil when fewer than two
+// have a text.
+func ldThread(root *html.Node) *html.Node {
+	thread := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+	posts := 0
+	var add func(v any)
+	add = func(v any) {
+		switch v := v.(type) {
+		case []any:
+			for _, e := range v {
+				add(e)
+			}
+		case map[string]any:
+			if text := ldPostText(v); text != "" {
+				posts++
+				if name := ldName(v["author"]); name != "" {
+					thread.AppendChild(line(name))
+				}
+				for l := range strings.SplitSeq(text, "\n") {
+					if l = strings.TrimSpace(l); l != "" {
+						thread.AppendChild(line(l))
+					}
+				}
+			}
+			// Replies sit under comment, acceptedAnswer or
+			// suggestedAnswer; sorted keys keep them in a fixed order.
+			for _, k := range slices.Sorted(maps.Keys(v)) {
+				if k != "author" {
+					add(v[k])
+				}
+			}
+		}
+	}
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			if c.DataAtom == atom.Script {
+				if strings.EqualFold(strings.TrimSpace(attr(c, "type")), "application/ld+json") {
+					var v any
+					if json.Unmarshal([]byte(nodeText(c)), &v) == nil {
+						add(v)
+					}
+				}
+				continue
+			}
+			walk(c)
+		}
+	}
+	walk(root)
+	if posts < 2 {
+		return nil
+	}
+	return thread
+}
+
+// ldPostText returns the text of a JSON-LD object of a post type, or "".
+func ldPostText(o map[string]any) string {
+	if !ldIsPost(o["@type"]) {
+		return ""
+	}
+	for _, k := range []string{"text", "articleBody"} {
+		if t, ok := o[k].(string); ok && strings.TrimSpace(t) != "" {
+			return html.UnescapeString(t)
+		}
+	}
+	return ""
+}
+
+// ldIsPost tells whether a JSON-LD @type names a post type.
+func ldIsPost(t any) bool {
+	switch t := t.(type) {
+	case string:
+		return slices.Contains(postTypes, t)
+	case []any:
+		for _, e := range t {
+			if ldIsPost(e) {
+				return true
+			}
+		}
+	}
+	return false
+}

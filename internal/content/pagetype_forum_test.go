@@ -1,0 +1,145 @@
+package content
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+)
+
+// threadPage is a forum thread marked up with schema.org microdata: a
+// first post whose text reads like an article (its text marked or not),
+// then short replies, each with an author, a vote widget and a signature
+// outside its text.
+func threadPage(firstMarked bool) string {
+	prop := ` itemprop="text"`
+	if !firstMarked {
+		prop = ""
+	}
+	var b strings.Builder
+	b.WriteString(`<!doctype html><html><head><title>Which projector after the RS2?</title></head><body>
+<header><nav><a href="/">Forums</a> <a href="/new">New posts</a></nav></header>
+<main><h1>Which projector after the RS2?</h1>
+<div class="thread" itemscope itemtype="https://schema.org/DiscussionForumPosting">
+<article class="message"><div class="user" itemprop="author" itemscope itemtype="https://schema.org/Person"><a href="/u/joseph"><span itemprop="name">JosephF</span></a> <span>410 posts</span></div>
+<div class="body"` + prop + `><p>I have a quite old projector in my basement theater that has been wonderful for me, but the time has come to look at a replacement that can handle 4K, and I would like to hear what owners recommend.</p>
+<p>I mostly watch movies, car racing and other sports, and I am not much of a gamer, so input lag matters less to me than black levels and brightness.</p></div>
+<div class="votes"><button>Like</button> <button>Share</button> 12 reactions</div></article>`)
+	for i := 1; i <= 4; i++ {
+		fmt.Fprintf(&b, `<article class="message" itemprop="comment" itemscope itemtype="https://schema.org/Comment">
+<div class="user" itemprop="author" itemscope itemtype="https://schema.org/Person"><a href="/u/r%d"><span itemprop="name">Replier%d</span></a> <span>%d posts</span></div>
+<div class="body" itemprop="text">Reply%d: I went from an older model to the newer one and the picture is brighter.</div>
+<div class="votes"><button>Like</button> <button>Share</button> %d reactions</div><div class="signature">Signature%d: my setup</div></article>`, i, i, 100*i, i, i, i)
+	}
+	b.WriteString(`</div></main><aside><h3>Similar threads</h3><ul><li><a href="/t/1">Best budget projector</a></li></ul></aside>
+<footer><a href="/help">Help</a></footer></body></html>`)
+	return b.String()
+}
+
+// forumText converts page as a forum thread and returns its main text.
+func forumText(t *testing.T, page string) string {
+	t.Helper()
+	doc, err := HTML([]byte(page), "https://forum.example/threads/which-projector.123/", Options{OnlyMainContent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.PageType != TypeForum {
+		t.Fatalf("page type %s, want forum", doc.PageType)
+	}
+	return doc.Text
+}
+
+func TestForumKeepsEveryPost(t *testing.T) {
+	text := forumText(t, threadPage(true))
+	for _, want := range []string{"JosephF", "time has come", "black levels"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	for i := 1; i <= 4; i++ {
+		for _, want := range []string{fmt.Sprintf("Replier%d", i), fmt.Sprintf("Reply%d:", i)} {
+			if !strings.Contains(text, want) {
+				t.Errorf("text lacks %q:\n%s", want, text)
+			}
+		}
+	}
+	for _, bad := range []string{"reactions", "Signature", "posts", "Similar threads", "Help"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("text kept %q:\n%s", bad, text)
+		}
+	}
+}
+
+// TestForumFirstPostUnmarked: when only the replies are marked up and
+// the readability article is the first post, it goes before them.
+func TestForumFirstPostUnmarked(t *testing.T) {
+	root, err := html.Parse(strings.NewReader(threadPage(false)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := findBody(root)
+	art := findClass(body, "body")
+	k := forumContent(root, body, cloneTree(art))
+	if k == nil {
+		t.Fatal("no thread")
+	}
+	text := textOf(k)
+	first := strings.Index(text, "time has come")
+	reply := strings.Index(text, "Reply1:")
+	if first < 0 || reply < 0 || first > reply {
+		t.Errorf("want the first post, then the replies:\n%s", text)
+	}
+}
+
+// findClass returns the first element under n of class c.
+func findClass(n *html.Node, c string) *html.Node {
+	for k := n.FirstChild; k != nil; k = k.NextSibling {
+		if k.Type == html.ElementNode && attr(k, "class") == c {
+			return k
+		}
+		if f := findClass(k, c); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// ldThreadPage is a thread whose posts only JSON-LD describes: the page
+// shows each post beside a long author card, with no microdata.
+func ldThreadPage() string {
+	var b strings.Builder
+	b.WriteString(`<!doctype html><html><head><title>Routes between devices</title>
+<script type="application/ld+json">{"@context":"https://schema.org","@type":"DiscussionForumPosting","headline":"Routes between devices",
+"author":{"@type":"Person","name":"luizjr4"},"text":"I have many routes saved on my laptop.\nCan I open them in the app on my phone?",
+"comment":[`)
+	for i := 1; i <= 3; i++ {
+		if i > 1 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"@type":"Comment","author":{"@type":"Person","name":"Helper%d"},"text":"Answer%d: save them as favorites and they show on every device."}`, i, i)
+	}
+	b.WriteString(`]}</script></head><body><nav><a href="/">Community</a> <a href="/latest">Latest</a></nav><main><h1>Routes between devices</h1>`)
+	fmt.Fprintf(&b, `<div class="entry"><div class="card">Rank Platinum Partner, 25.8k posts, 4.6k solutions, 14 badges, 40.8k reputation, member since 2012</div>
+<div class="words"><p>I have many routes saved on my laptop.</p><p>Can I open them in the app on my phone?</p></div><div class="tools">Quote Reply Report Share</div></div>`)
+	for i := 1; i <= 3; i++ {
+		fmt.Fprintf(&b, `<div class="entry"><div class="card">Rank Platinum Partner, 25.8k posts, 4.6k solutions, 14 badges, 40.8k reputation, member since 2012, %d followers</div>
+<div class="words">Answer%d: save them as favorites and they show on every device.</div><div class="tools">Quote Reply Report Share</div></div>`, i, i)
+	}
+	b.WriteString(`</main><footer><a href="/help">Help</a></footer></body></html>`)
+	return b.String()
+}
+
+func TestForumFromJSONLD(t *testing.T) {
+	text := forumText(t, ldThreadPage())
+	for _, want := range []string{"luizjr4", "routes saved on my laptop", "Helper1", "Answer1:", "Helper3", "Answer3:"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	// The readability article (the entries with their cards) holds the
+	// thread's place on the page: it does not go before the thread.
+	if strings.Contains(text, "reputation") {
+		t.Errorf("text kept the author cards:\n%s", text)
+	}
+}
