@@ -78,3 +78,21 @@ A short summary of story 04, a few words on what happened and why it matters.</p
 		t.Errorf("prose outside the items replaced by the region:\n%s", textOf(k))
 	}
 }
+
+// TestListingFeatures: the classifier sees a paginated list of results
+// (rel=next) and its runs of items, whose classes differ per item, with
+// a title link and a snippet each.
+func TestListingFeatures(t *testing.T) {
+	root, err := html.Parse(strings.NewReader(sectionsPage() + `<a rel="next" href="/tech?page=2">Next</a>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := pageFeatures(root, nil, nil, "")
+	if f[fRelNext] != 1 {
+		t.Errorf("rel_next %v, want 1", f[fRelNext])
+	}
+	// Features are on a log scale: log1p(2) runs, log1p(4) items.
+	if f[fRuns] < 1 || f[fRunSnippets] < 1.6 {
+		t.Errorf("runs %v, run_snippets %v: want two runs of four snippets", f[fRuns], f[fRunSnippets])
+	}
+}
