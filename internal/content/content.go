@@ -168,7 +168,7 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 	var langs map[string]string
 	if opt.OnlyMainContent {
 		node, langs = mainContent(root, s.base, s.sig, s.meta.Title, &c.facts)
-		if k := typedContent(root, node, doc.PageType, c.probs[typ]); k != nil {
+		if k := typedContent(root, node, doc.PageType, c.probs); k != nil {
 			node, langs, c.facts.profile = k, nil, true
 		}
 	}

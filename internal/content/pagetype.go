@@ -33,8 +33,8 @@ var PageTypes = [...]PageType{TypeArticle, TypeDocumentation, TypeForum, TypePro
 // microdata), og:type, the URL path, counts of telling elements (code
 // blocks, tables, forms, buttons, times, headings), class and id names
 // of components (cart, price, post, card, admonition), prices in the
-// text, link density, and runs of repeated sibling blocks (card grids,
-// post lists). The weights (pagetype_model.go) are trained offline by
+// text, link density, pagination links (rel=next/prev), and runs of
+// repeated sibling blocks (card grids, post lists, results with snippets). The weights (pagetype_model.go) are trained offline by
 // `go run ./bench/pagetype -train` from the labelled pages of
 // ../shared/corpus/wcxb-dev; see bench/pagetype/README.md.
 
@@ -118,8 +118,11 @@ const (
 	fRunPrices
 	fRunTimes
 	fRunPosts
+	fRunSnippets
+	fRuns
 	fRunShare
 	fParaAvgWords
+	fRelNext
 	nTypeFeatures
 )
 
@@ -136,7 +139,7 @@ var TypeFeatureNames = [nTypeFeatures]string{
 	"class_cart", "class_price", "class_product", "class_post", "class_comment", "class_thread",
 	"class_card", "class_item", "class_toc", "class_code", "class_admonition", "class_user",
 	"class_rating", "class_qty", "class_filter", "class_pager", "class_feature", "class_hero",
-	"run_links", "run_cards", "run_prices", "run_times", "run_posts", "run_share", "para_avg_words",
+	"run_links", "run_cards", "run_prices", "run_times", "run_posts", "run_snippets", "runs", "run_share", "para_avg_words", "rel_next",
 }
 
 // typeFeatures is the classifier's input for one page.
@@ -300,7 +303,7 @@ type typeWalk struct {
 
 // subtree is what a block holds, for judging runs of repeated siblings.
 type subtree struct {
-	words, links, imgs, heads, prices, times int
+	words, linkWords, links, imgs, heads, prices, times int
 }
 
 func (w *typeWalk) walk(n *html.Node, inLink, inP bool) subtree {
@@ -308,7 +311,7 @@ func (w *typeWalk) walk(n *html.Node, inLink, inP bool) subtree {
 	// A run of consecutive siblings with the same tag and class.
 	var runTag atom.Atom
 	var runClass string
-	var runN, runLinks, runCards, runPrices, runTimes, runPosts, runWords int
+	var runN, runLinks, runCards, runPrices, runTimes, runPosts, runSnippets, runWords int
 	flush := func() {
 		if runN >= 3 {
 			f := w.f
@@ -317,11 +320,15 @@ func (w *typeWalk) walk(n *html.Node, inLink, inP bool) subtree {
 			f[fRunPrices] = max(f[fRunPrices], float64(runPrices))
 			f[fRunTimes] = max(f[fRunTimes], float64(runTimes))
 			f[fRunPosts] = max(f[fRunPosts], float64(runPosts))
+			f[fRunSnippets] = max(f[fRunSnippets], float64(runSnippets))
+			if runCards*10 >= runN*6 {
+				f[fRuns]++
+			}
 			if runLinks >= 3 && runWords > w.runWords {
 				w.runWords = runWords
 			}
 		}
-		runN, runLinks, runCards, runPrices, runTimes, runPosts, runWords = 0, 0, 0, 0, 0, 0, 0
+		runN, runLinks, runCards, runPrices, runTimes, runPosts, runSnippets, runWords = 0, 0, 0, 0, 0, 0, 0, 0
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		switch c.Type {
@@ -331,6 +338,7 @@ func (w *typeWalk) walk(n *html.Node, inLink, inP bool) subtree {
 			w.words += k
 			if inLink {
 				w.linkWords += k
+				st.linkWords += k
 			}
 			if inP {
 				w.paraWords += k
@@ -345,7 +353,9 @@ func (w *typeWalk) walk(n *html.Node, inLink, inP bool) subtree {
 		}
 		class := attr(c, "class")
 		cst := w.element(c, class, inLink, inP)
+		class = itemClass(class)
 		st.words += cst.words
+		st.linkWords += cst.linkWords
 		st.links += cst.links
 		st.imgs += cst.imgs
 		st.heads += cst.heads
@@ -371,6 +381,9 @@ func (w *typeWalk) walk(n *html.Node, inLink, inP bool) subtree {
 		}
 		if cst.words >= 30 && cst.links*10 < cst.words {
 			runPosts++
+		}
+		if cst.links > 0 && cst.words-cst.linkWords >= 8 {
+			runSnippets++
 		}
 	}
 	flush()
@@ -419,6 +432,9 @@ func (w *typeWalk) element(n *html.Node, class string, inLink, inP bool) subtree
 	case atom.A:
 		f[fLinks]++
 		inLink = true
+		if relNext(n) {
+			f[fRelNext] = 1
+		}
 	case atom.Img:
 		f[fImgs]++
 	case atom.Dl:
@@ -551,6 +567,15 @@ func pageFeatures(root *html.Node, pageURL *url.URL, ldTypes []string, ogType st
 	for _, t := range ldTypes {
 		schemaFeature(t, &f)
 	}
+	for n := range root.Descendants() {
+		if n.Type == html.ElementNode && n.DataAtom == atom.Link && relNext(n) {
+			f[fRelNext] = 1
+			break
+		}
+		if n.DataAtom == atom.Body {
+			break
+		}
+	}
 	w := &typeWalk{f: &f}
 	if body := findBody(root); body != nil {
 		w.walk(body, false, false)
@@ -566,13 +591,24 @@ func pageFeatures(root *html.Node, pageURL *url.URL, ldTypes []string, ogType st
 	f[fBodyWords] = float64(w.words)
 	// Counts go in on a log scale: a page of 400 links is not ten times
 	// the listing a page of 40 is.
-	for i := fElements; i <= fRunPosts; i++ {
+	for i := fElements; i <= fRuns; i++ {
 		if i == fParaShare || i == fLinkShare {
 			continue
 		}
 		f[i] = math.Log1p(f[i])
 	}
 	return f
+}
+
+// relNext tells whether a link or anchor points to the next or previous
+// page of a paginated list.
+func relNext(n *html.Node) bool {
+	for w := range strings.FieldsSeq(strings.ToLower(attr(n, "rel"))) {
+		if w == "next" || w == "prev" {
+			return true
+		}
+	}
+	return false
 }
 
 // classify returns the probability of each page type.

@@ -1,6 +1,8 @@
 package content
 
 import (
+	"strings"
+
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -8,34 +10,48 @@ import (
 // Main content by page type. The readability pass looks for one block
 // of prose; a collection, a listing or a forum thread is a run of
 // repeated blocks (cards, results, posts), of which it tends to keep one
-// or none. The collection and listing profile finds the run of cards and
-// takes its container when it holds clearly more text than the
-// readability article did; the forum profile is in pagetype_forum.go.
+// or none. These profiles find the runs and take the region that holds
+// them when it holds clearly more text than the readability article did;
+// the forum profile, which reads the posts a page declares, is in
+// pagetype_forum.go.
 
-// itemRunFactor is how much more text than the article a run of items
-// must hold to replace it.
+// itemRunFactor is how much more text than the article the runs of
+// items must hold to replace it.
 const itemRunFactor = 1.5
 
-// runFacts sums a subtree for judging repeated blocks.
+// minItems is the fewest repeated blocks that make a run of items.
+const minItems = 3
+
+// regionCost is what a word outside any run of items costs a region,
+// against what a word inside a run brings.
+const regionCost = 2
+
+// runFacts sums a subtree for judging repeated blocks: its words and
+// what they sit in, and the words of the runs of items inside it.
 type runFacts struct {
 	words, linkWords, links, imgs, heads, prices int
+	items                                        int
 }
 
-// itemRun finds, under body, the element whose repeated children (the
-// same tag and class, at least three of them, most of them cards: a link
-// with an image, heading, price or words beside it) hold the most words.
-// It returns the element and the words of its items.
+// itemRun finds, under body, the region of the page's runs of items:
+// the element whose runs of repeated children (the same tag and first
+// class word, at least minItems of them, most of them items: a link with
+// an image, heading, price or words beside it) hold the most words
+// against the other words inside it, each costing regionCost. A
+// listing's sections, each a heading over its own grid, are one region;
+// a lone grid beside a long sidebar is its own. Navigation, headers,
+// footers and asides hold no items. It returns the element and the words
+// of its items.
 func itemRun(body *html.Node) (*html.Node, int) {
 	var best *html.Node
-	bestWords := 0
-	var walk func(n *html.Node, inLink bool) runFacts
-	walk = func(n *html.Node, inLink bool) runFacts {
+	bestScore, bestItems := 0, 0
+	var walk func(n *html.Node, inLink, chrome bool) runFacts
+	walk = func(n *html.Node, inLink, chrome bool) runFacts {
 		var f runFacts
 		type group struct {
-			items, good, words int
+			items, good, words, inner int
 		}
 		var groups map[string]*group
-		kids := 0
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			if c.Type == html.TextNode {
 				k := countWords(c.Data)
@@ -49,7 +65,12 @@ func itemRun(body *html.Node) (*html.Node, int) {
 			if c.Type != html.ElementNode {
 				continue
 			}
-			cf := walk(c, inLink || c.DataAtom == atom.A)
+			cchrome := chrome
+			switch c.DataAtom {
+			case atom.Nav, atom.Header, atom.Footer, atom.Aside:
+				cchrome = true
+			}
+			cf := walk(c, inLink || c.DataAtom == atom.A, cchrome)
 			switch c.DataAtom {
 			case atom.A:
 				cf.links++
@@ -64,14 +85,14 @@ func itemRun(body *html.Node) (*html.Node, int) {
 			f.imgs += cf.imgs
 			f.heads += cf.heads
 			f.prices += cf.prices
-			kids++
-			if cf.words == 0 {
+			f.items += cf.items
+			if cf.words == 0 || cchrome {
 				continue
 			}
 			if groups == nil {
 				groups = make(map[string]*group)
 			}
-			key := c.Data + "." + attr(c, "class")
+			key := c.Data + "." + itemClass(attr(c, "class"))
 			g := groups[key]
 			if g == nil {
 				g = &group{}
@@ -79,19 +100,36 @@ func itemRun(body *html.Node) (*html.Node, int) {
 			}
 			g.items++
 			g.words += cf.words
+			g.inner += cf.items
 			if cf.links > 0 && (cf.imgs > 0 || cf.heads > 0 || cf.prices > 0 || cf.words-cf.linkWords >= 4) {
 				g.good++
 			}
 		}
+		// A run's items count whole, in place of the runs inside them.
 		for _, g := range groups {
-			if g.items >= 3 && g.good*10 >= g.items*6 && g.words > bestWords {
-				best, bestWords = n, g.words
+			if g.items >= minItems && g.good*10 >= g.items*6 {
+				f.items += g.words - g.inner
 			}
+		}
+		if s := f.items - regionCost*(f.words-f.items); f.items > 0 && s > bestScore {
+			best, bestScore, bestItems = n, s, f.items
 		}
 		return f
 	}
-	walk(body, false)
-	return best, bestWords
+	walk(body, false, false)
+	return best, bestItems
+}
+
+// itemClass returns the first word of a class value without digits:
+// the items of a grid share it, while their other classes often differ
+// (WordPress's "post-98088 post category-dinner").
+func itemClass(class string) string {
+	for w := range strings.FieldsSeq(class) {
+		if strings.IndexAny(w, "0123456789") < 0 {
+			return w
+		}
+	}
+	return ""
 }
 
 // profileProb is the least probability of its page type for a page to
@@ -99,35 +137,64 @@ func itemRun(body *html.Node) (*html.Node, int) {
 // readability article, which suits every type fairly.
 const profileProb = 0.4
 
+// itemsProb is the least probability of collection and listing together
+// for a page to get their profile: the two share it, and the classifier
+// often splits a page of items between them.
+const itemsProb = 0.5
+
 // typedContent returns the main content the page type asks for, as a
-// detached copy, or nil to keep the readability article art. p is the
-// type's probability.
-func typedContent(root *html.Node, art *html.Node, t PageType, p float64) *html.Node {
-	if p < profileProb {
+// detached copy, or nil to keep the readability article art. probs are
+// the page-type probabilities, t the most likely type.
+func typedContent(root *html.Node, art *html.Node, t PageType, probs [len(PageTypes)]float64) *html.Node {
+	if probs[typeIndex(TypeCollection)]+probs[typeIndex(TypeListing)] >= itemsProb {
+		return itemsContent(root, art)
+	}
+	if probs[typeIndex(t)] < profileProb {
 		return nil
 	}
 	switch t {
-	case TypeForum, TypeCollection, TypeListing:
-	default:
-		return nil
+	case TypeForum:
+		body := findBody(root)
+		if body == nil {
+			return nil
+		}
+		return forumContent(root, body, art)
 	}
+	return nil
+}
+
+// typeIndex returns t's index in PageTypes.
+func typeIndex(t PageType) int {
+	for i, u := range PageTypes {
+		if u == t {
+			return i
+		}
+	}
+	return -1
+}
+
+// itemsContent returns the region of the page's items, with the heading
+// and count above it, when it holds clearly more than the article art.
+func itemsContent(root *html.Node, art *html.Node) *html.Node {
 	body := findBody(root)
 	if body == nil {
 		return nil
-	}
-	if t == TypeForum {
-		return forumContent(root, body, art)
 	}
 	grid, words := itemRun(body)
 	if grid == nil {
 		return nil
 	}
+	own := countWords(nodeText(grid))
 	artWords := 0
 	if art != nil {
-		artWords = countWords(textOf(art))
+		at := textOf(art)
+		artWords = countWords(at)
 		// An article of prose without links is what the page is about
-		// (a short post under a column of teasers), not a stray block.
-		if st := textStats(art, nil); artWords >= 50 && st.linkLen < 0.05*float64(st.length) {
+		// (a short post under a column of teasers), not a stray block,
+		// unless it is one of the items: the region's other words are
+		// too few to hold it, and its words are the region's.
+		st := textStats(art, nil)
+		if artWords >= 50 && st.linkLen < 0.05*float64(st.length) && !(own-words < artWords && wordsWithin(at, nodeText(grid))) {
 			return nil
 		}
 	}
@@ -136,7 +203,6 @@ func typedContent(root *html.Node, art *html.Node, t PageType, p float64) *html.
 	}
 	// The heading and the count of results above a grid belong to it:
 	// climb while the parent adds little text.
-	own := countWords(nodeText(grid))
 	for p := grid.Parent; p != nil && p != body; p = p.Parent {
 		if float64(countWords(nodeText(p))) > 1.25*float64(own) {
 			break
@@ -146,4 +212,22 @@ func typedContent(root *html.Node, art *html.Node, t PageType, p float64) *html.
 	k := cloneTree(grid)
 	prune(k)
 	return k
+}
+
+// wordsWithin tells whether nearly all (90 %) of the words of a occur
+// in b, as a multiset.
+func wordsWithin(a, b string) bool {
+	have := make(map[string]int)
+	for w := range strings.FieldsSeq(strings.ToLower(b)) {
+		have[w]++
+	}
+	n, in := 0, 0
+	for w := range strings.FieldsSeq(strings.ToLower(a)) {
+		n++
+		if have[w] > 0 {
+			have[w]--
+			in++
+		}
+	}
+	return n > 0 && in*10 >= n*9
 }

@@ -1,0 +1,98 @@
+package content
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+)
+
+// sectionsPage is a news section front: two headed sections, each a
+// grid of teasers whose classes differ from item to item (WordPress's
+// post-NNN and category classes), beside a sidebar of prose and above
+// a footer.
+func sectionsPage() string {
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Technology</title></head><body>
+<header><nav><a href="/">Home</a> <a href="/tech">Tech</a> <a href="/science">Science</a></nav></header>
+<div class="layout"><main class="content">`)
+	for s, name := range []string{"Personal Tech", "Artificial Intelligence"} {
+		fmt.Fprintf(&b, `<section class="section"><h2>%s</h2><div class="grid">`, name)
+		for i := 1; i <= 4; i++ {
+			fmt.Fprintf(&b, `<article class="post-%d%d post category-c%d"><a href="/story/%d-%d"><h3>Story%d%d headline</h3></a>
+<p>A short summary of story %d%d, a few words on what happened and why it matters.</p></article>`, s, i, i, s, i, s, i, s, i)
+		}
+		b.WriteString(`</div></section>`)
+	}
+	b.WriteString(`</main><div class="sidebar">`)
+	for range 2 {
+		b.WriteString(`<p>Our newsroom covers technology from five cities, with reporters who have followed
+the industry for decades, and editors who check every claim before it is published on the site.</p>`)
+	}
+	b.WriteString(`</div></div>
+<footer><a href="/help">Help</a> <a href="/about">About us</a></footer></body></html>`)
+	return b.String()
+}
+
+func TestItemsContentKeepsEverySection(t *testing.T) {
+	root, err := html.Parse(strings.NewReader(sectionsPage()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := itemsContent(root, nil)
+	if k == nil {
+		t.Fatal("no region of items found")
+	}
+	text := textOf(k)
+	for _, want := range []string{"Personal Tech", "Artificial Intelligence", "Story01 headline", "Story14 headline",
+		"Story11 headline", "summary of story 13"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	for _, unwanted := range []string{"newsroom", "About us", "Science"} {
+		if strings.Contains(text, unwanted) {
+			t.Errorf("text keeps %q:\n%s", unwanted, text)
+		}
+	}
+}
+
+// TestItemsContentTakesTeaserArticle: the readability article is the
+// teasers' summaries, prose without links; they are items, so the
+// region replaces them. Prose from outside the items stays.
+func TestItemsContentTakesTeaserArticle(t *testing.T) {
+	root, err := html.Parse(strings.NewReader(sectionsPage()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	art, _ := html.Parse(strings.NewReader(`<div><p>A short summary of story 01, a few words on what happened and why it matters.
+A short summary of story 02, a few words on what happened and why it matters.
+A short summary of story 03, a few words on what happened and why it matters.
+A short summary of story 04, a few words on what happened and why it matters.</p></div>`))
+	if k := itemsContent(root, findBody(art)); k == nil || !strings.Contains(textOf(k), "Story14 headline") {
+		t.Errorf("the teasers' prose kept as the article; want the region of items")
+	}
+	prose, _ := html.Parse(strings.NewReader(`<div><p>` + strings.Repeat("The council voted on Tuesday to close the old bridge for repairs until spring. ", 5) + `</p></div>`))
+	if k := itemsContent(root, findBody(prose)); k != nil {
+		t.Errorf("prose outside the items replaced by the region:\n%s", textOf(k))
+	}
+}
+
+// TestListingFeatures: the classifier sees a paginated list of results
+// (rel=next) and its runs of items, whose classes differ per item, with
+// a title link and a snippet each.
+func TestListingFeatures(t *testing.T) {
+	root, err := html.Parse(strings.NewReader(sectionsPage() + `<a rel="next" href="/tech?page=2">Next</a>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := pageFeatures(root, nil, nil, "")
+	if f[fRelNext] != 1 {
+		t.Errorf("rel_next %v, want 1", f[fRelNext])
+	}
+	// Features are on a log scale: log1p(2) runs, log1p(4) items.
+	if f[fRuns] < 1 || f[fRunSnippets] < 1.6 {
+		t.Errorf("runs %v, run_snippets %v: want two runs of four snippets", f[fRuns], f[fRunSnippets])
+	}
+}
