@@ -116,18 +116,13 @@ func typedContent(root *html.Node, art *html.Node, t PageType, p float64) *html.
 	// 0.044 on half B, under the 80 % a rule must carry over, so it is
 	// not applied.
 	const posts = false
-	body := findBody(root)
-	if body == nil {
-		return nil
-	}
 	switch t {
 	case TypeCollection, TypeListing:
-	case TypeProduct:
-		if p < productProb {
-			return nil
-		}
-		return productContent(body, art)
 	default:
+		return nil
+	}
+	body := findBody(root)
+	if body == nil {
 		return nil
 	}
 	grid, words := itemRun(body, posts)
