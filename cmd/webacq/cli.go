@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -33,6 +34,7 @@ import (
 	"webacq/internal/jobs"
 	"webacq/internal/llm"
 	"webacq/internal/mcp"
+	"webacq/internal/metrics"
 	"webacq/internal/model"
 	"webacq/internal/monitor"
 	"webacq/internal/primitive"
@@ -379,6 +381,9 @@ func (m *Main) serve(ctx context.Context) error {
 	if m.cfg.DebugAddr != "" {
 		go m.debugServer(bg)
 	}
+	if m.cfg.MetricsAddr != "" {
+		go m.metricsServer(bg)
+	}
 	m.log.Info("listening", "addr", ln.Addr().String(), "database", m.store.Dialect())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -410,6 +415,24 @@ func (m *Main) debugServer(ctx context.Context) {
 		m.log.Error("debug listener", "err", err)
 	}
 }
+
+// metricsServer serves Prometheus metrics at /metrics on their own address
+// until ctx ends: the counters of this process, and the job queue's depth
+// read from the database at each scrape.
+func (m *Main) metricsServer(ctx context.Context) {
+	jobsOnce.Do(func() { metrics.Register(metrics.NewJobs(m.store.JobCounts)) })
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics.Handler())
+	srv := &http.Server{Addr: m.cfg.MetricsAddr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { <-ctx.Done(); srv.Close() }()
+	m.log.Info("metrics listener", "addr", m.cfg.MetricsAddr)
+	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		m.log.Error("metrics listener", "err", err)
+	}
+}
+
+// jobsOnce registers the job queue's collector once per process.
+var jobsOnce sync.Once
 
 // primitives builds the primitives; pages nil keeps nothing (command line).
 func (m *Main) primitives(pages *store.Store) (*primitive.Service, error) {
@@ -599,6 +622,9 @@ func (m *Main) worker(ctx context.Context) error {
 	go monitors.ReconcileLoop(ctx, reconcileEvery)
 	if m.cfg.DebugAddr != "" {
 		go m.debugServer(ctx)
+	}
+	if m.cfg.MetricsAddr != "" {
+		go m.metricsServer(ctx)
 	}
 	m.log.Info("worker started", "database", m.store.Dialect())
 	<-ctx.Done()

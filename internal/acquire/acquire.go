@@ -14,6 +14,7 @@ import (
 
 	"webacq/internal/content"
 	"webacq/internal/fetch"
+	"webacq/internal/metrics"
 )
 
 // Tiers a request may ask for.
@@ -101,6 +102,16 @@ func (a *Acquirer) Get(ctx context.Context, req Request, judge Judge) []Step {
 		}
 		st.Duration = time.Since(t0)
 		steps = append(steps, st)
+		verdict := string(st.Verdict)
+		switch {
+		case st.Err != nil:
+			verdict = "error"
+		case st.Resp.NotModified:
+			verdict = "not_modified"
+		case verdict == "":
+			verdict = "none"
+		}
+		metrics.Fetch(tier, verdict)
 		if st.Err != nil || st.Resp.NotModified || !Escalate(st.Resp.StatusCode, st.Verdict) {
 			break
 		}

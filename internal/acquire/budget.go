@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"webacq/internal/fetch"
+	"webacq/internal/metrics"
 	"webacq/internal/model"
 )
 
@@ -142,10 +143,12 @@ func (b *Budget) acquire(ctx context.Context, w *budgetWaiter, queueing bool) (r
 	if b.waiters.Len() == 0 && b.fits(w) {
 		b.admit(w)
 		b.mu.Unlock()
+		metrics.Budget("granted")
 		return b.releaser(w), nil
 	}
 	if !queueing && (b.waiters.Len() >= b.maxQueue || b.queued+w.size > b.maxQueued) {
 		b.mu.Unlock()
+		metrics.Budget("refused")
 		return nil, errBudgetFull
 	}
 	el := b.waiters.PushBack(w)
@@ -160,6 +163,7 @@ func (b *Budget) acquire(ctx context.Context, w *budgetWaiter, queueing bool) (r
 	}
 	select {
 	case <-w.ready:
+		metrics.Budget("waited")
 		return b.releaser(w), nil
 	case <-ctx.Done():
 		err = model.Wrap(model.CodeTimeout, ctx.Err(), "the request ran out of time waiting to convert the page")
@@ -179,6 +183,7 @@ func (b *Budget) acquire(ctx context.Context, w *budgetWaiter, queueing bool) (r
 		b.wake()
 		b.mu.Unlock()
 	}
+	metrics.Budget("refused")
 	return nil, err
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"webacq/internal/jobs"
+	"webacq/internal/metrics"
 	"webacq/internal/model"
 	"webacq/internal/store"
 	"webacq/internal/webhook"
@@ -93,7 +94,7 @@ func (s *Service) deliver(ctx context.Context, job *river.Job[DeliverArgs]) erro
 	final := attempt.Attempt-job.Args.Base > len(s.backoff()) || job.Attempt >= job.MaxAttempts
 	fail := func(class string) error {
 		attempt.ErrorClass = class
-		return s.Store.RecordAttempt(ctx, d.ID, model.DeliveryFailed, attempt)
+		return s.recordAttempt(ctx, d, model.DeliveryFailed, attempt)
 	}
 	if d.Kind != KindWebhook {
 		return s.deliverChannel(ctx, d, attempt, final)
@@ -142,7 +143,7 @@ func (s *Service) deliver(ctx context.Context, job *river.Job[DeliverArgs]) erro
 func (s *Service) answered(ctx context.Context, d *model.Delivery, attempt model.DeliveryAttempt, final bool, code int,
 	retryAfterHeader string) error {
 	if code >= 200 && code < 300 {
-		return s.Store.RecordAttempt(ctx, d.ID, model.DeliveryDelivered, attempt)
+		return s.recordAttempt(ctx, d, model.DeliveryDelivered, attempt)
 	}
 	var wait time.Duration
 	if code == http.StatusTooManyRequests {
@@ -158,9 +159,9 @@ func (s *Service) retryOrFail(ctx context.Context, d *model.Delivery, attempt mo
 	temporary bool, wait time.Duration) error {
 	attempt.ErrorClass = class
 	if !temporary || final {
-		return s.Store.RecordAttempt(ctx, d.ID, model.DeliveryFailed, attempt)
+		return s.recordAttempt(ctx, d, model.DeliveryFailed, attempt)
 	}
-	if err := s.Store.RecordAttempt(ctx, d.ID, model.DeliveryPending, attempt); err != nil {
+	if err := s.recordAttempt(ctx, d, model.DeliveryPending, attempt); err != nil {
 		return err
 	}
 	if wait > 0 {
@@ -211,7 +212,7 @@ func (s *Service) deliverChannel(ctx context.Context, d *model.Delivery, attempt
 	}
 	attempt.StatusCode, attempt.LatencyMS, attempt.Response = res.Status, res.Latency.Milliseconds(), res.Response
 	if err == nil {
-		return s.Store.RecordAttempt(ctx, d.ID, model.DeliveryDelivered, attempt)
+		return s.recordAttempt(ctx, d, model.DeliveryDelivered, attempt)
 	}
 	var f *Failure
 	if !errors.As(err, &f) {
@@ -290,5 +291,15 @@ func (s *Service) takeMessage(ctx context.Context, d *model.Delivery, attempt mo
 	attempt.ErrorClass = model.CodeRateLimited
 	attempt.Response = fmt.Sprintf("not sent: this workspace has sent its %d email and SMS messages of the past hour "+
 		"(WEBACQ_ALERT_MESSAGES_PER_HOUR)", s.messagesPerHour())
-	return true, s.Store.RecordAttempt(ctx, d.ID, model.DeliveryFailed, attempt)
+	return true, s.recordAttempt(ctx, d, model.DeliveryFailed, attempt)
+}
+
+// recordAttempt writes an attempt and the delivery's state after it, and
+// counts it.
+func (s *Service) recordAttempt(ctx context.Context, d *model.Delivery, status string, a model.DeliveryAttempt) error {
+	if err := s.Store.RecordAttempt(ctx, d.ID, status, a); err != nil {
+		return err
+	}
+	metrics.DeliveryAttempt(d.Kind, status)
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"webacq/internal/metrics"
 	"webacq/internal/model"
 	"webacq/internal/store"
 )
@@ -232,7 +233,11 @@ func (b *Biller) Finish(ctx context.Context, c *Call, used int64, status int) er
 		// Whatever Settle does, the hold is no longer renewed: settled, or
 		// left to expire and be refunded when settling failed.
 		b.release(c.res.ID)
-		return b.store.Settle(ctx, c.res, used, &u, &a, keyID)
+		if err := b.store.Settle(ctx, c.res, used, &u, &a, keyID); err != nil {
+			return err
+		}
+		metrics.CreditsDrawn(u.Endpoint, u.Credits)
+		return nil
 	}
 	return b.rec.write(ctx, store.Record{Usage: u, Activity: a, KeyID: keyID})
 }

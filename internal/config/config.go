@@ -45,6 +45,7 @@ type Config struct {
 	LogFormat         string // WEBACQ_LOG_FORMAT: text|json
 	AccessLog         bool   // WEBACQ_ACCESS_LOG: one log line per request (default on)
 	DebugAddr         string // WEBACQ_DEBUG_ADDR: serve net/http/pprof here (off when empty)
+	MetricsAddr       string // WEBACQ_METRICS_ADDR: serve Prometheus /metrics here (off when empty)
 	// MCPAllowedOrigins (WEBACQ_MCP_ALLOWED_ORIGINS, comma-separated) are the
 	// browser origins besides the service's own host that may call /api/mcp.
 	MCPAllowedOrigins []string
@@ -159,6 +160,7 @@ func Load(getenv func(string) string) (*Config, error) {
 		LogFormat:         get("WEBACQ_LOG_FORMAT", "text"),
 		UserAgent:         get("WEBACQ_USER_AGENT", ""),
 		DebugAddr:         get("WEBACQ_DEBUG_ADDR", ""),
+		MetricsAddr:       get("WEBACQ_METRICS_ADDR", ""),
 
 		SearchProvider: get("WEBACQ_SEARCH_PROVIDER", "local"),
 		SearXNGURL:     get("WEBACQ_SEARXNG_URL", ""),

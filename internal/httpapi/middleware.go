@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"webacq/internal/billing"
+	"webacq/internal/metrics"
 	"webacq/internal/model"
 )
 
@@ -21,6 +22,7 @@ type reqInfo struct {
 	started time.Time
 	status  int
 	call    *billing.Call // set once the request is authenticated
+	route   string        // the /api/v1 route pattern's path, once routed
 }
 
 type ctxKey struct{}
@@ -91,6 +93,11 @@ func (s *Server) outer(next http.Handler) http.Handler {
 					fail(sw, r, s.log, fmt.Errorf("panic: %v", v))
 				}
 			}
+			status := sw.status
+			if status == 0 {
+				status = http.StatusOK // nothing written: net/http answers 200
+			}
+			metrics.Request(routeOf(r, in), r.Method, status, time.Since(in.started))
 			if s.cfg.AccessLog {
 				attrs := []any{"request_id", in.id, "method", r.Method, "path", r.URL.Path, "status", sw.status,
 					"duration_ms", float64(time.Since(in.started).Microseconds()) / 1000}
@@ -182,4 +189,18 @@ func bearerKey(h string) (string, error) {
 		return "", model.Errorf(model.CodeUnauthorized, "malformed API key: keys start with mc_")
 	}
 	return key, nil
+}
+
+// routeOf is the metrics label of a request: its /api/v1 route pattern, or
+// a fixed name, never the path itself (which a client chooses).
+func routeOf(r *http.Request, in *reqInfo) string {
+	switch p := r.URL.Path; {
+	case in.route != "":
+		return in.route
+	case p == "/api/mcp":
+		return p
+	case p == "/console" || strings.HasPrefix(p, "/console/"):
+		return "/console"
+	}
+	return "other"
 }

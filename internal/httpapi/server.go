@@ -93,7 +93,9 @@ func (s *Server) serveConsole(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handle(pattern string, h http.HandlerFunc) {
 	_, endpoint, _ := cut(pattern)
 	s.v1.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if c := infoOf(r).call; c != nil {
+		in := infoOf(r)
+		in.route = endpoint
+		if c := in.call; c != nil {
 			c.Endpoint = endpoint
 		}
 		h(w, r)

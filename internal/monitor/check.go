@@ -24,6 +24,7 @@ import (
 	"webacq/internal/billing"
 	"webacq/internal/content"
 	"webacq/internal/fetch"
+	"webacq/internal/metrics"
 	"webacq/internal/model"
 	"webacq/internal/monitor/detect"
 	"webacq/internal/store"
@@ -122,6 +123,7 @@ func (s *Service) check(ctx context.Context, job *river.Job[CheckArgs]) error {
 		}
 		defer done()
 	}
+	metrics.CheckLate(s.now().Sub(due))
 	// A check that died mid-way (the node was killed, or it overran its
 	// job's timeout) comes back as a later attempt of the same due time:
 	// snoozes give their attempt back, so job.Attempt-1 is how many times
@@ -598,6 +600,10 @@ func (s *Service) record(ctx context.Context, job *river.Job[CheckArgs], m *mode
 	}
 	if err != nil {
 		return time.Time{}, err
+	}
+	for _, o := range obs {
+		metrics.MonitorRun(o.run.Outcome)
+		metrics.CreditsDrawn(RunEndpoint, o.cost)
 	}
 	if indexed != nil && s.Index != nil {
 		s.Index(ctx, indexed.run.WorkspaceID, indexed.url, indexed.title, *indexed.run.Snapshot)

@@ -25,6 +25,8 @@ import (
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 	_ "modernc.org/sqlite" // database/sql driver "sqlite"
+
+	"webacq/internal/metrics"
 )
 
 //go:embed migrations
@@ -281,4 +283,46 @@ func isUniqueViolation(err error) bool {
 	}
 	msg := err.Error()
 	return strings.Contains(msg, "UNIQUE constraint failed") || strings.Contains(msg, "SQLSTATE 23505") || isUniqueViolationPG(err)
+}
+
+// JobCounts reads the job queue's depth: jobs by kind, queue and state,
+// with the oldest available job's wait past its scheduled time. It is
+// read at each metrics scrape; the job table is indexed by state.
+func (s *Store) JobCounts(ctx context.Context) ([]metrics.JobCount, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT kind, queue, state, COUNT(*),
+		MIN(CASE WHEN state = 'available' THEN scheduled_at END) FROM river_job GROUP BY kind, queue, state`)
+	if err != nil {
+		return nil, fmt.Errorf("store: job counts: %w", err)
+	}
+	defer rows.Close()
+	now := s.Now()
+	var out []metrics.JobCount
+	for rows.Next() {
+		var c metrics.JobCount
+		var oldest any
+		if err := rows.Scan(&c.Kind, &c.Queue, &c.State, &c.Count, &oldest); err != nil {
+			return nil, fmt.Errorf("store: job counts: %w", err)
+		}
+		if t, ok := jobTime(oldest); ok {
+			c.OldestWait = max(now.Sub(t), 0)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// jobTime reads a timestamp of the job table as an aggregate returns it:
+// a time on PostgreSQL, text (or a time) on SQLite.
+func jobTime(v any) (time.Time, bool) {
+	switch t := v.(type) {
+	case time.Time:
+		return t, true
+	case string:
+		for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999-07:00", "2006-01-02 15:04:05.999999999"} {
+			if p, err := time.Parse(layout, t); err == nil {
+				return p, true
+			}
+		}
+	}
+	return time.Time{}, false
 }

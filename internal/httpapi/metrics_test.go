@@ -1,0 +1,60 @@
+package httpapi_test
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"webacq/internal/metrics"
+	"webacq/internal/store"
+)
+
+// TestMetricsLabelsAreBounded: whatever paths, methods, keys and ids
+// clients send, the request metrics carry only route patterns, known
+// methods and status codes, so a node's series cannot grow with its
+// traffic (issue 21: bounded labels only, a test enforces it).
+func TestMetricsLabelsAreBounded(t *testing.T) {
+	e := newEnv(t, store.SQLite)
+	count := func() int {
+		text, err := metrics.Text()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Count(text, "webacq_http_requests_total{")
+	}
+	e.get("/api/v1/health")
+	base := count()
+	for i := range 40 {
+		marker := fmt.Sprintf("zz%03dzz", i)
+		e.get("/api/v1/monitor/" + marker)
+		e.get("/api/v1/nope-" + marker)
+		e.get("/api/v1/monitor/" + marker + "/runs?cursor=" + marker)
+		e.do("GET", "/api/v1/health", nil, "Authorization", "Bearer mc_"+marker)
+		req, _ := http.NewRequest("BREW"+marker[2:5], e.url+"/api/v1/health", nil)
+		if res, err := http.DefaultClient.Do(req); err == nil {
+			res.Body.Close()
+		}
+	}
+	if grown := count() - base; grown > 12 {
+		t.Fatalf("200 requests to distinct paths and methods added %d request series, want a handful", grown)
+	}
+	text, err := metrics.Text()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := regexp.MustCompile(`zz\d{3}zz|BREW`).FindString(text); m != "" {
+		t.Fatalf("a client's path, key or method became a label: %q", m)
+	}
+	for _, want := range []string{
+		`webacq_http_requests_total{method="GET",route="/api/v1/health",status="200"}`,
+		`webacq_http_requests_total{method="GET",route="/api/v1/monitor/{id}",status="`,
+		`webacq_http_requests_total{method="OTHER",route="other",status="`,
+		`webacq_http_request_duration_seconds_bucket{route="/api/v1/health",le="0.005"}`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}
