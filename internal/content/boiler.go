@@ -458,8 +458,8 @@ func within(n *html.Node, depth int, match func(*html.Node) bool) bool {
 // postEmbeds are the class names of the quotes that embed a post of a
 // social network: the post is text of the article, even inside a block
 // named "social-embed".
-var postEmbeds = []string{"twitter-tweet", "instagram-media", "tiktok-embed", "reddit-embed", "reddit-card",
-	"bluesky-embed", "mastodon-embed", "fb-post", "threads-post"}
+var postEmbeds = newHints("twitter-tweet", "instagram-media", "tiktok-embed", "reddit-embed", "reddit-card",
+	"bluesky-embed", "mastodon-embed", "fb-post", "threads-post")
 
 // embedsPost tells whether n is or holds, depth levels down at most, the
 // <blockquote> of an embedded post.
@@ -469,7 +469,7 @@ func embedsPost(n *html.Node, depth int) bool {
 			return false
 		}
 		c := attr(e, "class")
-		return c != "" && matchesAny(c, postEmbeds)
+		return c != "" && postEmbeds.in(c)
 	})
 }
 
