@@ -42,8 +42,11 @@ func labelLine(n *html.Node) bool {
 		return false
 	}
 	t := bytes.TrimLeft(h, " -–—:|[(*")
+	if len(t) == 0 {
+		return false
+	}
 	maybe := false
-	for _, p := range labelStarts {
+	for _, p := range labelStarts[t[0]] {
 		if bytes.HasPrefix(t, p) {
 			maybe = true
 			break
@@ -74,16 +77,17 @@ func labelLine(n *html.Node) bool {
 	return false
 }
 
-// labelStarts are the starts of the credit prefixes and ad labels.
-var labelStarts = func() [][]byte {
-	var b [][]byte
+// labelStarts are the starts of the credit prefixes and ad labels, by
+// their first byte: every element of the article is tested.
+var labelStarts = func() *[256][][]byte {
+	var b [256][][]byte
 	for _, p := range creditPrefixes {
-		b = append(b, []byte(p))
+		b[p[0]] = append(b[p[0]], []byte(p))
 	}
 	for w := range adLabels {
-		b = append(b, []byte(w))
+		b[w[0]] = append(b[w[0]], []byte(w))
 	}
-	return b
+	return &b
 }()
 
 // firstText appends to buf, lower-cased, up to cap(buf) bytes of the
