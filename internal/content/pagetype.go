@@ -289,6 +289,18 @@ var classHints = map[string]int{
 	"hero": fClassHero, "banner": fClassHero, "jumbotron": fClassHero, "masthead": fClassHero,
 }
 
+// classHintPairs is a bit set of the first two letters of classHints'
+// words: most words of a page's class names are passed over by them,
+// without a map lookup.
+var classHintPairs = func() *[1 << 16 / 64]uint64 {
+	var b [1 << 16 / 64]uint64
+	for w := range classHints {
+		k := uint(w[0])<<8 | uint(w[1])
+		b[k/64] |= 1 << (k % 64)
+	}
+	return &b
+}()
+
 // typeWalk gathers the structural counts of a page in one walk.
 type typeWalk struct {
 	f         *typeFeatures
@@ -491,6 +503,9 @@ func (w *typeWalk) classWord(word string, seen *uint64) {
 	var buf [16]byte
 	for i := 0; i < len(word); i++ {
 		buf[i] = word[i] | 0x20
+	}
+	if k := uint(buf[0])<<8 | uint(buf[1]); classHintPairs[k/64]&(1<<(k%64)) == 0 {
+		return
 	}
 	i, ok := classHints[string(buf[:len(word)])]
 	if !ok {

@@ -56,9 +56,10 @@ type readable struct {
 	asP    map[*html.Node]bool
 	byline bool
 	titled bool
-	// bodyLen is the body's text length once measured, else -1 (see
-	// bodyText).
-	bodyLen int
+	// bodyLen is the body's text length once measured, else -1, and
+	// bodyOver a length the body's text is known to exceed (see
+	// bodyWithin).
+	bodyLen, bodyOver int
 	// host is the page's host without "www.", to tell links within the
 	// site from links to other sites.
 	host string
@@ -80,16 +81,27 @@ func (r *readable) pageWrapper(n *html.Node, match string) bool {
 		return false
 	}
 	l := textStats(n, nil).length
-	return l > 0 && r.bodyText() <= 2*l
+	return l > 0 && r.bodyWithin(2*l)
 }
 
-// bodyText returns the text length of the page's body, measured once:
+// bodyWithin tells whether the body's text is at most limit characters
+// long. The body is read only as far as limit (most blocks asking are
+// short and the answer comes early), and what a reading found is kept:
 // the extraction does not change the tree, and every attempt asks again.
-func (r *readable) bodyText() int {
-	if r.bodyLen < 0 {
-		r.bodyLen = textStats(r.body, nil).length
+func (r *readable) bodyWithin(limit int) bool {
+	if r.bodyLen >= 0 {
+		return r.bodyLen <= limit
 	}
-	return r.bodyLen
+	if limit <= r.bodyOver {
+		return false
+	}
+	l := textWithin(r.body, limit)
+	if l < 0 {
+		r.bodyOver = limit
+		return false
+	}
+	r.bodyLen = l
+	return true
 }
 
 // pageRegion tells whether a class and id string names a region of the
@@ -106,7 +118,7 @@ func readableContent(root *html.Node, base *url.URL, title string, facts *extrac
 	if body == nil {
 		return nil, false
 	}
-	r := &readable{body: body, title: title, bodyLen: -1}
+	r := &readable{body: body, title: title, bodyLen: -1, bodyOver: -1}
 	if base != nil {
 		r.host = siteHost(base.Host)
 	}
