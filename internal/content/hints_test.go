@@ -19,5 +19,35 @@ func TestHintsIn(t *testing.T) {
 		if got := h.in(s); got != want {
 			t.Errorf("in(%q) = %v, want %v", s, got, want)
 		}
+		if got := h.inBytes([]byte(s)); got != want {
+			t.Errorf("inBytes(%q) = %v, want %v", s, got, want)
+		}
+	}
+	b := []byte("a long paragraph that says nothing of note, twice: a long paragraph")
+	if n := testing.AllocsPerRun(100, func() { h.inBytes(b) }); n != 0 {
+		t.Errorf("inBytes allocates %v times, want 0", n)
+	}
+}
+
+// TestCountText checks countText against a rune-by-rune count: white
+// space collapsed and trimmed, a separator before a text that follows
+// another, commas of any script.
+func TestCountText(t *testing.T) {
+	ref := func(s string, st *stats) {
+		n := len([]rune(strings.Join(strings.Fields(s), " ")))
+		if n > 0 && st.length > 0 {
+			n++
+		}
+		st.length += n
+		st.commas += strings.Count(s, ",") + strings.Count(s, "\u060C") + strings.Count(s, "\uFF0C")
+	}
+	texts := []string{"", "  ", "a", " a, b ", "x\u00a0y,\tz\n\n", "日本語、テスト，終わり", "a\u2003b", "\u060Cab  ,c", "\xffa b"}
+	var got, want stats
+	for _, s := range texts {
+		countText(s, 0, &got)
+		ref(s, &want)
+		if got != want {
+			t.Fatalf("after %q: got %+v, want %+v", s, got, want)
+		}
 	}
 }

@@ -318,8 +318,11 @@ var subscribeVerbs = []string{"subscribe to", "subscribe now", "please subscribe
 var socialNames = []string{"twitter", "facebook", "instagram", "telegram", "whatsapp", "youtube", "tiktok",
 	"linkedin", "threads", "mastodon", "bluesky", "pinterest"}
 
+// socialHints prefilter socialNames: most paragraphs name no network.
+var socialHints = newHints(socialNames...)
+
 // subscribeStems prefilter subscribeVerbs: one of them is in each.
-var subscribeStems = []string{"subscri", "sign up", "suscr", "abonn", "iscriv", "assine", "subskryb"}
+var subscribeStems = newHints("subscri", "sign up", "suscr", "abonn", "iscriv", "assine", "subskryb")
 
 // ctaParagraph tells whether a <p> of the article is a call to action.
 func ctaParagraph(n *html.Node) bool {
@@ -333,9 +336,11 @@ func ctaParagraph(n *html.Node) bool {
 	var buf [1280]byte
 	t := lowerText(n, buf[:0])
 	social := 0
-	for _, s := range socialNames {
-		if bytes.Contains(t, []byte(s)) {
-			social++
+	if socialHints.inBytes(t) {
+		for _, s := range socialNames {
+			if bytes.Contains(t, []byte(s)) {
+				social++
+			}
 		}
 	}
 	switch {
@@ -344,7 +349,7 @@ func ctaParagraph(n *html.Node) bool {
 	case social >= 1 && bytesContainAny(t, followVerbs):
 		return true
 	}
-	return bytesContainAny(t, subscribeStems) && bytesContainAny(t, subscribeVerbs)
+	return subscribeStems.inBytes(t) && bytesContainAny(t, subscribeVerbs)
 }
 
 func bytesContainAny(t []byte, words []string) bool {

@@ -667,7 +667,12 @@ func newHints(list ...string) *hints {
 }
 
 // in tells whether s contains any of the hints.
-func (h *hints) in(s string) bool {
+func (h *hints) in(s string) bool { return hintsIn(h, s) }
+
+// inBytes tells whether b contains any of the hints.
+func (h *hints) inBytes(b []byte) bool { return hintsIn(h, b) }
+
+func hintsIn[S string | []byte](h *hints, s S) bool {
 	for i := 0; i < len(s); i++ {
 		if h.single[s[i]] {
 			return true
@@ -679,7 +684,7 @@ func (h *hints) in(s string) bool {
 			continue
 		}
 		for _, w := range h.byFirst[s[i]] {
-			if strings.HasPrefix(s[i:], w) {
+			if len(s)-i >= len(w) && string(s[i:i+len(w)]) == w {
 				return true
 			}
 		}
@@ -943,21 +948,18 @@ func addText(n *html.Node, dropped map[*html.Node]bool, link float64, st *stats)
 	}
 }
 
-// countText adds the collapsed length and the commas of s.
+// countText adds the collapsed length and the commas of s. Runs of
+// ASCII bytes that are not white space are counted in an inner loop:
+// this is the pipeline's most called function.
 func countText(s string, link float64, st *stats) {
 	n, space, started := 0, false, false
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
+		switch byteKinds[s[i]] {
+		case byteSpace:
+			space = true
 			i++
-			if c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' {
-				space = true
-				continue
-			}
-			if c == ',' {
-				st.commas++
-			}
-		} else {
+			continue
+		case byteOther:
 			r, size := utf8.DecodeRuneInString(s[i:])
 			i += size
 			if unicode.IsSpace(r) {
@@ -968,12 +970,21 @@ func countText(s string, link float64, st *stats) {
 			case '\u060C', '\uFE50', '\uFE10', '\uFE11', '\u2E41', '\u2E34', '\u2E32', '\uFF0C':
 				st.commas++
 			}
+			n++
+		default:
+			j := i
+			for ; j < len(s) && byteKinds[s[j]] >= byteWord; j++ {
+				if s[j] == ',' {
+					st.commas++
+				}
+			}
+			n += j - i
+			i = j
 		}
 		if space && started {
 			n++
 		}
 		space, started = false, true
-		n++
 	}
 	if started && st.length > 0 {
 		n++ // the separation from the text before
@@ -981,6 +992,28 @@ func countText(s string, link float64, st *stats) {
 	st.length += n
 	st.linkLen += link * float64(n)
 }
+
+// Kinds of bytes for countText: ASCII white space, ASCII that is not,
+// and the bytes of other characters.
+const (
+	byteSpace = iota
+	byteOther
+	byteWord
+)
+
+var byteKinds = func() (k [256]uint8) {
+	for c := range k {
+		switch {
+		case c >= utf8.RuneSelf:
+			k[c] = byteOther
+		case c == ' ', c == '\n', c == '\t', c == '\r', c == '\f':
+			k[c] = byteSpace
+		default:
+			k[c] = byteWord
+		}
+	}
+	return k
+}()
 
 func ancestors(n *html.Node) []*html.Node {
 	var a []*html.Node
