@@ -292,13 +292,12 @@ var classHints = map[string]int{
 // classHintPairs is a bit set of the first two letters of classHints'
 // words: most words of a page's class names are passed over by them,
 // without a map lookup.
-var classHintPairs = func() *[1 << 16 / 64]uint64 {
-	var b [1 << 16 / 64]uint64
+var classHintPairs = func() *pairSet {
+	var p pairSet
 	for w := range classHints {
-		k := uint(w[0])<<8 | uint(w[1])
-		b[k/64] |= 1 << (k % 64)
+		p.add(w[0], w[1])
 	}
-	return &b
+	return &p
 }()
 
 // typeWalk gathers the structural counts of a page in one walk.
@@ -504,7 +503,7 @@ func (w *typeWalk) classWord(word string, seen *uint64) {
 	for i := 0; i < len(word); i++ {
 		buf[i] = word[i] | 0x20
 	}
-	if k := uint(buf[0])<<8 | uint(buf[1]); classHintPairs[k/64]&(1<<(k%64)) == 0 {
+	if !classHintPairs.has(buf[0], buf[1]) {
 		return
 	}
 	i, ok := classHints[string(buf[:len(word)])]

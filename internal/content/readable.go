@@ -647,9 +647,9 @@ var (
 // extraction attempt, cost about 5 % of the pipeline's time. Most
 // positions are passed over by their first two bytes.
 type hints struct {
-	pairs   [1 << 16 / 64]uint64 // bit set: the first two bytes of a hint
-	single  [256]bool            // hints of one byte
-	byFirst [256][]string        // the longer hints by their first byte
+	pairs   pairSet       // the first two bytes of each longer hint
+	single  [256]bool     // hints of one byte
+	byFirst [256][]string // the longer hints by their first byte
 }
 
 func newHints(list ...string) *hints {
@@ -659,8 +659,7 @@ func newHints(list ...string) *hints {
 			h.single[w[0]] = true
 			continue
 		}
-		k := uint(w[0])<<8 | uint(w[1])
-		h.pairs[k/64] |= 1 << (k % 64)
+		h.pairs.add(w[0], w[1])
 		h.byFirst[w[0]] = append(h.byFirst[w[0]], w)
 	}
 	return h
@@ -680,7 +679,7 @@ func hintsIn[S string | []byte](h *hints, s S) bool {
 		if i+1 == len(s) {
 			break
 		}
-		if k := uint(s[i])<<8 | uint(s[i+1]); h.pairs[k/64]&(1<<(k%64)) == 0 {
+		if !h.pairs.has(s[i], s[i+1]) {
 			continue
 		}
 		for _, w := range h.byFirst[s[i]] {
