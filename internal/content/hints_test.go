@@ -3,6 +3,7 @@ package content
 import (
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // TestHintsIn checks the one-pass matcher against a strings.Contains per
@@ -48,6 +49,33 @@ func TestCountText(t *testing.T) {
 		ref(s, &want)
 		if got != want {
 			t.Fatalf("after %q: got %+v, want %+v", s, got, want)
+		}
+	}
+}
+
+// TestCountWords checks countWords against a rune-by-rune count: words
+// separated by white space, two CJK ideographs a word.
+func TestCountWords(t *testing.T) {
+	ref := func(s string) int {
+		n, cjk, in := 0, 0, false
+		for _, r := range s {
+			switch {
+			case unicode.IsSpace(r):
+				in = false
+			case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Thai):
+				cjk++
+			default:
+				if !in {
+					n++
+				}
+				in = true
+			}
+		}
+		return n + cjk/2
+	}
+	for _, s := range []string{"", " ", "a", "a b", " a  b ", "a\u00a0b", "x日本語y z", "日本語 テスト", "é,é\tè\n", "\xff\xfe a"} {
+		if got, want := countWords(s), ref(s); got != want {
+			t.Errorf("countWords(%q) = %d, want %d", s, got, want)
 		}
 	}
 }
