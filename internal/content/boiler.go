@@ -64,6 +64,29 @@ var classWords = map[string]boilerKind{
 	"imagecredit": kindCredit, "bildnachweis": kindCredit, "fotocredit": kindCredit,
 }
 
+// classWordStarts are the first two letters of classWords: most words
+// of class names are passed over by them, without a map lookup.
+var classWordStarts = func() *pairSet {
+	var p pairSet
+	for w := range classWords {
+		p.add(w[0], w[1])
+	}
+	return &p
+}()
+
+// pairSet is a set of two-byte strings.
+type pairSet [1 << 16 / 64]uint64
+
+func (p *pairSet) add(a, b byte) {
+	k := uint(a)<<8 | uint(b)
+	p[k/64] |= 1 << (k % 64)
+}
+
+func (p *pairSet) has(a, b byte) bool {
+	k := uint(a)<<8 | uint(b)
+	return p[k/64]&(1<<(k%64)) != 0
+}
+
 // classPrefixes are distinctive words also recognised at the start of a
 // word written without separators ("relatedposts").
 var classPrefixes = []struct {
@@ -130,7 +153,9 @@ func wordsKinds(v string) boilerKind {
 			}
 		}
 		w := word[:n]
-		k |= classWords[string(w)]
+		if n > 1 && classWordStarts.has(w[0], w[1]) {
+			k |= classWords[string(w)]
+		}
 		for _, p := range classPrefixes {
 			if len(w) > len(p.word) && string(w[:len(p.word)]) == p.word {
 				k |= p.kind
@@ -140,7 +165,9 @@ func wordsKinds(v string) boilerKind {
 			var pair [64]byte
 			m := copy(pair[:], prev[:prevLen])
 			m += copy(pair[m:], w)
-			k |= classWords[string(pair[:m])]
+			if classWordStarts.has(pair[0], pair[1]) {
+				k |= classWords[string(pair[:m])]
+			}
 		}
 		prevLen = copy(prev[:], w)
 	}
@@ -458,8 +485,8 @@ func within(n *html.Node, depth int, match func(*html.Node) bool) bool {
 // postEmbeds are the class names of the quotes that embed a post of a
 // social network: the post is text of the article, even inside a block
 // named "social-embed".
-var postEmbeds = []string{"twitter-tweet", "instagram-media", "tiktok-embed", "reddit-embed", "reddit-card",
-	"bluesky-embed", "mastodon-embed", "fb-post", "threads-post"}
+var postEmbeds = newHints("twitter-tweet", "instagram-media", "tiktok-embed", "reddit-embed", "reddit-card",
+	"bluesky-embed", "mastodon-embed", "fb-post", "threads-post")
 
 // embedsPost tells whether n is or holds, depth levels down at most, the
 // <blockquote> of an embedded post.
@@ -469,7 +496,7 @@ func embedsPost(n *html.Node, depth int) bool {
 			return false
 		}
 		c := attr(e, "class")
-		return c != "" && matchesAny(c, postEmbeds)
+		return c != "" && postEmbeds.in(c)
 	})
 }
 

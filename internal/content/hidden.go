@@ -16,15 +16,15 @@ var hideTokens = map[string]bool{
 // partialHide are parts of "hidden" class names that hide only a part
 // of the element (its label, its overflow), delay it (lazy loading) or
 // hide it only at some screen sizes.
-var partialHide = []string{"label", "overflow", "lazy", "xs", "sm", "md", "lg", "xl", "print", "phone",
-	"tablet", "desktop", "mobile", "small", "medium", "large", "narrow", "wide", ":", "title", "text"}
+var partialHide = newHints("label", "overflow", "lazy", "xs", "sm", "md", "lg", "xl", "print", "phone",
+	"tablet", "desktop", "mobile", "small", "medium", "large", "narrow", "wide", ":", "title", "text")
 
 // hidingClass tells whether a lower-cased class value hides its element
 // everywhere: a hiding name and no name that shows it at some size.
 func hidingClass(v string) bool {
 	hide, show := false, false
 	for f := range strings.FieldsSeq(v) {
-		if hideTokens[f] || strings.HasSuffix(f, "-hidden") && !matchesAny(f, partialHide) {
+		if hideTokens[f] || strings.HasSuffix(f, "-hidden") && !partialHide.in(f) {
 			hide = true
 			continue
 		}
@@ -60,7 +60,7 @@ func hiddenHint(v string) bool {
 		return false
 	}
 	for f := range strings.FieldsSeq(v) {
-		if strings.Contains(f, "hidden") && !matchesAny(f, partialHide) {
+		if strings.Contains(f, "hidden") && !partialHide.in(f) {
 			return true
 		}
 	}

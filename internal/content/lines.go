@@ -42,8 +42,11 @@ func labelLine(n *html.Node) bool {
 		return false
 	}
 	t := bytes.TrimLeft(h, " -–—:|[(*")
+	if len(t) == 0 {
+		return false
+	}
 	maybe := false
-	for _, p := range labelStarts {
+	for _, p := range labelStarts[t[0]] {
 		if bytes.HasPrefix(t, p) {
 			maybe = true
 			break
@@ -74,16 +77,17 @@ func labelLine(n *html.Node) bool {
 	return false
 }
 
-// labelStarts are the starts of the credit prefixes and ad labels.
-var labelStarts = func() [][]byte {
-	var b [][]byte
+// labelStarts are the starts of the credit prefixes and ad labels, by
+// their first byte: every element of the article is tested.
+var labelStarts = func() *[256][][]byte {
+	var b [256][][]byte
 	for _, p := range creditPrefixes {
-		b = append(b, []byte(p))
+		b[p[0]] = append(b[p[0]], []byte(p))
 	}
 	for w := range adLabels {
-		b = append(b, []byte(w))
+		b[w[0]] = append(b[w[0]], []byte(w))
 	}
-	return b
+	return &b
 }()
 
 // firstText appends to buf, lower-cased, up to cap(buf) bytes of the
@@ -314,8 +318,11 @@ var subscribeVerbs = []string{"subscribe to", "subscribe now", "please subscribe
 var socialNames = []string{"twitter", "facebook", "instagram", "telegram", "whatsapp", "youtube", "tiktok",
 	"linkedin", "threads", "mastodon", "bluesky", "pinterest"}
 
+// socialHints prefilter socialNames: most paragraphs name no network.
+var socialHints = newHints(socialNames...)
+
 // subscribeStems prefilter subscribeVerbs: one of them is in each.
-var subscribeStems = []string{"subscri", "sign up", "suscr", "abonn", "iscriv", "assine", "subskryb"}
+var subscribeStems = newHints("subscri", "sign up", "suscr", "abonn", "iscriv", "assine", "subskryb")
 
 // ctaParagraph tells whether a <p> of the article is a call to action.
 func ctaParagraph(n *html.Node) bool {
@@ -329,9 +336,11 @@ func ctaParagraph(n *html.Node) bool {
 	var buf [1280]byte
 	t := lowerText(n, buf[:0])
 	social := 0
-	for _, s := range socialNames {
-		if bytes.Contains(t, []byte(s)) {
-			social++
+	if socialHints.inBytes(t) {
+		for _, s := range socialNames {
+			if bytes.Contains(t, []byte(s)) {
+				social++
+			}
 		}
 	}
 	switch {
@@ -340,7 +349,7 @@ func ctaParagraph(n *html.Node) bool {
 	case social >= 1 && bytesContainAny(t, followVerbs):
 		return true
 	}
-	return bytesContainAny(t, subscribeStems) && bytesContainAny(t, subscribeVerbs)
+	return subscribeStems.inBytes(t) && bytesContainAny(t, subscribeVerbs)
 }
 
 func bytesContainAny(t []byte, words []string) bool {

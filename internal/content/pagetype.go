@@ -292,6 +292,17 @@ var classHints = map[string]int{
 	"hero": fClassHero, "banner": fClassHero, "jumbotron": fClassHero, "masthead": fClassHero,
 }
 
+// classHintPairs is a bit set of the first two letters of classHints'
+// words: most words of a page's class names are passed over by them,
+// without a map lookup.
+var classHintPairs = func() *pairSet {
+	var p pairSet
+	for w := range classHints {
+		p.add(w[0], w[1])
+	}
+	return &p
+}()
+
 // typeWalk gathers the structural counts of a page in one walk.
 type typeWalk struct {
 	f         *typeFeatures
@@ -507,6 +518,9 @@ func (w *typeWalk) classWord(word string, seen *uint64) {
 	var buf [16]byte
 	for i := 0; i < len(word); i++ {
 		buf[i] = word[i] | 0x20
+	}
+	if !classHintPairs.has(buf[0], buf[1]) {
+		return
 	}
 	i, ok := classHints[string(buf[:len(word)])]
 	if !ok {

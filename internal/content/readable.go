@@ -56,6 +56,10 @@ type readable struct {
 	asP    map[*html.Node]bool
 	byline bool
 	titled bool
+	// bodyLen is the body's text length once measured, else -1, and
+	// bodyOver a length the body's text is known to exceed (see
+	// bodyWithin).
+	bodyLen, bodyOver int
 	// host is the page's host without "www.", to tell links within the
 	// site from links to other sites.
 	host string
@@ -76,10 +80,28 @@ func (r *readable) pageWrapper(n *html.Node, match string) bool {
 	if match != "" && !pageRegion(match) {
 		return false
 	}
-	// The body is read only as far as twice n's text: most blocks
-	// named so are short and the answer comes early.
 	l := textStats(n, nil).length
-	return l > 0 && textWithin(r.body, 2*l) >= 0
+	return l > 0 && r.bodyWithin(2*l)
+}
+
+// bodyWithin tells whether the body's text is at most limit characters
+// long. The body is read only as far as limit (most blocks asking are
+// short and the answer comes early), and what a reading found is kept:
+// the extraction does not change the tree, and every attempt asks again.
+func (r *readable) bodyWithin(limit int) bool {
+	if r.bodyLen >= 0 {
+		return r.bodyLen <= limit
+	}
+	if limit <= r.bodyOver {
+		return false
+	}
+	l := textWithin(r.body, limit)
+	if l < 0 {
+		r.bodyOver = limit
+		return false
+	}
+	r.bodyLen = l
+	return true
 }
 
 // pageRegion tells whether a class and id string names a region of the
@@ -96,7 +118,7 @@ func readableContent(root *html.Node, base *url.URL, title string, facts *extrac
 	if body == nil {
 		return nil, false
 	}
-	r := &readable{body: body, title: title}
+	r := &readable{body: body, title: title, bodyLen: -1, bodyOver: -1}
 	if base != nil {
 		r.host = siteHost(base.Host)
 	}
@@ -412,7 +434,7 @@ func (r *readable) drop(n *html.Node) bool {
 		return true
 	}
 	if r.flags&flagStripUnlikely != 0 && n.DataAtom != atom.Body && n.DataAtom != atom.A {
-		if match != "" && matchesAny(match, unlikelyHints) && !matchesAny(match, maybeHints) &&
+		if match != "" && unlikelyHints.in(match) && !maybeHints.in(match) &&
 			!hasAncestor(n, atom.Table, 3) && !hasAncestor(n, atom.Code, 3) && !r.pageWrapper(n, match) &&
 			!embedsPost(n, 3) {
 			return true
@@ -429,12 +451,12 @@ func (r *readable) drop(n *html.Node) bool {
 		// Modals, cookie banners and hover cards are shown over the
 		// page, not in it; their text would make them candidates or
 		// inflate the link density of the article around them.
-		if match != "" && matchesAny(match, popupHints) && classKinds(n)&kindPopup != 0 && !r.pageWrapper(n, "") {
+		if match != "" && popupHints.in(match) && classKinds(n)&kindPopup != 0 && !r.pageWrapper(n, "") {
 			return true
 		}
 		// Popups, print-only blocks and screen-reader labels that a
 		// stylesheet hides by class rather than by attribute.
-		if match != "" && matchesAny(match, hideHints) && hidingClass(match) {
+		if match != "" && hideHints.in(match) && hidingClass(match) {
 			return true
 		}
 	}
@@ -528,7 +550,7 @@ func classWeight(n *html.Node) int {
 		if negativeHint(v) {
 			w -= 25
 		}
-		if matchesAny(v, positiveHints) {
+		if positiveHints.in(v) {
 			w += 25
 		}
 	}
@@ -602,39 +624,79 @@ func (r *readable) copyTree(n *html.Node) *html.Node {
 // Hints in class and id values. They are matched as substrings of the
 // lower-cased "class id" string.
 var (
-	unlikelyHints = []string{"-ad-", "ai2html", "banner", "breadcrumbs", "combx", "comment", "community",
+	unlikelyHints = newHints("-ad-", "ai2html", "banner", "breadcrumbs", "combx", "comment", "community",
 		"cover-wrap", "disqus", "extra", "footer", "gdpr", "header", "legends", "menu", "related", "remark",
 		"replies", "rss", "shoutbox", "sidebar", "skyscraper", "social", "sponsor", "supplemental",
-		"ad-break", "agegate", "pagination", "pager", "popup", "yom-remote"}
-	maybeHints    = []string{"and", "article", "body", "column", "content", "main", "mathjax", "shadow"}
-	positiveHints = []string{"article", "body", "content", "entry", "hentry", "h-entry", "main", "page",
-		"pagination", "post", "text", "blog", "story"}
-	negativeHints = []string{"-ad-", "banner", "combx", "comment", "com-", "contact", "footer",
+		"ad-break", "agegate", "pagination", "pager", "popup", "yom-remote")
+	maybeHints    = newHints("and", "article", "body", "column", "content", "main", "mathjax", "shadow")
+	positiveHints = newHints("article", "body", "content", "entry", "hentry", "h-entry", "main", "page",
+		"pagination", "post", "text", "blog", "story")
+	negativeHints = newHints("-ad-", "banner", "combx", "comment", "com-", "contact", "footer",
 		"gdpr", "masthead", "media", "meta", "outbrain", "promo", "related", "scroll", "share", "shoutbox",
-		"sidebar", "skyscraper", "sponsor", "shopping", "tags", "widget"}
-	bylineHints = []string{"byline", "author", "dateline", "writtenby", "p-author"}
+		"sidebar", "skyscraper", "sponsor", "shopping", "tags", "widget")
+	bylineHints = newHints("byline", "author", "dateline", "writtenby", "p-author")
 	// hideHints prefilter the names that hide (see hideTokens).
-	hideHints = []string{"hid", "none", "sr-only", "screen-reader", "invisible", "offscreen", "print"}
+	hideHints = newHints("hid", "none", "sr-only", "screen-reader", "invisible", "offscreen", "print")
 	// popupHints prefilter the names of popups (see kindPopup).
-	popupHints = []string{"modal", "popup", "popover", "overlay", "cookie", "consent", "gdpr", "tooltip",
-		"hovercard", "interstitial"}
+	popupHints = newHints("modal", "popup", "popover", "overlay", "cookie", "consent", "gdpr", "tooltip",
+		"hovercard", "interstitial")
 )
 
-func negativeHint(v string) bool {
-	if matchesAny(v, negativeHints) || hiddenHint(v) {
-		return true
+// hints is a list of substrings looked for in one pass over a string:
+// a strings.Contains per hint, on every element's class and id in every
+// extraction attempt, cost about 5 % of the pipeline's time. Most
+// positions are passed over by their first two bytes.
+type hints struct {
+	pairs   pairSet       // the first two bytes of each longer hint
+	single  [256]bool     // hints of one byte
+	byFirst [256][]string // the longer hints by their first byte
+}
+
+func newHints(list ...string) *hints {
+	h := &hints{}
+	for _, w := range list {
+		if len(w) == 1 {
+			h.single[w[0]] = true
+			continue
+		}
+		h.pairs.add(w[0], w[1])
+		h.byFirst[w[0]] = append(h.byFirst[w[0]], w)
 	}
-	for f := range strings.FieldsSeq(v) {
-		if f == "hid" {
+	return h
+}
+
+// in tells whether s contains any of the hints.
+func (h *hints) in(s string) bool { return hintsIn(h, s) }
+
+// inBytes tells whether b contains any of the hints.
+func (h *hints) inBytes(b []byte) bool { return hintsIn(h, b) }
+
+func hintsIn[S string | []byte](h *hints, s S) bool {
+	for i := 0; i < len(s); i++ {
+		if h.single[s[i]] {
 			return true
+		}
+		if i+1 == len(s) {
+			break
+		}
+		if !h.pairs.has(s[i], s[i+1]) {
+			continue
+		}
+		for _, w := range h.byFirst[s[i]] {
+			if len(s)-i >= len(w) && string(s[i:i+len(w)]) == w {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-func matchesAny(s string, hints []string) bool {
-	for _, h := range hints {
-		if strings.Contains(s, h) {
+func negativeHint(v string) bool {
+	if negativeHints.in(v) || hiddenHint(v) {
+		return true
+	}
+	for f := range strings.FieldsSeq(v) {
+		if f == "hid" {
 			return true
 		}
 	}
@@ -648,6 +710,11 @@ func matchString(n *html.Node) string {
 	}
 	if strings.Contains(class, "-") || strings.Contains(class, "_") {
 		class = withoutModifiers(class)
+	}
+	if id == "" {
+		// No copy when the class is lower-case already; the space that
+		// would end the string matches no hint.
+		return strings.ToLower(class)
 	}
 	return strings.ToLower(class + " " + id)
 }
@@ -678,7 +745,7 @@ func withoutModifiers(class string) string {
 
 func isByline(n *html.Node, match string) bool {
 	if attr(n, "rel") != "author" && !strings.Contains(attr(n, "itemprop"), "author") &&
-		(match == "" || !matchesAny(match, bylineHints)) {
+		(match == "" || !bylineHints.in(match)) {
 		return false
 	}
 	l := textStats(n, nil).length
@@ -880,21 +947,18 @@ func addText(n *html.Node, dropped map[*html.Node]bool, link float64, st *stats)
 	}
 }
 
-// countText adds the collapsed length and the commas of s.
+// countText adds the collapsed length and the commas of s. Runs of
+// ASCII bytes that are not white space are counted in an inner loop:
+// this is the pipeline's most called function.
 func countText(s string, link float64, st *stats) {
 	n, space, started := 0, false, false
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
+		switch byteKinds[s[i]] {
+		case byteSpace:
+			space = true
 			i++
-			if c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' {
-				space = true
-				continue
-			}
-			if c == ',' {
-				st.commas++
-			}
-		} else {
+			continue
+		case byteOther:
 			r, size := utf8.DecodeRuneInString(s[i:])
 			i += size
 			if unicode.IsSpace(r) {
@@ -905,12 +969,21 @@ func countText(s string, link float64, st *stats) {
 			case '\u060C', '\uFE50', '\uFE10', '\uFE11', '\u2E41', '\u2E34', '\u2E32', '\uFF0C':
 				st.commas++
 			}
+			n++
+		default:
+			j := i
+			for ; j < len(s) && byteKinds[s[j]] >= byteWord; j++ {
+				if s[j] == ',' {
+					st.commas++
+				}
+			}
+			n += j - i
+			i = j
 		}
 		if space && started {
 			n++
 		}
 		space, started = false, true
-		n++
 	}
 	if started && st.length > 0 {
 		n++ // the separation from the text before
@@ -918,6 +991,28 @@ func countText(s string, link float64, st *stats) {
 	st.length += n
 	st.linkLen += link * float64(n)
 }
+
+// Kinds of bytes for countText: ASCII white space, ASCII that is not,
+// and the bytes of other characters.
+const (
+	byteSpace = iota
+	byteOther
+	byteWord
+)
+
+var byteKinds = func() (k [256]uint8) {
+	for c := range k {
+		switch {
+		case c >= utf8.RuneSelf:
+			k[c] = byteOther
+		case c == ' ', c == '\n', c == '\t', c == '\r', c == '\f':
+			k[c] = byteSpace
+		default:
+			k[c] = byteWord
+		}
+	}
+	return k
+}()
 
 func ancestors(n *html.Node) []*html.Node {
 	var a []*html.Node

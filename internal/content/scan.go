@@ -765,14 +765,18 @@ func countWords(s string) int {
 	n, cjk := 0, 0
 	in := false
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			sp := c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f'
-			if !sp && !in {
+		switch byteKinds[s[i]] {
+		case byteSpace:
+			in = false
+			i++
+			continue
+		case byteWord:
+			if !in {
 				n++
 			}
-			in = !sp
-			i++
+			in = true
+			for i++; i < len(s) && byteKinds[s[i]] == byteWord; i++ {
+			}
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
