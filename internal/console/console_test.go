@@ -376,6 +376,25 @@ func TestSignInFloodChecksAtMostTheLimit(t *testing.T) {
 	}
 }
 
+// 200 parallel wrong guesses at one account check at most the account's
+// limit, 5 passwords (issue 21's check).
+func TestSignInFloodOnOneAccount(t *testing.T) {
+	e := newEnv(t)
+	before := console.PasswordChecks()
+	var wg sync.WaitGroup
+	for range 200 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.client().signIn("ann@example.com", "not the password")
+		}()
+	}
+	wg.Wait()
+	if n := console.PasswordChecks() - before; n != 5 {
+		t.Fatalf("%d passwords checked for 200 parallel guesses at one account, want its limit, 5", n)
+	}
+}
+
 func TestFormsRefuseForgery(t *testing.T) {
 	e := newEnv(t)
 	ann := e.signedIn("ann@example.com")

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
 	"webacq/internal/metrics"
 	"webacq/internal/store"
 )
@@ -37,15 +40,40 @@ func TestMetricsLabelsAreBounded(t *testing.T) {
 			res.Body.Close()
 		}
 	}
+	// A hundred workspaces, each calling once with its own key.
+	for i := range 100 {
+		w, err := e.store.CreateWorkspace(ctx, fmt.Sprintf("ws%03dzz", i), 0, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key, _, err := e.store.CreateKey(ctx, w.ID, "k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.do("GET", fmt.Sprintf("/api/v1/monitor/zz%03dzz/runs", 500+i), nil, "Authorization", "Bearer "+key)
+	}
+	// A thousand distinct URLs in all (with the 200 above).
+	for i := range 800 {
+		e.do("GET", fmt.Sprintf("/api/v1/zz%03dzz/page?u=zz%03dzz", i%1000, i), nil, "Authorization", "Bearer "+e.key)
+	}
 	if grown := count() - base; grown > 12 {
-		t.Fatalf("200 requests to distinct paths and methods added %d request series, want a handful", grown)
+		t.Fatalf("1,100 requests to distinct paths, keys, workspaces and methods added %d request series, want a handful", grown)
 	}
 	text, err := metrics.Text()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if m := regexp.MustCompile(`zz\d{3}zz|BREW`).FindString(text); m != "" {
-		t.Fatalf("a client's path, key or method became a label: %q", m)
+		t.Fatalf("a client's path, key, workspace or method became a label: %q", m)
+	}
+	// The Prometheus text parser reads the whole scrape.
+	parser := expfmt.NewTextParser(model.LegacyValidation)
+	fams, err := parser.TextToMetricFamilies(strings.NewReader(text))
+	if err != nil {
+		t.Fatalf("the scrape does not parse: %v", err)
+	}
+	if f := fams["webacq_http_requests_total"]; f == nil || len(f.GetMetric()) == 0 || len(f.GetMetric()) > 40 {
+		t.Fatalf("webacq_http_requests_total: %v series", len(f.GetMetric()))
 	}
 	for _, want := range []string{
 		`webacq_http_requests_total{method="GET",route="/api/v1/health",status="200"}`,
