@@ -99,12 +99,14 @@ type (
 	workspaceCmd struct {
 		Create workspaceCreateCmd `cmd:"" help:"Create a workspace and print its id."`
 		List   workspaceListCmd   `cmd:"" help:"List workspaces."`
-		Update workspaceUpdateCmd `cmd:"" help:"Change a workspace's monitoring entitlement or balance."`
+		Update workspaceUpdateCmd `cmd:"" help:"Change a workspace's monitoring entitlement, balance or request limits."`
 	}
 	workspaceUpdateCmd struct {
 		Name       string `arg:"" help:"Workspace name."`
 		Monitoring *bool  `negatable:"" help:"Entitle the workspace to change monitoring (--no-monitoring withdraws it)."`
 		Credits    *int64 `help:"Set the balance to N credits."`
+		RPM        *int   `name:"rpm" help:"Requests per minute of the primitives, and of the monitor API, shared by every node (default 600)."`
+		Concurrent *int   `help:"Crawls and extracts at once (default 10)."`
 	}
 	workspaceCreateCmd struct {
 		Name       string `arg:"" help:"Workspace name."`
@@ -260,8 +262,8 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 // updateWorkspace applies `workspace update` and prints the workspace as
 // `workspace list` shows it.
 func (m *Main) updateWorkspace(ctx context.Context, c workspaceUpdateCmd) error {
-	if c.Monitoring == nil && c.Credits == nil {
-		return fmt.Errorf("workspace update: nothing to change: give --monitoring, --no-monitoring or --credits N")
+	if c.Monitoring == nil && c.Credits == nil && c.RPM == nil && c.Concurrent == nil {
+		return fmt.Errorf("workspace update: nothing to change: give --monitoring, --no-monitoring, --credits N, --rpm N or --concurrent N")
 	}
 	w, err := m.store.WorkspaceByName(ctx, c.Name)
 	if err != nil {
@@ -277,10 +279,13 @@ func (m *Main) updateWorkspace(ctx context.Context, c workspaceUpdateCmd) error 
 			return err
 		}
 	}
+	if err := m.store.SetRateLimits(ctx, w.ID, c.RPM, c.Concurrent); err != nil {
+		return err
+	}
 	if w, err = m.store.Workspace(ctx, w.ID); err != nil {
 		return err
 	}
-	fmt.Fprintf(m.Stdout, "%s\tcredits %d\tmonitoring %t\n", w.Name, w.Credits, w.Monitoring)
+	fmt.Fprintf(m.Stdout, "%s\tcredits %d\tmonitoring %t\trpm %d\tconcurrent %d\n", w.Name, w.Credits, w.Monitoring, w.RPM, w.Concurrent)
 	return nil
 }
 

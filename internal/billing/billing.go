@@ -106,6 +106,7 @@ type Biller struct {
 	stopOnce  sync.Once
 	stop      chan struct{}
 	renewer   sync.WaitGroup
+	limits    limits // the last primitives limit seen per workspace (Peek)
 }
 
 // New starts a Biller; Close flushes what it has queued.

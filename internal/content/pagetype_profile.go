@@ -125,7 +125,7 @@ func itemRun(body *html.Node) (*html.Node, int) {
 // (WordPress's "post-98088 post category-dinner").
 func itemClass(class string) string {
 	for w := range strings.FieldsSeq(class) {
-		if strings.IndexAny(w, "0123456789") < 0 {
+		if !strings.ContainsAny(w, "0123456789") {
 			return w
 		}
 	}

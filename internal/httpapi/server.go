@@ -5,6 +5,7 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
+	"time"
 
 	"webacq/internal/billed"
 	"webacq/internal/billing"
@@ -92,14 +93,41 @@ func (s *Server) serveConsole(w http.ResponseWriter, r *http.Request) {
 // path as the endpoint.
 func (s *Server) handle(pattern string, h http.HandlerFunc) {
 	_, endpoint, _ := cut(pattern)
+	class := billing.ClassOf(endpoint)
 	s.v1.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		in := infoOf(r)
 		in.route = endpoint
 		if c := in.call; c != nil {
 			c.Endpoint = endpoint
+			if err := s.admit(w, r, c.Principal, class); err != nil {
+				fail(w, r, s.log, err)
+				return
+			}
 		}
 		h(w, r)
 	}))
+}
+
+// admit counts a request of a limited class against its workspace's
+// limit (every node shares it) and sets the RateLimit-* headers, which
+// every answer carries: a request that is not counted shows the
+// primitives limit as this node last saw it.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, p *model.Principal, class string) error {
+	var l billing.Limit
+	var err error
+	if class != "" {
+		l, err = s.biller.Admit(r.Context(), p, class)
+	} else {
+		l = s.biller.Peek(p)
+	}
+	if l.Limit > 0 {
+		limit, remaining, reset := l.Header(time.Now())
+		h := w.Header()
+		h.Set("RateLimit-Limit", limit)
+		h.Set("RateLimit-Remaining", remaining)
+		h.Set("RateLimit-Reset", reset)
+	}
+	return err
 }
 
 func cut(pattern string) (method, path string, ok bool) {

@@ -128,6 +128,11 @@ func add[In, Out any](h *Handler, s *sdk.Server, st *reqState, t tool,
 			var out Out
 			err := decodeArguments(req.Params.Arguments, &in)
 			if err == nil {
+				if class := billing.ClassOf(t.endpoint); class != "" {
+					_, err = h.biller.Admit(ctx, call.Principal, class)
+				}
+			}
+			if err == nil {
 				out, err = runSafely(h, st, func() (Out, error) { return run(ctx, call, in) })
 			}
 			status := model.Status(model.ErrorCode(err))

@@ -9,6 +9,10 @@ type Workspace struct {
 	Credits    int64     `json:"credits"`
 	Monitoring bool      `json:"monitoring"`
 	CreatedAt  time.Time `json:"created_at"`
+	// RPM and Concurrent are the workspace's request limits (an
+	// operator's setting, not part of any answer).
+	RPM        int `json:"-"`
+	Concurrent int `json:"-"`
 }
 
 // APIKey is a workspace key as stored: never the plaintext.
@@ -30,6 +34,9 @@ type Principal struct {
 	WorkspaceID   string
 	WorkspaceName string
 	Monitoring    bool
+	// RPM is the workspace's requests per minute in each limited class,
+	// Concurrent its crawls and extracts at once (DECISIONS, Rate limits).
+	RPM, Concurrent int
 }
 
 // Tiers of a billed call.

@@ -87,8 +87,8 @@ func (s *Store) RevokeWorkspaceKey(ctx context.Context, workspaceID, prefix stri
 	})
 }
 
-const authenticateSQL = `SELECT k.id, k.prefix, k.last_used_at, k.revoked_at, w.id, w.name, w.monitoring
-	FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id WHERE k.hash = $1`
+const authenticateSQL = `SELECT k.id, k.prefix, k.last_used_at, k.revoked_at, w.id, w.name, w.monitoring,
+	w.rate_rpm, w.rate_concurrent FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id WHERE k.hash = $1`
 
 // Authenticate looks a key up by its hash. A key that is unknown or revoked
 // is unauthorized; the caller has already checked the `mc_` form.
@@ -105,7 +105,7 @@ func (s *Store) Authenticate(ctx context.Context, key string) (*model.Principal,
 	var p model.Principal
 	var used, revoked sql.NullTime
 	err := s.stmts.authenticate.QueryRowContext(ctx, hash).
-		Scan(&p.KeyID, &p.KeyPrefix, &used, &revoked, &p.WorkspaceID, &p.WorkspaceName, &p.Monitoring)
+		Scan(&p.KeyID, &p.KeyPrefix, &used, &revoked, &p.WorkspaceID, &p.WorkspaceName, &p.Monitoring, &p.RPM, &p.Concurrent)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, model.Errorf(model.CodeUnauthorized, "invalid API key")
 	}

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -74,8 +76,8 @@ func (s *Store) Workspace(ctx context.Context, id string) (*model.Workspace, err
 func (s *Store) findWorkspace(ctx context.Context, where string, arg any) (*model.Workspace, error) {
 	var w model.Workspace
 	err := s.rdb.QueryRowContext(ctx,
-		`SELECT id, name, credits, monitoring, created_at FROM workspaces `+where, arg).
-		Scan(&w.ID, &w.Name, &w.Credits, &w.Monitoring, &w.CreatedAt)
+		`SELECT id, name, credits, monitoring, created_at, rate_rpm, rate_concurrent FROM workspaces `+where, arg).
+		Scan(&w.ID, &w.Name, &w.Credits, &w.Monitoring, &w.CreatedAt, &w.RPM, &w.Concurrent)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, model.Errorf(model.CodeNotFound, "workspace %v not found", arg)
 	}
@@ -123,6 +125,48 @@ func oneRow(res sql.Result, err error, what string) error {
 		return model.Errorf(model.CodeNotFound, "%s not found", what)
 	}
 	return nil
+}
+
+// SetRateLimits sets a workspace's requests per minute per class and its
+// crawls/extracts at once; nil leaves a setting as it is.
+func (s *Store) SetRateLimits(ctx context.Context, workspaceID string, rpm, concurrent *int) error {
+	for _, set := range []struct {
+		v   *int
+		col string
+	}{{rpm, "rate_rpm"}, {concurrent, "rate_concurrent"}} {
+		if set.v == nil {
+			continue
+		}
+		if *set.v < 1 || *set.v > 1_000_000 {
+			return model.Errorf(model.CodeBadRequest, "%s must be a whole number from 1 to 1000000", strings.TrimPrefix(set.col, "rate_"))
+		}
+		err := s.changeAuth(func() error {
+			res, err := s.db.ExecContext(ctx, `UPDATE workspaces SET `+set.col+` = $1 WHERE id = $2`, *set.v, workspaceID)
+			return oneRow(res, err, "workspace")
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CountRequest counts one request of a workspace's class in the current
+// minute and returns the count so far and the minute's end. One statement
+// on the database every node shares, so N nodes enforce one limit. A
+// node whose clock is behind counts into the newer minute.
+func (s *Store) CountRequest(ctx context.Context, workspaceID, class string) (count int, reset time.Time, err error) {
+	window := s.Now().Truncate(time.Minute)
+	var start int64
+	err = s.db.QueryRowContext(ctx, `INSERT INTO request_windows (workspace_id, class, window_start, count) VALUES ($1, $2, $3, 1)
+		ON CONFLICT (workspace_id, class) DO UPDATE SET
+		count = CASE WHEN request_windows.window_start >= $3 THEN request_windows.count + 1 ELSE 1 END,
+		window_start = CASE WHEN request_windows.window_start >= $3 THEN request_windows.window_start ELSE $3 END
+		RETURNING count, window_start`, workspaceID, class, window.Unix()).Scan(&count, &start)
+	if err != nil {
+		return 0, time.Time{}, fmt.Errorf("store: count request: %w", err)
+	}
+	return count, time.Unix(start, 0).UTC().Add(time.Minute), nil
 }
 
 // SetCredits sets a workspace's balance to n (not below zero) and returns it.

@@ -1,0 +1,101 @@
+package billing
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"webacq/internal/model"
+)
+
+// Request classes limited per workspace, across nodes (DECISIONS, Rate
+// limits): the primitives (an MCP call counts as its primitive) and the
+// monitor API. Other requests (health, account reads, tools/list) are not
+// counted.
+const (
+	ClassPrimitives = "primitives"
+	ClassMonitor    = "monitor"
+)
+
+// primitiveRoutes are the routes counted as primitives.
+var primitiveRoutes = map[string]bool{"/api/v1/fetch": true, "/api/v1/map": true, "/api/v1/gyre": true,
+	"/api/v1/search": true, "/api/v1/extract": true}
+
+// ClassOf is the rate-limit class of a route (a REST route pattern's
+// path, which an MCP tool names as its endpoint): the primitives, the
+// monitor API, or "" (not counted).
+func ClassOf(route string) string {
+	switch {
+	case primitiveRoutes[route]:
+		return ClassPrimitives
+	case route == "/api/v1/monitor" || strings.HasPrefix(route, "/api/v1/monitor/"):
+		return ClassMonitor
+	}
+	return ""
+}
+
+// Limit is a workspace's limit in one class as a request left it.
+type Limit struct {
+	Limit, Remaining int
+	Reset            time.Time // when the current minute ends
+}
+
+// Header are the RateLimit-* header values of l at now.
+func (l Limit) Header(now time.Time) (limit, remaining, reset string) {
+	secs := int(l.Reset.Sub(now).Seconds() + 0.999)
+	return strconv.Itoa(l.Limit), strconv.Itoa(max(l.Remaining, 0)), strconv.Itoa(max(secs, 0))
+}
+
+// limits remembers, per workspace, the last primitives limit this node
+// saw, for the answers of requests that are not counted.
+type limits struct {
+	mu   sync.Mutex
+	last map[string]Limit
+}
+
+// Admit counts a request of class for p's workspace on the counter every
+// node shares and returns the limit after it; past the workspace's
+// requests per minute it answers rate_limited with Retry-After (the
+// minute's end). A workspace without a limit (RPM 0) is not counted.
+func (b *Biller) Admit(ctx context.Context, p *model.Principal, class string) (Limit, error) {
+	if p.RPM <= 0 {
+		return Limit{}, nil
+	}
+	n, reset, err := b.store.CountRequest(ctx, p.WorkspaceID, class)
+	if err != nil {
+		return Limit{}, model.Wrap(model.CodeUnavailable, err, "database unavailable")
+	}
+	l := Limit{Limit: p.RPM, Remaining: p.RPM - n, Reset: reset}
+	if class == ClassPrimitives {
+		b.limits.mu.Lock()
+		if b.limits.last == nil {
+			b.limits.last = map[string]Limit{}
+		}
+		b.limits.last[p.WorkspaceID] = l
+		b.limits.mu.Unlock()
+	}
+	if n > p.RPM {
+		wait := max(time.Until(reset), time.Second)
+		e := model.Errorf(model.CodeRateLimited, "this workspace made more than %d %s requests this minute; retry after %d s",
+			p.RPM, class, int(wait.Seconds()+0.999))
+		e.RetryAfter = wait
+		return l, e
+	}
+	return l, nil
+}
+
+// Peek is the primitives limit of p's workspace as this node last saw it,
+// without counting a request (the whole limit when it saw none this
+// minute).
+func (b *Biller) Peek(p *model.Principal) Limit {
+	now := time.Now()
+	b.limits.mu.Lock()
+	l, ok := b.limits.last[p.WorkspaceID]
+	b.limits.mu.Unlock()
+	if !ok || !l.Reset.After(now) {
+		return Limit{Limit: p.RPM, Remaining: p.RPM, Reset: now.Truncate(time.Minute).Add(time.Minute)}
+	}
+	return l
+}

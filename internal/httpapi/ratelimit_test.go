@@ -1,0 +1,129 @@
+package httpapi_test
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"webacq/internal/billed"
+	"webacq/internal/billing"
+	"webacq/internal/config"
+	"webacq/internal/fetch"
+	"webacq/internal/httpapi"
+	"webacq/internal/primitive"
+	"webacq/internal/store"
+	"webacq/internal/store/storetest"
+)
+
+// apiNode serves the REST API on its own store handle and biller, as one
+// node of a deployment does.
+func apiNode(t *testing.T, s *store.Store) string {
+	t.Helper()
+	cfg, err := config.Load(func(k string) string {
+		if k == "WEBACQ_ACCESS_LOG" {
+			return "0"
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.AllowPrivate, cfg.Chromium = true, ""
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	b := billing.New(s, log)
+	prims := &primitive.Service{HTTP: fetch.New(fetch.Config{AllowPrivate: true}), Pages: s, Log: log}
+	srv := httptest.NewServer(httpapi.New(cfg, s, b, billed.New(b, prims), log))
+	t.Cleanup(func() { srv.Close(); b.Close() })
+	return srv.URL
+}
+
+// A workspace's requests per minute hold across nodes: requests spread
+// over two nodes on one database get the limit through and 429 with
+// Retry-After for the rest, and every /api/v1 answer carries the
+// RateLimit-* headers (issue 21, part 1).
+func TestRateLimitsAcrossNodes(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, dialect string) {
+		url := storetest.URL(t, dialect)
+		minute := time.Now().UTC().Truncate(time.Minute).Add(10 * time.Second)
+		var nodes []string
+		var first *store.Store
+		for range 2 {
+			s, err := store.Open(ctx, url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			s.Now = func() time.Time { return minute } // no minute ends mid-test
+			if first == nil {
+				first = s
+			}
+			nodes = append(nodes, apiNode(t, s))
+			if dialect == store.SQLite {
+				break // one process owns a SQLite file
+			}
+		}
+		w, err := first.CreateWorkspace(ctx, "acme", 0, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rpm := 5
+		if err := first.SetRateLimits(ctx, w.ID, &rpm, nil); err != nil {
+			t.Fatal(err)
+		}
+		key, _, err := first.CreateKey(ctx, w.ID, "k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		do := func(node, method, path, body string) *http.Response {
+			t.Helper()
+			req, _ := http.NewRequest(method, node+path, strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+key)
+			req.Header.Set("Content-Type", "application/json")
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			return res
+		}
+		passed, limited := 0, 0
+		for i := range 12 {
+			// A refused body still counts: the limit is on requests.
+			res := do(nodes[i%len(nodes)], "POST", "/api/v1/fetch", `{}`)
+			switch res.StatusCode {
+			case http.StatusTooManyRequests:
+				limited++
+				if ra, _ := strconv.Atoi(res.Header.Get("Retry-After")); ra < 1 || ra > 60 {
+					t.Fatalf("429 Retry-After %q", res.Header.Get("Retry-After"))
+				}
+				if res.Header.Get("RateLimit-Remaining") != "0" || res.Header.Get("RateLimit-Limit") != "5" {
+					t.Fatalf("429 RateLimit headers %v", res.Header)
+				}
+			case http.StatusBadRequest:
+				passed++
+			default:
+				t.Fatalf("fetch {}: %d", res.StatusCode)
+			}
+		}
+		if passed != 5 || limited != 7 {
+			t.Fatalf("12 requests over %d nodes at 5 rpm: %d passed, %d limited", len(nodes), passed, limited)
+		}
+		// The monitor API is its own class; health is not counted but
+		// carries the headers.
+		if res := do(nodes[0], "GET", "/api/v1/monitor", ""); res.StatusCode == http.StatusTooManyRequests {
+			t.Fatal("the monitor API shares the primitives' count")
+		}
+		for range 3 {
+			res := do(nodes[len(nodes)-1], "GET", "/api/v1/health", "")
+			if res.StatusCode != http.StatusOK || res.Header.Get("RateLimit-Limit") != "5" || res.Header.Get("RateLimit-Reset") == "" {
+				t.Fatalf("health: %d, RateLimit-Limit %q", res.StatusCode, res.Header.Get("RateLimit-Limit"))
+			}
+		}
+	})
+}
