@@ -49,6 +49,8 @@ func TestMonitorWorkerKilledMidRun(t *testing.T) {
 	defer cancel()
 
 	mustRun(t, nodeURL, "workspace", "create", "crash", "--credits", fmt.Sprint(credits), "--monitoring")
+	// The test checks and polls hundreds of monitors a minute.
+	mustRun(t, nodeURL, "workspace", "update", "crash", "--rpm", "1000000")
 	key := strings.TrimSpace(mustRun(t, nodeURL, "key", "create", "--workspace", "crash", "--name", "crash"))
 	env := []string{"WEBACQ_ALLOW_PRIVATE=1", "WEBACQ_CHROMIUM=none", "WEBACQ_ACCESS_LOG=0"}
 	api := startServer(t, nodeURL, append(env, "WEBACQ_JOB_WORKERS=0")...)

@@ -190,6 +190,8 @@ func TestMonitorCheckRescuedAfterAKill(t *testing.T) {
 		"WEBACQ_JOB_RESCUE_AFTER=10s", "WEBACQ_MONITOR_TIMEOUT=1s"}
 	s := startServerWith(t, plainBinary(t), dbURL, env...)
 	key := s.key
+	// The test polls its monitors' runs hundreds of times a minute.
+	mustRun(t, dbURL, "workspace", "update", "default", "--rpm", "1000000")
 	ids := registerURLs(ctx, t, s.url, key, urls)
 	for deadline := time.Now().Add(20 * time.Second); held.Load() < hosts; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {

@@ -73,6 +73,12 @@ func (s *Store) TakeQuota(ctx context.Context, name string, n int, window time.D
 	if n <= 0 {
 		return false, window, nil
 	}
+	// The clock is read and the quota taken under one lock: a take whose
+	// time was read before an earlier take's, but ran after it, would see
+	// the quota one step fuller than it is (five parallel SMS alerts under
+	// a cap of three sent two).
+	s.quotaMu.Lock()
+	defer s.quotaMu.Unlock()
 	now := s.Now().UnixMicro()
 	step, span := window.Microseconds()/int64(n), window.Microseconds()
 	var next int64

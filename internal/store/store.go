@@ -54,6 +54,8 @@ type Store struct {
 	// txStmts are statements of InTx prepared on SQLite's writer, by SQL.
 	txStmts     sync.Map
 	txStmtCount atomic.Int64
+	// quotaMu orders this process's quota takes by their clock (TakeQuota).
+	quotaMu sync.Mutex
 
 	// Now is the clock; tests may replace it.
 	Now func() time.Time
