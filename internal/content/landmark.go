@@ -50,34 +50,12 @@ var landmarkRoles = map[string]bool{
 // BoilerplateName tells whether a class or id value holds a word that
 // names page-level boilerplate: navigation, sidebars, footers, share
 // bars, comments, ads, cookie notices, newsletter boxes, tickers (see
-// pageBoilerWords); unless inArticle, "header" and "masthead" too.
-// Words are split at anything but ASCII letters and digits, so
-// "share-bar" holds "share" and "shareholder" does not. The families
-// of boilerplate inside an article are named by classWords instead.
+// pageBoilerWords); unless inArticle, the page's header too. Words are
+// read as for the families of boilerplate inside an article (see
+// wordsKinds and classWords), so "share-bar" and "shareBar" hold
+// "share" and "shareholder" does not.
 func BoilerplateName(v string, inArticle bool) bool {
-	var buf [32]byte
-	for i := 0; i < len(v); {
-		for i < len(v) && !alnum(v[i]) {
-			i++
-		}
-		start := i
-		for i < len(v) && alnum(v[i]) {
-			i++
-		}
-		if i == start || i-start > len(buf) {
-			continue
-		}
-		w := buf[:copy(buf[:], v[start:i])]
-		for j, c := range w {
-			if isUpper(c) {
-				w[j] = c + 'a' - 'A'
-			}
-		}
-		if pageBoilerWords[string(w)] || !inArticle && (string(w) == "header" || string(w) == "masthead") {
-			return true
-		}
-	}
-	return false
+	return classWordIn(v, pageBoilerWords) || !inArticle && classWordIn(v, pageHeaderWords)
 }
 
 // pageBoilerWords are the class and id words of page-level boilerplate.
@@ -91,3 +69,7 @@ var pageBoilerWords = map[string]bool{
 	"subscribe": true, "signup": true, "skip": true, "toolbar": true, "pagination": true, "pager": true,
 	"trending": true, "recommended": true, "outbrain": true, "taboola": true, "ticker": true,
 }
+
+// pageHeaderWords are the class and id words of the page's header,
+// which inside an article or <main> holds the article's title instead.
+var pageHeaderWords = map[string]bool{"header": true, "masthead": true}

@@ -56,6 +56,9 @@ func TestBoilerplateName(t *testing.T) {
 	}{
 		{"share-bar", true, true},
 		{"shareholder", true, false},
+		{"shareBar", true, true},
+		{"siteHeader", false, true},
+		{"siteHeader", true, false},
 		{"site-NAV main", true, true},
 		{"col sidebar_left", true, true},
 		{"cookie-consent", true, true},
