@@ -508,9 +508,10 @@ func skipped(n *html.Node) bool {
 
 // boilerplate tells whether n looks like navigation, an aside, a
 // footer, a page header or a widget (share bar, comments, cookie notice
-// …): a landmark by its tag or ARIA role, or a word of its class or id
-// (content.Landmark and content.BoilerplateName, which the main content
-// reads too); hint tells that only a class or id word says so.
+// …): a landmark by its tag or ARIA role (content.Landmark, whose roles
+// the main content drops too), or a word of its class or id
+// (content.BoilerplateName); hint tells that only a class or id word
+// says so.
 // inArticle: n lies in an <article> or <main>, where a <header> holds
 // the article's title.
 func boilerplate(n *html.Node, inArticle bool) (boiler, hint bool) {
