@@ -343,9 +343,12 @@ func leadNamed(n *html.Node) bool {
 	return false
 }
 
-// leadWordIn tells whether a class or id value holds a lead word,
+// leadWordIn tells whether a class or id value holds a lead word.
+func leadWordIn(v string) bool { return classWordIn(v, leadWords) }
+
+// classWordIn tells whether a class or id value holds a word of words,
 // reading it as wordsKinds does, without allocating.
-func leadWordIn(v string) bool {
+func classWordIn(v string, words map[string]bool) bool {
 	var word [32]byte
 	for i := 0; i < len(v); {
 		for i < len(v) && !alnum(v[i]) {
@@ -364,7 +367,7 @@ func leadWordIn(v string) bool {
 				word[j] += 'a' - 'A'
 			}
 		}
-		if leadWords[string(word[:n])] {
+		if words[string(word[:n])] {
 			return true
 		}
 	}

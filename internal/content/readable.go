@@ -439,13 +439,9 @@ func (r *readable) drop(n *html.Node) bool {
 			!embedsPost(n, 3) {
 			return true
 		}
-		switch attr(n, "role") {
-		case "menu", "menubar", "complementary", "navigation", "alert", "alertdialog", "dialog":
-			return true
-		}
-		// A <nav> is navigation whatever its class, unless the page
-		// is wrapped in one.
-		if n.DataAtom == atom.Nav && !r.pageWrapper(n, "") {
+		// A landmark by role, or a <nav> whatever its class, unless the
+		// page is wrapped in one (see landmark.go).
+		if LandmarkRole(n) || n.DataAtom == atom.Nav && !r.pageWrapper(n, "") {
 			return true
 		}
 		// Modals, cookie banners and hover cards are shown over the

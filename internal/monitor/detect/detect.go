@@ -14,17 +14,19 @@
 // dialogs and hidden elements (hidden, aria-hidden, inline
 // display:none) are never part of it.
 //
-// Boilerplate inside the region is left out too: nav, aside, footer, a
-// header outside article/main, the ARIA roles navigation, banner,
-// contentinfo, complementary and search, and elements with a class or id
-// word such as sidebar, menu, related, share, comments, cookie, ad,
-// promo, newsletter or ticker ("share-bar" has the word "share",
-// "shareholder" does not). Such an element is content after all when it
-// holds <main>, or, for a class or id word, more than half of the page's
-// text ("container no-sidebar" wrapping an article), or more than half of
-// the region's text (an article inside an <aside>); and when leaving the
-// boilerplate out would keep less than a quarter of the region's text,
-// nothing is left out.
+// Boilerplate inside the region is left out too: the page's landmarks
+// (content.Landmark: nav, aside, footer, a header outside article/main,
+// and the ARIA roles of navigation, menus, banner, contentinfo,
+// complementary, search, alerts and dialogs, which the main content's
+// extraction drops as well), and elements with a class or id word such
+// as sidebar, menu, related, share, comments, cookie, ad, promo,
+// newsletter or ticker (content.BoilerplateName: "share-bar" has the
+// word "share", "shareholder" does not). Such an element is content
+// after all when it holds <main>, or, for a class or id word, more than
+// half of the page's text ("container no-sidebar" wrapping an article),
+// or more than half of the region's text (an article inside an
+// <aside>); and when leaving the boilerplate out would keep less than a
+// quarter of the region's text, nothing is left out.
 //
 // Anchor chooses the region: with keywords, every block of the content
 // that mentions one, with its context (see Anchor and ScopeKeywords; a

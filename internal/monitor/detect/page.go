@@ -508,54 +508,23 @@ func skipped(n *html.Node) bool {
 
 // boilerplate tells whether n looks like navigation, an aside, a
 // footer, a page header or a widget (share bar, comments, cookie notice
-// …), by its tag, its ARIA role or a word of its class or id; hint
-// tells that only a class or id word says so. inArticle: n lies in an
-// <article> or <main>, where a <header> holds the article's title.
+// …): a landmark by its tag or ARIA role (content.Landmark, whose roles
+// the main content drops too), or a word of its class or id
+// (content.BoilerplateName); hint tells that only a class or id word
+// says so.
+// inArticle: n lies in an <article> or <main>, where a <header> holds
+// the article's title.
 func boilerplate(n *html.Node, inArticle bool) (boiler, hint bool) {
-	switch n.DataAtom {
-	case atom.Nav, atom.Aside, atom.Footer:
+	if content.Landmark(n, inArticle) {
 		return true, false
-	case atom.Header:
-		if !inArticle {
-			return true, false
-		}
 	}
 	for _, a := range n.Attr {
-		switch a.Key {
-		case "role":
-			switch strings.ToLower(strings.TrimSpace(a.Val)) {
-			case "navigation", "banner", "contentinfo", "complementary", "search":
-				return true, false
-			}
-		case "class", "id":
-			if hintWords(a.Val, inArticle) {
-				boiler, hint = true, true
-			}
+		if (a.Key == "class" || a.Key == "id") && content.BoilerplateName(a.Val, inArticle) {
+			return true, true
 		}
 	}
-	return boiler, hint
+	return false, false
 }
-
-// hintWords tells whether a class or id value holds a boilerplate word.
-// Words are split at anything but letters and digits, so "share-bar"
-// matches "share" and "shareholder" does not.
-func hintWords(v string, inArticle bool) bool {
-	for w := range strings.FieldsFuncSeq(strings.ToLower(v), func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
-	}) {
-		if boilerWords[w] || (!inArticle && (w == "header" || w == "masthead")) {
-			return true
-		}
-	}
-	return false
-}
-
-var boilerWords = set("nav", "navbar", "navigation", "menu", "menubar", "submenu", "sidebar",
-	"breadcrumb", "breadcrumbs", "footer", "aside", "related", "promo", "promoted", "advert",
-	"advertisement", "ads", "ad", "sponsor", "sponsored", "cookie", "cookies", "consent", "gdpr",
-	"share", "sharing", "social", "comments", "comment", "disqus", "widget", "widgets", "popup",
-	"modal", "newsletter", "subscribe", "signup", "skip", "toolbar", "pagination", "pager",
-	"trending", "recommended", "outbrain", "taboola", "ticker")
 
 func attr(n *html.Node, key string) string {
 	for _, a := range n.Attr {
