@@ -121,6 +121,12 @@ func testChannelDeliveriesSurviveKills(t *testing.T, dialect string) {
 				running, db.pendingReport(ctx, t))
 		})
 	}
+	// Every anchor run first: deliveries all delivered says nothing while
+	// some monitors have not yet queued theirs.
+	eventually(ctx, t, 30*time.Second, "the anchor runs", func() (bool, string) {
+		n := db.count(ctx, t, `SELECT count(*) FROM monitor_runs`)
+		return n >= monitors, fmt.Sprintf("%d of %d anchor runs", n, monitors)
+	})
 	settled(30*time.Second, "the anchors' deliveries")
 	if n := db.count(ctx, t, `SELECT count(*) FROM deliveries`); n != 3*monitors {
 		t.Fatalf("%d anchor deliveries, want %d", n, 3*monitors)
