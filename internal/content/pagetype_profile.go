@@ -215,19 +215,7 @@ func itemsContent(root *html.Node, art *html.Node) *html.Node {
 }
 
 // wordsWithin tells whether nearly all (90 %) of the words of a occur
-// in b, as a multiset.
+// in b, as a multiset; a without words is not within anything.
 func wordsWithin(a, b string) bool {
-	have := make(map[string]int)
-	for w := range strings.FieldsSeq(strings.ToLower(b)) {
-		have[w]++
-	}
-	n, in := 0, 0
-	for w := range strings.FieldsSeq(strings.ToLower(a)) {
-		n++
-		if have[w] > 0 {
-			have[w]--
-			in++
-		}
-	}
-	return n > 0 && in*10 >= n*9
+	return strings.TrimSpace(a) != "" && shared(a, b) >= 0.9
 }
