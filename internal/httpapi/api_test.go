@@ -55,9 +55,11 @@ func withChromium(t testing.TB) func(*config.Config) {
 	return func(c *config.Config) { c.Chromium = path }
 }
 
-func newBenchEnv(t testing.TB, dialect string, mutate ...func(*config.Config)) *env {
+// testConfig is the configuration of a test node: no access log, loopback
+// sites allowed (the test sites listen on 127.0.0.1), no browser tier
+// unless a test asks (withChromium).
+func testConfig(t testing.TB) *config.Config {
 	t.Helper()
-	s := storetest.Open(t, dialect)
 	cfg, err := config.Load(func(k string) string {
 		if k == "WEBACQ_ACCESS_LOG" {
 			return "0"
@@ -67,8 +69,14 @@ func newBenchEnv(t testing.TB, dialect string, mutate ...func(*config.Config)) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.AllowPrivate = true // the test sites listen on 127.0.0.1
-	cfg.Chromium = ""       // no browser tier unless a test asks (withChromium)
+	cfg.AllowPrivate, cfg.Chromium = true, ""
+	return cfg
+}
+
+func newBenchEnv(t testing.TB, dialect string, mutate ...func(*config.Config)) *env {
+	t.Helper()
+	s := storetest.Open(t, dialect)
+	cfg := testConfig(t)
 	for _, m := range mutate {
 		m(cfg)
 	}

@@ -12,7 +12,6 @@ import (
 
 	"webacq/internal/billed"
 	"webacq/internal/billing"
-	"webacq/internal/config"
 	"webacq/internal/fetch"
 	"webacq/internal/httpapi"
 	"webacq/internal/primitive"
@@ -24,16 +23,7 @@ import (
 // node of a deployment does.
 func apiNode(t *testing.T, s *store.Store) string {
 	t.Helper()
-	cfg, err := config.Load(func(k string) string {
-		if k == "WEBACQ_ACCESS_LOG" {
-			return "0"
-		}
-		return ""
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.AllowPrivate, cfg.Chromium = true, ""
+	cfg := testConfig(t)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	b := billing.New(s, log)
 	prims := &primitive.Service{HTTP: fetch.New(fetch.Config{AllowPrivate: true}), Pages: s, Log: log}
