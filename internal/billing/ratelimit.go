@@ -99,3 +99,74 @@ func (b *Biller) Peek(p *model.Principal) Limit {
 	}
 	return l
 }
+
+// Running calls (DECISIONS, Rate limits: concurrent crawls/extracts).
+const (
+	// callLease is how long a running call's slot lasts unrenewed: the
+	// slots of a node that dies free themselves this long after its last
+	// renewal.
+	callLease = 90 * time.Second
+	// callRenew is how often a running call renews its lease.
+	callRenew = 30 * time.Second
+	// busyRetry is the Retry-After of a call refused because the
+	// workspace's crawls or extracts are all running (when one ends is
+	// not known).
+	busyRetry = 5 * time.Second
+)
+
+// limitedCalls are the endpoints whose calls take a concurrency slot.
+var limitedCalls = map[string]bool{"/api/v1/gyre": true, "/api/v1/extract": true}
+
+// StartCall takes one of p's workspace's slots for a call of endpoint
+// (crawls and extracts; other endpoints take none) and returns the
+// function that frees it, which the caller runs when the call ends.
+// Every node shares the count; past the workspace's limit the answer is
+// rate_limited with a short Retry-After.
+func (b *Biller) StartCall(ctx context.Context, p *model.Principal, endpoint string) (end func(), err error) {
+	if !limitedCalls[endpoint] || p.Concurrent <= 0 {
+		return func() {}, nil
+	}
+	id, running, ok, err := b.store.StartCall(ctx, p.WorkspaceID, endpoint, p.Concurrent, callLease)
+	if err != nil {
+		return nil, model.Wrap(model.CodeUnavailable, err, "database unavailable")
+	}
+	if !ok {
+		e := model.Errorf(model.CodeRateLimited, "this workspace has %d crawls and extracts running, its limit; retry after %d s when one has ended",
+			running, int(busyRetry.Seconds()))
+		e.RetryAfter = busyRetry
+		return nil, e
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(callRenew)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			rctx, cancel := context.WithTimeout(context.Background(), callRenew)
+			if err := b.store.RenewCall(rctx, id, callLease); err != nil {
+				b.log.Error("renew running call", "err", err)
+			}
+			cancel()
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			close(done)
+			wg.Wait()
+			ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			if err := b.store.EndCall(ectx, id); err != nil {
+				// The lease runs out on its own.
+				b.log.Error("end running call", "err", err)
+			}
+		})
+	}, nil
+}

@@ -117,3 +117,106 @@ func TestRateLimitsAcrossNodes(t *testing.T) {
 		}
 	})
 }
+
+// A workspace's crawls and extracts at once hold across nodes: with a
+// limit of one, a second crawl on another node while the first runs is
+// refused with rate_limited and Retry-After, takes no credits, and a crawl
+// after the first ended runs (issue 21, part 1).
+func TestConcurrentCallsAcrossNodes(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, dialect string) {
+		url := storetest.URL(t, dialect)
+		var nodes []string
+		var first *store.Store
+		for range 2 {
+			s, err := store.Open(ctx, url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			if first == nil {
+				first = s
+			}
+			nodes = append(nodes, apiNode(t, s))
+			if dialect == store.SQLite {
+				break // one process owns a SQLite file
+			}
+		}
+		entered, release := make(chan struct{}, 1), make(chan struct{})
+		site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/slow" {
+				select {
+				case entered <- struct{}{}:
+				default:
+				}
+				<-release
+			}
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, "<html><body><h1>Page</h1><p>Some words of a page.</p></body></html>")
+		}))
+		defer site.Close()
+		defer func() {
+			select {
+			case <-release:
+			default:
+				close(release)
+			}
+		}()
+		w, err := first.CreateWorkspace(ctx, "acme", 100, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		one := 1
+		if err := first.SetRateLimits(ctx, w.ID, nil, &one); err != nil {
+			t.Fatal(err)
+		}
+		key, _, err := first.CreateKey(ctx, w.ID, "k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		gyre := func(node, path string) *http.Response {
+			t.Helper()
+			body := `{"url":"` + site.URL + path + `","maxPages":1,"tier":"http"}`
+			req, _ := http.NewRequest("POST", node+"/api/v1/gyre", strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+key)
+			req.Header.Set("Content-Type", "application/json")
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Error(err)
+				return nil
+			}
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			return res
+		}
+		done := make(chan *http.Response, 1)
+		go func() { done <- gyre(nodes[0], "/slow") }()
+		<-entered
+		res := gyre(nodes[len(nodes)-1], "/fast")
+		if res.StatusCode != http.StatusTooManyRequests {
+			t.Fatalf("a second crawl while the first runs: %d, want 429", res.StatusCode)
+		}
+		if ra, _ := strconv.Atoi(res.Header.Get("Retry-After")); ra < 1 || ra > 60 {
+			t.Fatalf("429 Retry-After %q", res.Header.Get("Retry-After"))
+		}
+		close(release)
+		if res := <-done; res == nil || res.StatusCode != http.StatusOK {
+			t.Fatalf("the first crawl: %v", res)
+		}
+		credits := func() int64 {
+			t.Helper()
+			ws, err := first.Workspace(ctx, w.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ws.Credits
+		}
+		c1 := credits()
+		if res := gyre(nodes[len(nodes)-1], "/fast"); res.StatusCode != http.StatusOK {
+			t.Fatalf("a crawl after the first ended: %d", res.StatusCode)
+		}
+		// Two one-page crawls cost the same: the refused one cost nothing.
+		if c2 := credits(); 100-c1 != c1-c2 || c1 == 100 {
+			t.Fatalf("credits 100 → %d after the first crawl and the refused one → %d after the third", c1, c2)
+		}
+	})
+}

@@ -103,6 +103,12 @@ func (s *Server) handle(pattern string, h http.HandlerFunc) {
 				fail(w, r, s.log, err)
 				return
 			}
+			end, err := s.biller.StartCall(r.Context(), c.Principal, endpoint)
+			if err != nil {
+				fail(w, r, s.log, err)
+				return
+			}
+			defer end()
 		}
 		h(w, r)
 	}))

@@ -132,8 +132,13 @@ func add[In, Out any](h *Handler, s *sdk.Server, st *reqState, t tool,
 					_, err = h.biller.Admit(ctx, call.Principal, class)
 				}
 			}
+			end := func() {}
+			if err == nil {
+				end, err = h.biller.StartCall(ctx, call.Principal, t.endpoint)
+			}
 			if err == nil {
 				out, err = runSafely(h, st, func() (Out, error) { return run(ctx, call, in) })
+				end()
 			}
 			status := model.Status(model.ErrorCode(err))
 			if err != nil && call.ErrorCode == "" {

@@ -1,10 +1,12 @@
 package store_test
 
 import (
+	"sync"
 	"testing"
 	"time"
 
 	"webacq/internal/model"
+	"webacq/internal/store"
 	"webacq/internal/store/storetest"
 )
 
@@ -58,6 +60,81 @@ func TestCountRequest(t *testing.T) {
 		zero := 0
 		if err := s.SetRateLimits(ctx, w.ID, &zero, nil); model.ErrorCode(err) != model.CodeBadRequest {
 			t.Fatalf("rpm 0: got %v, want bad_request", err)
+		}
+	})
+}
+
+// StartCall holds a workspace's running crawls and extracts to its limit
+// on both engines, across two handles on one database (two nodes): of
+// many racing starts exactly the limit get a slot; EndCall frees one; a
+// lease that is not renewed runs out (a node that died).
+func TestStartCallLimit(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, dialect string) {
+		url := storetest.URL(t, dialect)
+		at := time.Now().UTC()
+		var handles []*store.Store
+		for range 2 {
+			s, err := store.Open(ctx, url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			s.Now = func() time.Time { return at }
+			handles = append(handles, s)
+			if dialect == store.SQLite {
+				break // one process owns a SQLite file
+			}
+		}
+		const limit = 3
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		var ids []string
+		start := make(chan struct{})
+		for i := range 24 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				id, _, ok, err := handles[i%len(handles)].StartCall(ctx, "w1", "/api/v1/gyre", limit, time.Minute)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if ok {
+					mu.Lock()
+					ids = append(ids, id)
+					mu.Unlock()
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		if len(ids) != limit {
+			t.Fatalf("24 racing starts at limit %d over %d handles: %d got a slot", limit, len(handles), len(ids))
+		}
+		s := handles[0]
+		if _, running, ok, _ := s.StartCall(ctx, "w2", "/api/v1/extract", limit, time.Minute); !ok || running != 1 {
+			t.Fatalf("another workspace: ok %t running %d", ok, running)
+		}
+		if _, running, ok, _ := s.StartCall(ctx, "w1", "/api/v1/extract", limit, time.Minute); ok || running != limit {
+			t.Fatalf("at the limit: ok %t running %d", ok, running)
+		}
+		if err := s.EndCall(ctx, ids[0]); err != nil {
+			t.Fatal(err)
+		}
+		id, _, ok, _ := s.StartCall(ctx, "w1", "/api/v1/extract", limit, time.Minute)
+		if !ok {
+			t.Fatal("a slot freed by EndCall was not taken")
+		}
+		// Renewed leases outlive the others: past a minute only the renewed
+		// one is running.
+		at = at.Add(30 * time.Second)
+		if err := s.RenewCall(ctx, id, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		at = at.Add(45 * time.Second)
+		if _, running, ok, _ := s.StartCall(ctx, "w1", "/api/v1/gyre", limit, time.Minute); !ok || running != 2 {
+			t.Fatalf("after the unrenewed leases ran out: ok %t running %d, want 2 (the renewed one and this)", ok, running)
 		}
 	})
 }
