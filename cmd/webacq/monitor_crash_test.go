@@ -24,11 +24,12 @@ import (
 	"webacq/internal/store/storetest"
 )
 
-// Two workers check 500 monitors of one slow site on PostgreSQL while an
-// API-only node takes the requests; one worker is killed in the middle of
+// Two workers check 500 monitors of one slow site on PostgreSQL while two
+// API-only nodes take the requests; one worker is killed in the middle of
 // its checks and a replacement starts. Every due time gets exactly one
 // run, no triggered check is lost, and every credit drawn belongs to
-// exactly one run.
+// exactly one run. While the worker dies, a workspace limited to 60
+// requests a minute sends 200 over both API nodes (limitedBurst).
 func TestMonitorWorkerKilledMidRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills a worker among 500 monitors: about a minute")
@@ -54,6 +55,8 @@ func TestMonitorWorkerKilledMidRun(t *testing.T) {
 	key := strings.TrimSpace(mustRun(t, nodeURL, "key", "create", "--workspace", "crash", "--name", "crash"))
 	env := []string{"WEBACQ_ALLOW_PRIVATE=1", "WEBACQ_CHROMIUM=none", "WEBACQ_ACCESS_LOG=0"}
 	api := startServer(t, nodeURL, append(env, "WEBACQ_JOB_WORKERS=0")...)
+	// A second API-only node (2 API nodes + 2 workers, issue 21).
+	api2 := startServer(t, dbURL+"&pool_max_conns=6", append(env, "WEBACQ_JOB_WORKERS=0")...)
 	// River's leader rescues a dead worker's jobs with its own setting, so
 	// every worker gets the short one; it also waits out the check's own
 	// timeout (4 × WEBACQ_MONITOR_TIMEOUT + 30 s: fetches and a locked
@@ -82,6 +85,9 @@ func TestMonitorWorkerKilledMidRun(t *testing.T) {
 	})
 	waitCount(ctx, t, db, `SELECT count(*) FROM monitor_runs`, monitors+monitors/5, 30*time.Second, "a fifth of the triggered runs")
 	victim.kill()
+	// Meanwhile another workspace at 60 requests a minute sends 200
+	// fetches over both API nodes (issue 21): the limit holds across them.
+	limitedBurst(ctx, t, db, nodeURL, []string{api.url, api2.url}, site.URL)
 	orphans := jobIDs(ctx, t, db, `SELECT id FROM river_job WHERE kind = 'monitor_check' AND state = 'running'
 		AND attempted_by[array_upper(attempted_by, 1)] = $1`, victimID)
 	if len(orphans) == 0 {
@@ -404,4 +410,69 @@ func apiCall(ctx context.Context, base, key, method, path string, body, out any)
 		return fmt.Errorf("%s %s: HTTP %d: %s", method, path, res.StatusCode, env.Error)
 	}
 	return json.Unmarshal(env.Data, out)
+}
+
+// limitedBurst creates a workspace limited to 60 primitive requests a
+// minute and sends 200 fetches of the site's pages, 8 at a time, spread
+// over the API nodes: exactly 60 get through when the burst stays within
+// one minute (at most 120 when it spans two), the rest answer 429
+// rate_limited with Retry-After, and the workspace's credits drawn equal
+// the credits of its usage rows.
+func limitedBurst(ctx context.Context, t *testing.T, db *sql.DB, nodeURL string, apis []string, site string) {
+	t.Helper()
+	const start, rpm, requests = 10000, 60, 200
+	mustRun(t, nodeURL, "workspace", "create", "limited", "--credits", fmt.Sprint(start))
+	mustRun(t, nodeURL, "workspace", "update", "limited", "--rpm", fmt.Sprint(rpm))
+	key := strings.TrimSpace(mustRun(t, nodeURL, "key", "create", "--workspace", "limited", "--name", "burst"))
+	if now := time.Now(); now.Second() >= 45 { // keep the burst in one minute when we can
+		time.Sleep(now.Truncate(time.Minute).Add(time.Minute).Sub(now))
+	}
+	first := time.Now().Truncate(time.Minute)
+	var passed, limited atomic.Int64
+	parallelDo(t, requests, func(i int) error {
+		body := fmt.Sprintf(`{"url":"%s/m/%d","tier":"http"}`, site, i%50)
+		req, err := http.NewRequestWithContext(ctx, "POST", apis[i%len(apis)]+"/api/v1/fetch", strings.NewReader(body))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		switch res.StatusCode {
+		case http.StatusOK:
+			passed.Add(1)
+		case http.StatusTooManyRequests:
+			if res.Header.Get("Retry-After") == "" || res.Header.Get("RateLimit-Remaining") != "0" {
+				return fmt.Errorf("429 without Retry-After or RateLimit-Remaining 0: %v", res.Header)
+			}
+			limited.Add(1)
+		default:
+			return fmt.Errorf("fetch %d: status %d", i, res.StatusCode)
+		}
+		return nil
+	})
+	minutes := int64(time.Now().Truncate(time.Minute).Sub(first)/time.Minute) + 1
+	t.Logf("%d requests at %d rpm over %d nodes in %d minute(s): %d passed, %d limited", requests, rpm, len(apis), minutes, passed.Load(), limited.Load())
+	if p := passed.Load(); p > rpm*minutes || (minutes == 1 && p != rpm) || p+limited.Load() != requests {
+		t.Errorf("%d requests at %d rpm over %d minute(s): %d passed, %d limited", requests, rpm, minutes, p, limited.Load())
+	}
+	var balance, used, usageRows, held int64
+	if err := db.QueryRowContext(ctx, `SELECT w.credits,
+		(SELECT coalesce(sum(credits), 0) FROM usage_log u WHERE u.workspace_id = w.id),
+		(SELECT count(*) FROM usage_log u WHERE u.workspace_id = w.id AND u.endpoint = '/api/v1/fetch' AND u.status = 200),
+		(SELECT count(*) FROM reservations r WHERE r.workspace_id = w.id)
+		FROM workspaces w WHERE w.name = 'limited'`).Scan(&balance, &used, &usageRows, &held); err != nil {
+		t.Fatal(err)
+	}
+	if start-balance != used || used == 0 || held != 0 {
+		t.Errorf("limited workspace: drew %d credits, its usage rows say %d, %d holds left", start-balance, used, held)
+	}
+	if usageRows != passed.Load() {
+		t.Errorf("limited workspace: %d fetch usage rows for %d fetches answered", usageRows, passed.Load())
+	}
 }
