@@ -5,7 +5,7 @@
 GO ?= go
 BIN := bin/webacq
 
-.PHONY: run setup build test vet staticcheck fmt-check fuzz bench bench-health bench-content bench-gyre bench-tables bench-pdfwords bench-detect bench-monitors clean
+.PHONY: run setup build test vet staticcheck fmt-check fuzz bench bench-load bench-health bench-content bench-gyre bench-tables bench-pdfwords bench-detect bench-monitors clean
 
 run: setup build
 	./$(BIN) serve
@@ -54,6 +54,9 @@ fuzz:
 	done
 
 bench: bench-health bench-content bench-gyre bench-tables bench-detect
+
+bench-load:
+	$(GO) run ./bench/load
 
 bench-tables:
 	$(GO) run ./bench/tables

@@ -86,7 +86,7 @@ type Config struct {
 	// the Go runtime's soft memory limit is 60 % of it.
 	MemoryBudget   int64
 	ConvertWorkers int // WEBACQ_CONVERT_WORKERS: conversions at once (0: 4 per CPU)
-	ConvertQueue   int // WEBACQ_CONVERT_QUEUE: conversions waiting before callers get rate_limited (0: 64)
+	ConvertQueue   int // WEBACQ_CONVERT_QUEUE: conversions waiting before callers get rate_limited (0: 512)
 
 	BootstrapCredits int64         // WEBACQ_BOOTSTRAP_CREDITS: credits of workspace "default"
 	ShutdownTimeout  time.Duration // WEBACQ_SHUTDOWN_TIMEOUT
