@@ -57,6 +57,8 @@ func main() {
 	clients := flag.Int("clients", 200, "concurrent clients (each a closed loop, at most 1000)")
 	setups := flag.String("setup", "sqlite,postgres", "setups to run: sqlite (one node), postgres (two nodes)")
 	pg := flag.String("postgres", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable", "PostgreSQL server")
+	prebuilt := flag.String("bin", "", "a webacq binary to run instead of building ./cmd/webacq (to compare commits)")
+	mix := flag.String("mix", "", "the mix as kind=weight pairs, comma-separated (default health=30,fetch=25,mcp=15,map=10,monitor=20)")
 	extraEnv := flag.String("env", "", "extra settings for the nodes, comma-separated KEY=VALUE pairs")
 	rpm := flag.Int("rpm", 1_000_000, "the workspace's requests per minute (the default keeps 429s out of the throughput figure)")
 	flag.Parse()
@@ -67,9 +69,15 @@ func main() {
 	dir, err := os.MkdirTemp("", "webacq-load")
 	check(err)
 	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "webacq")
-	if b, err := exec.Command("go", "build", "-o", bin, "./cmd/webacq").CombinedOutput(); err != nil {
-		check(fmt.Errorf("build: %v\n%s", err, b))
+	bin := *prebuilt
+	if bin == "" {
+		bin = filepath.Join(dir, "webacq")
+		if b, err := exec.Command("go", "build", "-o", bin, "./cmd/webacq").CombinedOutput(); err != nil {
+			check(fmt.Errorf("build: %v\n%s", err, b))
+		}
+	}
+	if *mix != "" {
+		check(setMix(*mix))
 	}
 	site := httptest.NewServer(http.HandlerFunc(serveSite))
 	defer site.Close()
@@ -110,6 +118,15 @@ func main() {
 // false when any check failed.
 func runSetup(bin, setup, dbURL, driver, dsn string, nodes int, site string, clients, rpm int, duration time.Duration, extra []string) bool {
 	env := append([]string{"WEBACQ_DATABASE_URL=" + dbURL, "WEBACQ_ALLOW_PRIVATE=1", "WEBACQ_CHROMIUM=none"}, extra...)
+	cliErr := func(args ...string) error {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%v: %s", err, strings.TrimSpace(string(out)))
+		}
+		return nil
+	}
 	cli := func(args ...string) string {
 		cmd := exec.Command(bin, args...)
 		cmd.Env = append(os.Environ(), env...)
@@ -124,7 +141,10 @@ func runSetup(bin, setup, dbURL, driver, dsn string, nodes int, site string, cli
 		return strings.TrimSpace(string(out))
 	}
 	cli("workspace", "create", "load", "--credits", fmt.Sprint(startCredits), "--monitoring")
-	cli("workspace", "update", "load", "--rpm", fmt.Sprint(rpm), "--concurrent", "1000")
+	if err := cliErr("workspace", "update", "load", "--rpm", fmt.Sprint(rpm), "--concurrent", "1000"); err != nil {
+		// A binary from before the rate limits (-bin) has no such flags.
+		fmt.Printf("note: no rate limits set (%v)\n", err)
+	}
 	key := cli("key", "create", "--workspace", "load", "--name", "load")
 
 	var urls []string
@@ -390,6 +410,36 @@ func serveSite(w http.ResponseWriter, r *http.Request) {
 <p>The board declared a dividend of <b>0.%02d</b> <i>per share</i>, payable next month to holders of record.</p>
 <table><tr><th>Item</th><th>Q3</th><th>Q2</th></tr><tr><td>Revenue</td><td>%d</td><td>%d</td></tr></table>
 </main><footer>© 2026</footer></body></html>`, i, (i+1)%sitePages, (i+sitePages-1)%sitePages, i, i, 100+i, 3+i%17, i%100, 100+i, 95+i)
+}
+
+// setMix sets the kinds' weights from kind=weight pairs; kinds not named
+// get weight 0.
+func setMix(spec string) error {
+	w := map[string]int{}
+	for _, part := range strings.Split(spec, ",") {
+		name, v, ok := strings.Cut(part, "=")
+		var n int
+		if _, err := fmt.Sscanf(v, "%d", &n); !ok || err != nil || n < 0 {
+			return fmt.Errorf("-mix: %q is not kind=weight", part)
+		}
+		w[name] = n
+	}
+	total := 0
+	for i := range kinds {
+		n, ok := w[kinds[i].name]
+		delete(w, kinds[i].name)
+		kinds[i].weight = n
+		if ok {
+			total += n
+		}
+	}
+	for name := range w {
+		return fmt.Errorf("-mix: unknown kind %q", name)
+	}
+	if total == 0 {
+		return fmt.Errorf("-mix: every weight is 0")
+	}
+	return nil
 }
 
 func mixString() string {
