@@ -330,7 +330,9 @@ func TestErrorEnvelopes(t *testing.T) {
 				wantError(t, e.do("POST", "/api/v1/keys", strings.NewReader(body), json...), 400, "bad_request")
 			})
 		}
-		wantError(t, e.do("POST", "/api/v1/keys", strings.NewReader(`{"name":"x"}`), append([]string{"Content-Type", "text/plain"}, auth...)...), 400, "bad_request")
+		for _, ct := range []string{"multipart/form-data; boundary=x", "image/png", "nonsense/"} {
+			wantError(t, e.do("POST", "/api/v1/keys", strings.NewReader(`{"name":"x"}`), append([]string{"Content-Type", ct}, auth...)...), 400, "bad_request")
+		}
 		wantError(t, e.get("/api/v1/usage?limit=0"), 400, "bad_request")
 		wantError(t, e.get("/api/v1/usage?limit=abc"), 400, "bad_request")
 		wantError(t, e.get("/api/v1/activity?since=yesterday"), 400, "bad_request")
@@ -339,6 +341,17 @@ func TestErrorEnvelopes(t *testing.T) {
 			if u.Credits != 0 || u.Status < 400 {
 				t.Fatalf("row %+v, want an error status with 0 credits", u)
 			}
+		}
+		// A JSON body is read as JSON under the types shells send by default
+		// (curl -d sends a form type); other types are refused (issue 22).
+		for _, ct := range []string{"text/plain", "application/x-www-form-urlencoded", "text/plain; charset=utf-8"} {
+			if a := e.do("POST", "/api/v1/keys", strings.NewReader(`{"name":"pasted"}`), append([]string{"Content-Type", ct}, auth...)...); a.status != 200 {
+				t.Fatalf("a JSON body sent as %s: %d %s", ct, a.status, a.Error)
+			}
+		}
+		if a := e.do("POST", "/api/v1/keys", strings.NewReader(`name=x`), append([]string{"Content-Type", "application/x-www-form-urlencoded"}, auth...)...); a.status != 400 ||
+			!strings.Contains(a.Error, "Content-Type: application/json") {
+			t.Fatalf("a form body: %d %q, want 400 saying to send JSON", a.status, a.Error)
 		}
 	})
 }

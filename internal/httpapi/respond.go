@@ -71,14 +71,34 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // decode reads a JSON request body into v: one object, no unknown fields,
 // no trailing data, at most MaxBodyBytes.
+//
+// The body is read as JSON whatever its Content-Type says among those a
+// shell sends by default: none, application/json (or +json), and the
+// form and plain-text types that `curl -d` and many HTTP clients set
+// unless told otherwise (issue 22: pasted examples must work). Keys are
+// bearer tokens, which a browser never attaches by itself, so accepting
+// these simple types opens no cross-site hole (the console, which uses
+// cookies, keeps its own rules). Other types (multipart, files) are
+// refused.
 func decode(w http.ResponseWriter, r *http.Request, v any) error {
+	lenient := false
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return model.Errorf(model.CodeBadRequest, "Content-Type must be application/json")
+		switch {
+		case err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json")):
+		case err == nil && (mt == "application/x-www-form-urlencoded" || mt == "text/plain"):
+			lenient = true
+		default:
+			return model.Errorf(model.CodeBadRequest, "Content-Type must be application/json (a JSON object); got %q", ct)
 		}
 	}
-	return primitive.DecodeRequest(http.MaxBytesReader(w, r.Body, MaxBodyBytes), v, "request body")
+	err := primitive.DecodeRequest(http.MaxBytesReader(w, r.Body, MaxBodyBytes), v, "request body")
+	if lenient && err != nil && model.ErrorCode(err) == model.CodeBadRequest {
+		if me, ok := err.(*model.Error); ok {
+			return model.Errorf(model.CodeBadRequest, "%s (the body is read as JSON whatever its Content-Type: send a JSON object, e.g. curl -H 'Content-Type: application/json' -d '{\"url\":\"https://example.com\"}')", me.Message)
+		}
+	}
+	return err
 }
 
 // errTooLarge is answered with 413.

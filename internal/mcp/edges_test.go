@@ -267,8 +267,8 @@ func TestArgumentErrorsAreBadRequest(t *testing.T) {
 		{"svc_map", `{"url":["x"]}`, ""},
 		{"svc_search", `{"query":{"q":1}}`, ""},
 		{"svc_extract", `{"url":"http://127.0.0.1:1/","schema":[1]}`, ""},
-		{"svc_fetch", `"http://127.0.0.1:1/"`, "arguments must be a JSON object, not string"},
-		{"svc_fetch", `[1]`, "arguments must be a JSON object, not array"},
+		{"svc_fetch", `"http://127.0.0.1:1/"`, "arguments must be a JSON object, not a string"},
+		{"svc_fetch", `[1]`, "arguments must be a JSON object, not an array"},
 	}
 	endpoint := map[string]string{"svc_fetch": "fetch", "svc_gyre": "gyre", "svc_map": "map", "svc_search": "search", "svc_extract": "extract"}
 	for _, c := range cases {

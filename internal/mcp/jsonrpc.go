@@ -188,7 +188,7 @@ func checkParams(m *message) *rpcFault {
 		return nil
 	case errors.As(err, &typ) && typ.Field != "":
 		return fault(http.StatusOK, codeInvalidParams, m.id, "invalid params: field %s must be %s, not %s",
-			quoteShort(typ.Field), primitive.JSONType(typ.Type.Kind().String()), typ.Value)
+			quoteShort(typ.Field), primitive.JSONType(typ.Type.Kind().String()), primitive.JSONValue(typ.Value))
 	}
 	return fault(http.StatusOK, codeInvalidParams, m.id, "invalid params")
 }

@@ -54,18 +54,37 @@ func decodeError(err error, subject string) error {
 		return model.Errorf(model.CodeBadRequest, "malformed JSON in %s at byte %d", subject, syntax.Offset)
 	case errors.As(err, &typ):
 		if typ.Field != "" {
-			return model.Errorf(model.CodeBadRequest, "field %q must be %s, not %s", typ.Field, JSONType(typ.Type.Kind().String()), typ.Value)
+			return model.Errorf(model.CodeBadRequest, "field %q must be %s, not %s", typ.Field, JSONType(typ.Type.Kind().String()), JSONValue(typ.Value))
 		}
-		return model.Errorf(model.CodeBadRequest, "%s must be a JSON object, not %s", subject, typ.Value)
+		return model.Errorf(model.CodeBadRequest, "%s must be a JSON object, not %s", subject, JSONValue(typ.Value))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		return model.Errorf(model.CodeBadRequest, "unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
 	}
 	return model.Errorf(model.CodeBadRequest, "%s is not valid JSON", subject)
 }
 
+// JSONValue says what the JSON decoder found, as people write it: "1.5"
+// for "number 1.5", "a string" for "string".
+func JSONValue(v string) string {
+	if n, ok := strings.CutPrefix(v, "number "); ok {
+		return n
+	}
+	switch v {
+	case "string", "number", "object", "array":
+		return JSONType(map[string]string{"string": "string", "number": "float64", "object": "map", "array": "slice"}[v])
+	case "bool":
+		return "a boolean"
+	}
+	return v
+}
+
 // JSONType names a Go kind as a JSON type, as error messages say it.
 func JSONType(kind string) string {
 	switch kind {
+	case "int", "int8", "int16", "int32", "int64":
+		return "a whole number"
+	case "uint", "uint8", "uint16", "uint32", "uint64", "uintptr":
+		return "a whole number, 0 or more"
 	case "string":
 		return "a string"
 	case "bool":
