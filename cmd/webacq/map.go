@@ -30,5 +30,8 @@ func (m *Main) mapSite(ctx context.Context, c mapCmd) error {
 			return err
 		}
 	}
+	if res.Truncated {
+		fmt.Fprintf(m.Stderr, "map: %d URLs listed, %d found before the limit stopped the map; raise --limit for more\n", res.Returned, res.Total)
+	}
 	return nil
 }

@@ -40,7 +40,7 @@ func TestMapSite(t *testing.T) {
 		}
 		var r primitive.MapResult
 		json.Unmarshal(a.Data, &r)
-		if r.Total != len(r.Links) || r.Total < 5 {
+		if r.Total != len(r.Links) || r.Returned != r.Total || r.Truncated || r.Total < 5 {
 			t.Fatalf("map result %s", a.Data)
 		}
 		if !strings.HasSuffix(r.Links[0].URL, "/news/dividend") {

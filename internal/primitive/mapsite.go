@@ -92,9 +92,20 @@ type MapLink struct {
 type MapResult struct {
 	URL   string    `json:"url"`
 	Links []MapLink `json:"links"`
-	// Total is the number of links returned.
-	Total int `json:"total"`
+	// Total is the number of URLs found (DECISIONS, map): those returned
+	// and those met beyond the limit before the map stopped (counted up
+	// to mapMaxOverflow more). Returned is len(Links).
+	Total    int `json:"total"`
+	Returned int `json:"returned"`
+	// Truncated says the map reached its limit, so the site may have more
+	// URLs than were returned (Total > Returned says it has): ask for a
+	// higher limit (up to MapMaxLimit) or narrow it with search.
+	Truncated bool `json:"truncated"`
 }
+
+// mapMaxOverflow bounds the URLs met beyond the limit that a map counts
+// (their keys are kept to count each once).
+const mapMaxOverflow = MapMaxLimit
 
 // Map lists the URLs of the site at req.URL without reading their content.
 //
@@ -198,10 +209,15 @@ func (s *Service) Map(ctx context.Context, req MapRequest) (*MapResult, error) {
 			return cmp.Compare(scores[b.URL], scores[a.URL])
 		})
 	}
+	extra, more := m.links.overflowCount()
+	total := len(links) + extra
+	// A full set stopped the sitemap reading and the walk: there may be
+	// more than were found.
+	full := m.links.full()
 	if len(links) > limit {
 		links = links[:limit]
 	}
-	return &MapResult{URL: start, Links: links, Total: len(links)}, nil
+	return &MapResult{URL: start, Links: links, Total: total, Returned: len(links), Truncated: more || full || total > len(links)}, nil
 }
 
 // mapper holds the state of one Map call.
@@ -333,6 +349,10 @@ type linkSet struct {
 	max     int
 	seq     int
 	entries map[string]*linkEntry
+	// overflow are the keys met once the set was full (at most
+	// mapMaxOverflow); more says some were met past that too.
+	overflow map[string]struct{}
+	more     bool
 }
 
 type linkEntry struct {
@@ -367,6 +387,16 @@ func (s *linkSet) add(key, clean, title, source string, titleRank int) {
 	e := s.entries[key]
 	if e == nil {
 		if len(s.entries) >= s.max {
+			if _, seen := s.overflow[key]; !seen {
+				if s.overflow == nil {
+					s.overflow = map[string]struct{}{}
+				}
+				if len(s.overflow) < mapMaxOverflow {
+					s.overflow[key] = struct{}{}
+				} else {
+					s.more = true
+				}
+			}
 			return
 		}
 		s.seq++
@@ -380,6 +410,14 @@ func (s *linkSet) add(key, clean, title, source string, titleRank int) {
 	if titleRank > e.titleRank {
 		e.link.Title, e.titleRank = title, titleRank
 	}
+}
+
+// overflowCount is how many distinct URLs were met once the set was full,
+// and whether that count is only a lower bound.
+func (s *linkSet) overflowCount() (int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.overflow), s.more
 }
 
 // setTitle gives an already listed URL a page's own title.

@@ -173,8 +173,12 @@ func mapOrFail(t *testing.T, svc *Service, req MapRequest) *MapResult {
 	if err != nil {
 		t.Fatalf("Map: %v", err)
 	}
-	if res.Total != len(res.Links) {
-		t.Errorf("Total = %d, want %d", res.Total, len(res.Links))
+	if res.Returned != len(res.Links) || res.Total < res.Returned {
+		t.Errorf("total %d, returned %d for %d links", res.Total, res.Returned, len(res.Links))
+	}
+	// Truncated only when the map reached its limit.
+	if res.Truncated && res.Total == res.Returned && (req.Limit == nil || res.Returned < *req.Limit) {
+		t.Errorf("truncated with %d links found and returned, under the limit", res.Returned)
 	}
 	seen := make(map[string]bool)
 	for _, l := range res.Links {
@@ -269,9 +273,16 @@ func TestMapSitemapOnly(t *testing.T) {
 
 func TestMapLimit(t *testing.T) {
 	site, _ := fullSite(t)
+	all := mapOrFail(t, newMapService(true), MapRequest{URL: site.base})
+	if all.Truncated || all.Total != len(all.Links) || all.Total <= 3 {
+		t.Fatalf("the whole map: total %d, returned %d, truncated %t", all.Total, all.Returned, all.Truncated)
+	}
 	res := mapOrFail(t, newMapService(true), MapRequest{URL: site.base, Limit: intPtr(3)})
-	if len(res.Links) != 3 || res.Total != 3 {
-		t.Fatalf("got %d links, total %d; want 3:\n%s", len(res.Links), res.Total, formatLinks(res.Links))
+	// A limit says the map was cut, and how many it found before it
+	// stopped (DECISIONS, map: total counts the URLs found).
+	if len(res.Links) != 3 || res.Returned != 3 || !res.Truncated || res.Total <= 3 || res.Total > all.Total {
+		t.Fatalf("got %d links, returned %d, total %d (of %d), truncated %t; want 3 returned, more found, truncated:\n%s",
+			len(res.Links), res.Returned, res.Total, all.Total, res.Truncated, formatLinks(res.Links))
 	}
 }
 
@@ -300,6 +311,9 @@ func TestMapSearch(t *testing.T) {
 	want := []MapLink{{site.base + "/blog/post-1", "", "sitemap"}, {site.base + "/blog/post-2", "", "sitemap"}}
 	if got, wantS := formatLinks(res.Links), formatLinks(want); got != wantS {
 		t.Errorf("links:\n%s\nwant:\n%s", got, wantS)
+	}
+	if res.Total != len(plain.Links) || !res.Truncated {
+		t.Errorf("search with limit 2: total %d, truncated %t; want every URL found (%d), truncated", res.Total, res.Truncated, len(plain.Links))
 	}
 }
 

@@ -275,7 +275,7 @@ func TestSitemapStopsWhenFull(t *testing.T) {
 	site.handle("/robots.txt", "text/plain", "Sitemap: {base}/index.xml\n")
 	site.handle("/index.xml", "application/xml", index.String())
 	res := mapOrFail(t, newMapService(true), MapRequest{URL: site.base, SitemapOnly: true, Limit: intPtr(10)})
-	if res.Total != 10 || res.Links[0].URL != site.base+"/0/0" || res.Links[8].URL != site.base+"/0/8" {
+	if res.Returned != 10 || !res.Truncated || res.Links[0].URL != site.base+"/0/0" || res.Links[8].URL != site.base+"/0/8" {
 		t.Errorf("links:\n%s\nwant the first nine of s0.xml and index.xml", formatLinks(res.Links))
 	}
 	if n := site.totalHits() - site.hitCount("/robots.txt") - site.hitCount("/index.xml"); n > mapWorkers {
@@ -296,8 +296,8 @@ func TestSitemapManyRobotsSitemaps(t *testing.T) {
 	if got := site.totalHits() - site.hitCount("/robots.txt"); got != mapMaxSitemaps {
 		t.Errorf("%d sitemaps fetched, want %d", got, mapMaxSitemaps)
 	}
-	if res.Total != n {
-		t.Errorf("%d links, want the %d sitemaps robots.txt names", res.Total, n)
+	if res.Returned != n {
+		t.Errorf("%d links, want the %d sitemaps robots.txt names", res.Returned, n)
 	}
 }
 
