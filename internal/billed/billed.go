@@ -50,7 +50,7 @@ func (s *Service) Fetch(ctx context.Context, call *billing.Call, req primitive.F
 		call.Tier = res.Tier
 		return billing.FetchCost(res.Tier), nil
 	})
-	return res, err
+	return res, teach(err, req.HoldHint(browser))
 }
 
 // Map is the billed map: 1 credit flat, nothing when it fails.
@@ -93,7 +93,7 @@ func (s *Service) Gyre(ctx context.Context, call *billing.Call, req primitive.Gy
 		}
 		return res.Cost(), nil
 	})
-	return res, err
+	return res, teach(err, req.HoldHint(browser))
 }
 
 // Search is the billed search: 1 credit, plus the price of each result page
@@ -120,7 +120,7 @@ func (s *Service) Search(ctx context.Context, call *billing.Call, req primitive.
 		}
 		return res.Cost(), nil
 	})
-	return res, err
+	return res, teach(err, req.HoldHint(browser))
 }
 
 // Extract is the billed extraction: 5 credits over HTTP, 7 when the page
@@ -145,5 +145,15 @@ func (s *Service) Extract(ctx context.Context, call *billing.Call, req primitive
 		call.Tier = res.Tier
 		return billing.ExtractCost(res.Tier), nil
 	})
-	return res, err
+	return res, teach(err, req.HoldHint(browser))
+}
+
+// teach adds to a credits_exhausted answer what the hold was for and how
+// to hold less (hint), so that a caller short of credits knows what to
+// change (issue 22); other errors pass as they are.
+func teach(err error, hint string) error {
+	if hint == "" || model.ErrorCode(err) != model.CodeCreditsExhausted {
+		return err
+	}
+	return model.Errorf(model.CodeCreditsExhausted, "%s: %s", model.ErrorMessage(err), hint)
 }

@@ -63,8 +63,15 @@ func TestGyreBillsPerPage(t *testing.T) {
 		if got := e.balance(); got != 12 {
 			t.Fatalf("balance %d after failed crawls, want 12", got)
 		}
-		// Reservation larger than the balance.
-		wantError(t, e.post("/api/v1/gyre", `{"url":"`+s.URL+`/p0","maxPages":50,"tier":"http"}`), 402, "credits_exhausted")
+		// Reservation larger than the balance: the answer says what the hold
+		// was and how to hold less (issue 22).
+		a = e.post("/api/v1/gyre", `{"url":"`+s.URL+`/p0","maxPages":50,"tier":"http"}`)
+		wantError(t, a, 402, "credits_exhausted")
+		for _, want := range []string{"needs 50", `"maxPages" 50 × 1`, `set "maxCredits"`} {
+			if !strings.Contains(a.Error, want) {
+				t.Errorf("402 %q does not say %q", a.Error, want)
+			}
+		}
 	})
 }
 
