@@ -96,3 +96,37 @@ func TestListingFeatures(t *testing.T) {
 		t.Errorf("runs %v, run_snippets %v: want two runs of four snippets", f[fRuns], f[fRunSnippets])
 	}
 }
+
+// TestItemsContentTakesCardColumn: an article without links made of
+// short blocks (a carousel's names and prices, the page's featured
+// products) is not prose: the region of items replaces it, while the
+// same words as paragraphs of prose keep the article.
+func TestItemsContentTakesCardColumn(t *testing.T) {
+	root, err := html.Parse(strings.NewReader(sectionsPage()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cards, prose strings.Builder
+	cards.WriteString(`<div>`)
+	prose.WriteString(`<div>`)
+	for i := range 12 {
+		fmt.Fprintf(&cards, `<div class="card"><h4>Walnut desk model %d</h4><span>$ %d99</span></div>`, i, i+3)
+		if i%4 == 0 {
+			prose.WriteString(`<p>`)
+		}
+		fmt.Fprintf(&prose, `Walnut desk model %d sells for %d99 dollars. `, i, i+3)
+		if i%4 == 3 {
+			prose.WriteString(`</p>`)
+		}
+	}
+	cards.WriteString(`</div>`)
+	prose.WriteString(`</div>`)
+	art, _ := html.Parse(strings.NewReader(cards.String()))
+	if k := itemsContent(root, findBody(art)); k == nil || !strings.Contains(textOf(k), "Story14 headline") {
+		t.Errorf("a column of card names and prices kept as the article; want the region of items")
+	}
+	art, _ = html.Parse(strings.NewReader(prose.String()))
+	if k := itemsContent(root, findBody(art)); k != nil {
+		t.Errorf("paragraphs of prose replaced by the region:\n%s", textOf(k))
+	}
+}
