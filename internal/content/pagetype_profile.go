@@ -213,6 +213,15 @@ func itemsContent(root *html.Node, art *html.Node) *html.Node {
 	}
 	k := cloneTree(grid)
 	prune(k)
+	// Controls are not content: a card's "Add to cart" and "Compare"
+	// buttons and the quantity box say the same on every item.
+	removeTags(k, func(n *html.Node) bool {
+		switch n.DataAtom {
+		case atom.Button, atom.Input, atom.Select, atom.Textarea:
+			return true
+		}
+		return false
+	})
 	return k
 }
 

@@ -130,3 +130,30 @@ func TestItemsContentTakesCardColumn(t *testing.T) {
 		t.Errorf("paragraphs of prose replaced by the region:\n%s", textOf(k))
 	}
 }
+
+// TestItemsContentDropsControls: a grid of product cards keeps each
+// card's name and price, not its buttons and quantity box.
+func TestItemsContentDropsControls(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><body><div class="page"><h1>Desks</h1><ul class="products">`)
+	for i := range 6 {
+		fmt.Fprintf(&b, `<li class="product"><a href="/p/%d"><img src="/i/%d.jpg" alt=""></a><a href="/p/%d">Walnut desk model %d</a>
+<span class="price">$%d99</span><input type="number" value="1"><button type="submit">Add to cart</button></li>`, i, i, i, i, i+3)
+	}
+	b.WriteString(`</ul></div></body></html>`)
+	root, err := html.Parse(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := itemsContent(root, nil)
+	if k == nil {
+		t.Fatal("no region of items found")
+	}
+	text := textOf(k)
+	if !strings.Contains(text, "Walnut desk model 5") || !strings.Contains(text, "$899") {
+		t.Errorf("text lacks the items:\n%s", text)
+	}
+	if strings.Contains(text, "Add to cart") {
+		t.Errorf("text keeps the buttons:\n%s", text)
+	}
+}
