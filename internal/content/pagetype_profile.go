@@ -222,7 +222,30 @@ func itemsContent(root *html.Node, art *html.Node) *html.Node {
 		}
 		return false
 	})
+	// A grid is often the form that posts the items to compare or to
+	// the cart; the markdown converter drops forms whole, so the form
+	// gives way to its children.
+	unwrapForms(k)
 	return k
+}
+
+// unwrapForms replaces every <form> under n with its children.
+func unwrapForms(n *html.Node) {
+	var next *html.Node
+	for c := n.FirstChild; c != nil; c = next {
+		next = c.NextSibling
+		if c.Type != html.ElementNode {
+			continue
+		}
+		unwrapForms(c)
+		if c.DataAtom == atom.Form {
+			for g := c.FirstChild; g != nil; g = c.FirstChild {
+				c.RemoveChild(g)
+				n.InsertBefore(g, c)
+			}
+			n.RemoveChild(c)
+		}
+	}
 }
 
 // proseWordsPerLine is the fewest words a line of text (a block: a

@@ -157,3 +157,27 @@ func TestItemsContentDropsControls(t *testing.T) {
 		t.Errorf("text keeps the buttons:\n%s", text)
 	}
 }
+
+// TestItemsContentKeepsGridInForm: a grid inside a <form> (the form
+// that posts the items to compare) stays in the markdown, which drops
+// forms whole.
+func TestItemsContentKeepsGridInForm(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><body><header><nav><a href="/">Home</a></nav></header><main><h1>Desks</h1><form action="/compare"><ul class="products">`)
+	for i := range 6 {
+		fmt.Fprintf(&b, `<li class="product"><a href="/p/%d"><img src="/i/%d.jpg" alt=""></a><a href="/p/%d">Walnut desk model %d</a>
+<span class="price">$%d99</span></li>`, i, i, i, i, i+3)
+	}
+	b.WriteString(`</ul></form></main><footer>Help</footer></body></html>`)
+	root, err := html.Parse(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := itemsContent(root, nil)
+	if k == nil {
+		t.Fatal("no region of items found")
+	}
+	if md := toMarkdown(k); !strings.Contains(md, "Walnut desk model 5") || !strings.Contains(md, "$899") {
+		t.Errorf("markdown lacks the items:\n%s", md)
+	}
+}
