@@ -31,6 +31,10 @@ func FuzzHTML(f *testing.F) {
 		// class words, and a grid of cards for the collection profile.
 		`<script type="application/ld+json">{"@graph":[{"@type":["Product","Offer"]},{"mainEntity":{"@type":"ItemList"}}]}</script>` +
 			"<ul class=\"productGrid\">" + strings.Repeat("<li class=\"card\"><a href=/p><img src=x><h3>Item</h3></a><span class=\"price\">$9.99 €5 £</span></li>", 6) + "</ul>",
+		// The items region's copy: a grid in nested forms, controls in
+		// its cards, a column of short card blocks beside it.
+		"<div class=\"side\">" + strings.Repeat("<div><h4>Desk</h4><span>$5</span></div>", 12) + "</div><form><form><ul class=\"grid\">" +
+			strings.Repeat("<li class=\"card\"><a href=/p><img src=x>Desk</a><span>$9</span><label>Qty:</label><input><button>Add</button><select><option>1</select></li>", 6) + "</ul></form>",
 		`<div itemtype="https://schema.org/DiscussionForumPosting"><a href="/t/1">t</a></div>$` + "\xe2\x82",
 	} {
 		f.Add([]byte(seed), true)

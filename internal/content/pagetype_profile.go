@@ -192,9 +192,11 @@ func itemsContent(root *html.Node, art *html.Node) *html.Node {
 		// An article of prose without links is what the page is about
 		// (a short post under a column of teasers), not a stray block,
 		// unless it is one of the items: the region's other words are
-		// too few to hold it, and its words are the region's.
+		// too few to hold it, and its words are the region's. Blocks
+		// of a few words each (cards' names and prices) are not prose.
 		st := textStats(art, nil)
-		if artWords >= 50 && st.linkLen < 0.05*float64(st.length) && !(own-words < artWords && wordsWithin(at, nodeText(grid))) {
+		if artWords >= 50 && st.linkLen < 0.05*float64(st.length) && readsAsProse(at, artWords) &&
+			!(own-words < artWords && wordsWithin(at, nodeText(grid))) {
 			return nil
 		}
 	}
@@ -211,7 +213,57 @@ func itemsContent(root *html.Node, art *html.Node) *html.Node {
 	}
 	k := cloneTree(grid)
 	prune(k)
+	// Controls are not content: a card's "Add to cart" and "Compare"
+	// buttons and the quantity box say the same on every item.
+	removeTags(k, func(n *html.Node) bool {
+		switch n.DataAtom {
+		case atom.Button, atom.Input, atom.Select, atom.Textarea:
+			return true
+		}
+		return false
+	})
+	// A grid is often the form that posts the items to compare or to
+	// the cart; the markdown converter drops forms whole, so the form
+	// gives way to its children.
+	unwrapForms(k)
 	return k
+}
+
+// unwrapForms replaces every <form> under n with its children.
+func unwrapForms(n *html.Node) {
+	var next *html.Node
+	for c := n.FirstChild; c != nil; c = next {
+		next = c.NextSibling
+		if c.Type != html.ElementNode {
+			continue
+		}
+		unwrapForms(c)
+		if c.DataAtom == atom.Form {
+			for g := c.FirstChild; g != nil; g = c.FirstChild {
+				c.RemoveChild(g)
+				n.InsertBefore(g, c)
+			}
+			n.RemoveChild(c)
+		}
+	}
+}
+
+// proseWordsPerLine is the fewest words a line of text (a block: a
+// paragraph, a heading, a list item) holds on average in prose.
+const proseWordsPerLine = 20
+
+// readsAsProse tells whether text, of words words, is laid out as prose:
+// its blocks average proseWordsPerLine words or more. The names, prices
+// and one-line blurbs of a column of cards average a few words a block
+// even when none of them is a link.
+func readsAsProse(text string, words int) bool {
+	lines := 0
+	for line := range strings.SplitSeq(text, "\n") {
+		if strings.TrimSpace(line) != "" {
+			lines++
+		}
+	}
+	return lines > 0 && words >= proseWordsPerLine*lines
 }
 
 // wordsWithin tells whether nearly all (90 %) of the words of a occur

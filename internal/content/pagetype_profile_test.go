@@ -96,3 +96,88 @@ func TestListingFeatures(t *testing.T) {
 		t.Errorf("runs %v, run_snippets %v: want two runs of four snippets", f[fRuns], f[fRunSnippets])
 	}
 }
+
+// TestItemsContentTakesCardColumn: an article without links made of
+// short blocks (a carousel's names and prices, the page's featured
+// products) is not prose: the region of items replaces it, while the
+// same words as paragraphs of prose keep the article.
+func TestItemsContentTakesCardColumn(t *testing.T) {
+	root, err := html.Parse(strings.NewReader(sectionsPage()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cards, prose strings.Builder
+	cards.WriteString(`<div>`)
+	prose.WriteString(`<div>`)
+	for i := range 12 {
+		fmt.Fprintf(&cards, `<div class="card"><h4>Walnut desk model %d</h4><span>$ %d99</span></div>`, i, i+3)
+		if i%4 == 0 {
+			prose.WriteString(`<p>`)
+		}
+		fmt.Fprintf(&prose, `Walnut desk model %d sells for %d99 dollars. `, i, i+3)
+		if i%4 == 3 {
+			prose.WriteString(`</p>`)
+		}
+	}
+	cards.WriteString(`</div>`)
+	prose.WriteString(`</div>`)
+	art, _ := html.Parse(strings.NewReader(cards.String()))
+	if k := itemsContent(root, findBody(art)); k == nil || !strings.Contains(textOf(k), "Story14 headline") {
+		t.Errorf("a column of card names and prices kept as the article; want the region of items")
+	}
+	art, _ = html.Parse(strings.NewReader(prose.String()))
+	if k := itemsContent(root, findBody(art)); k != nil {
+		t.Errorf("paragraphs of prose replaced by the region:\n%s", textOf(k))
+	}
+}
+
+// TestItemsContentDropsControls: a grid of product cards keeps each
+// card's name and price, not its buttons and quantity box.
+func TestItemsContentDropsControls(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><body><div class="page"><h1>Desks</h1><ul class="products">`)
+	for i := range 6 {
+		fmt.Fprintf(&b, `<li class="product"><a href="/p/%d"><img src="/i/%d.jpg" alt=""></a><a href="/p/%d">Walnut desk model %d</a>
+<span class="price">$%d99</span><input type="number" value="1"><button type="submit">Add to cart</button></li>`, i, i, i, i, i+3)
+	}
+	b.WriteString(`</ul></div></body></html>`)
+	root, err := html.Parse(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := itemsContent(root, nil)
+	if k == nil {
+		t.Fatal("no region of items found")
+	}
+	text := textOf(k)
+	if !strings.Contains(text, "Walnut desk model 5") || !strings.Contains(text, "$899") {
+		t.Errorf("text lacks the items:\n%s", text)
+	}
+	if strings.Contains(text, "Add to cart") {
+		t.Errorf("text keeps the buttons:\n%s", text)
+	}
+}
+
+// TestItemsContentKeepsGridInForm: a grid inside a <form> (the form
+// that posts the items to compare) stays in the markdown, which drops
+// forms whole.
+func TestItemsContentKeepsGridInForm(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><body><header><nav><a href="/">Home</a></nav></header><main><h1>Desks</h1><form action="/compare"><ul class="products">`)
+	for i := range 6 {
+		fmt.Fprintf(&b, `<li class="product"><a href="/p/%d"><img src="/i/%d.jpg" alt=""></a><a href="/p/%d">Walnut desk model %d</a>
+<span class="price">$%d99</span></li>`, i, i, i, i, i+3)
+	}
+	b.WriteString(`</ul></form></main><footer>Help</footer></body></html>`)
+	root, err := html.Parse(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := itemsContent(root, nil)
+	if k == nil {
+		t.Fatal("no region of items found")
+	}
+	if md := toMarkdown(k); !strings.Contains(md, "Walnut desk model 5") || !strings.Contains(md, "$899") {
+		t.Errorf("markdown lacks the items:\n%s", md)
+	}
+}
