@@ -159,6 +159,11 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 	if m.cfg, err = config.Load(m.Getenv); err != nil {
 		return err
 	}
+	if m.cfg.DefaultDatabase && m.cfg.SecretKey == "" {
+		if m.cfg.SecretKey, _, err = localSecretKey(m.cfg.DatabaseURL); err != nil {
+			return err
+		}
+	}
 	if kctx.Command() == "serve" || kctx.Command() == "worker" {
 		setMemoryLimit(m.cfg.MemoryBudget, m.Getenv)
 		// Long-running: buffer the log, flushed as logSink says.
@@ -175,6 +180,11 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		return m.mapSite(ctx, c.Map)
 	case "gyre <url>":
 		return m.gyre(ctx, c.Gyre)
+	}
+	if !readOnlyCommands[kctx.Command()] {
+		// Which database a command changed is never a guess (a relative
+		// path once made a new, empty database in another directory).
+		fmt.Fprintf(m.Stderr, "database: %s\n", redactURL(m.cfg.DatabaseURL))
 	}
 	if m.store, err = store.Open(ctx, m.cfg.DatabaseURL); err != nil {
 		return err
@@ -389,7 +399,7 @@ func (m *Main) serve(ctx context.Context) error {
 	if m.cfg.MetricsAddr != "" {
 		go m.metricsServer(bg)
 	}
-	m.log.Info("listening", "addr", ln.Addr().String(), "database", m.store.Dialect())
+	m.log.Info("listening", "addr", ln.Addr().String(), "database", redactURL(m.cfg.DatabaseURL))
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -16,11 +17,14 @@ import (
 
 // Config is everything an operator can set.
 type Config struct {
-	DatabaseURL   string // WEBACQ_DATABASE_URL: sqlite:PATH or postgres://…
-	Addr          string // WEBACQ_ADDR
-	BaseURL       string // WEBACQ_BASE_URL: public URL of the service
-	CanonicalHost string // WEBACQ_CANONICAL_HOST: other hosts answer 307 to it
-	SecretKey     string // WEBACQ_SECRET_KEY: encrypts webhook secrets and Slack URLs at rest
+	DatabaseURL string // WEBACQ_DATABASE_URL: sqlite:PATH or postgres://… (default DefaultDatabaseURL)
+	// DefaultDatabase says DatabaseURL is the default (no setting): the
+	// local database, whose secret key the node keeps beside it.
+	DefaultDatabase bool
+	Addr            string // WEBACQ_ADDR
+	BaseURL         string // WEBACQ_BASE_URL: public URL of the service
+	CanonicalHost   string // WEBACQ_CANONICAL_HOST: other hosts answer 307 to it
+	SecretKey       string // WEBACQ_SECRET_KEY: encrypts webhook secrets and Slack URLs at rest
 	// Alert transports (DECISIONS.md, Alert channels); empty: that channel
 	// is off. SMTPURL and SMSToken are credentials: never logged.
 	SMTPURL    string // WEBACQ_SMTP_URL: smtp://user:pass@host:587 (STARTTLS), smtps://…:465, ?tls=none
@@ -126,9 +130,23 @@ const MinReservationTTL = time.Second
 
 // Defaults of DECISIONS.md.
 const (
-	DefaultDatabaseURL = "sqlite:./data/webacq.db"
-	DefaultAddr        = "127.0.0.1:8080"
+	DefaultAddr = "127.0.0.1:8080"
 )
+
+// DefaultDatabaseURL is the database of a node or command run without
+// WEBACQ_DATABASE_URL: a SQLite file in the user's data directory
+// ($XDG_DATA_HOME/webacq, else ~/.local/share/webacq), so that `make run`
+// and every command find the same database whatever directory they are
+// started in (issue 22). Without a home directory, ./data/webacq.db.
+func DefaultDatabaseURL(getenv func(string) string) string {
+	if d := strings.TrimSpace(getenv("XDG_DATA_HOME")); filepath.IsAbs(d) {
+		return "sqlite:" + filepath.Join(d, "webacq", "webacq.db")
+	}
+	if h := strings.TrimSpace(getenv("HOME")); filepath.IsAbs(h) {
+		return "sqlite:" + filepath.Join(h, ".local", "share", "webacq", "webacq.db")
+	}
+	return "sqlite:" + filepath.Join("data", "webacq.db")
+}
 
 // Load reads the configuration through getenv (os.Getenv in production).
 func Load(getenv func(string) string) (*Config, error) {
@@ -139,7 +157,8 @@ func Load(getenv func(string) string) (*Config, error) {
 		return def
 	}
 	c := &Config{
-		DatabaseURL:       get("WEBACQ_DATABASE_URL", DefaultDatabaseURL),
+		DefaultDatabase:   strings.TrimSpace(getenv("WEBACQ_DATABASE_URL")) == "",
+		DatabaseURL:       get("WEBACQ_DATABASE_URL", DefaultDatabaseURL(getenv)),
 		Addr:              get("WEBACQ_ADDR", DefaultAddr),
 		BaseURL:           strings.TrimRight(get("WEBACQ_BASE_URL", ""), "/"),
 		CanonicalHost:     get("WEBACQ_CANONICAL_HOST", ""),

@@ -19,9 +19,31 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.DatabaseURL != "sqlite:./data/webacq.db" || c.Addr != "127.0.0.1:8080" || c.AllowPrivate || !c.AccessLog ||
+	if c.DatabaseURL != "sqlite:data/webacq.db" || !c.DefaultDatabase || c.Addr != "127.0.0.1:8080" || c.AllowPrivate || !c.AccessLog ||
 		c.BootstrapCredits != 10000 || c.PageRetention != 720*time.Hour || c.SearchProvider != "local" || c.LLMProvider != "" {
 		t.Fatalf("defaults: %+v", c)
+	}
+}
+
+// The default database is in the user's data directory, wherever a
+// command starts (issue 22).
+func TestDefaultDatabaseLocation(t *testing.T) {
+	for _, tt := range []struct {
+		env  []string
+		want string
+	}{
+		{[]string{"HOME", "/home/ann"}, "sqlite:/home/ann/.local/share/webacq/webacq.db"},
+		{[]string{"HOME", "/home/ann", "XDG_DATA_HOME", "/data/ann"}, "sqlite:/data/ann/webacq/webacq.db"},
+		{[]string{"HOME", "/home/ann", "XDG_DATA_HOME", "relative"}, "sqlite:/home/ann/.local/share/webacq/webacq.db"},
+		{[]string{"HOME", "/home/ann", "WEBACQ_DATABASE_URL", "sqlite:/srv/w.db"}, "sqlite:/srv/w.db"},
+	} {
+		c, err := Load(env(tt.env...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.DatabaseURL != tt.want || c.DefaultDatabase == (len(tt.env) == 4 && tt.env[2] == "WEBACQ_DATABASE_URL") {
+			t.Errorf("%v: %s (default %t), want %s", tt.env, c.DatabaseURL, c.DefaultDatabase, tt.want)
+		}
 	}
 }
 

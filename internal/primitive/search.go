@@ -168,6 +168,15 @@ type SearchResult struct {
 	Query    string      `json:"query"`
 	Provider string      `json:"provider"`
 	Results  []SearchHit `json:"results"`
+	// Hint says why a search found nothing when the provider knows (the
+	// built-in index of a workspace that has fetched no page yet) and
+	// what to do about it.
+	Hint string `json:"hint,omitempty"`
+}
+
+// hinter is a provider that can say why a search found nothing.
+type hinter interface {
+	Hint(ctx context.Context, workspaceID string) string
 }
 
 // Cost is the price of the search: the base plus each page fetched at its
@@ -257,6 +266,9 @@ func (s *Service) SearchWith(ctx context.Context, provider SearchProvider, works
 		hits = []SearchHit{}
 	}
 	res := &SearchResult{Query: req.Query, Provider: provider.Name(), Results: hits}
+	if h, ok := provider.(hinter); ok && len(hits) == 0 {
+		res.Hint = h.Hint(ctx, workspaceID)
+	}
 	if req.Fetch && len(hits) > 0 {
 		s.fetchHits(ctx, workspaceID, &req, res.Results, progress)
 	}
@@ -397,6 +409,20 @@ func (l *localSearch) Search(ctx context.Context, workspaceID, query string, lim
 		hits = append(hits, SearchHit{URL: p.URL, Title: p.Title, Snippet: p.Snippet})
 	}
 	return hits, nil
+}
+
+// Hint explains an empty answer of the built-in index: it holds only the
+// pages the workspace acquired, so a workspace that acquired none finds
+// nothing; the web search providers are a setting away.
+func (l *localSearch) Hint(ctx context.Context, workspaceID string) string {
+	const providers = "set WEBACQ_SEARCH_PROVIDER=searxng (with WEBACQ_SEARXNG_URL) or brave (with WEBACQ_BRAVE_API_KEY) to search the web"
+	if l.pages == nil {
+		return ""
+	}
+	if has, err := l.pages.HasPages(ctx, workspaceID); err == nil && !has {
+		return "the built-in index searches only the pages this workspace has fetched or crawled, and it has none yet: fetch or crawl pages first, or " + providers
+	}
+	return "the built-in index searches only the pages this workspace has fetched or crawled; none of them matches. To search the web, " + providers
 }
 
 // searxng queries a SearXNG instance's JSON API.

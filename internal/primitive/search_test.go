@@ -127,11 +127,24 @@ func TestLocalSearch(t *testing.T) {
 
 		svc := searchService(st)
 		local := NewLocalSearch(st)
-		res, err := svc.SearchWith(ctx, local, a.ID, SearchRequest{Query: "heliotrope"}, nil)
+		// An empty index says why it found nothing, and which settings
+		// search the web (issue 22).
+		empty, err := st.CreateWorkspace(ctx, "empty", 0, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Provider != ProviderLocal || res.Query != "heliotrope" || len(res.Results) != 2 {
+		res, err := svc.SearchWith(ctx, local, empty.ID, SearchRequest{Query: "heliotrope"}, nil)
+		if err != nil || len(res.Results) != 0 || !strings.Contains(res.Hint, "has none yet") || !strings.Contains(res.Hint, "WEBACQ_SEARCH_PROVIDER") {
+			t.Fatalf("search of an empty index: %+v %v", res, err)
+		}
+		if res, _ := svc.SearchWith(ctx, local, a.ID, SearchRequest{Query: "zzyzx"}, nil); res == nil || !strings.Contains(res.Hint, "none of them matches") {
+			t.Fatalf("a search matching nothing: %+v", res)
+		}
+		res, err = svc.SearchWith(ctx, local, a.ID, SearchRequest{Query: "heliotrope"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Provider != ProviderLocal || res.Query != "heliotrope" || len(res.Results) != 2 || res.Hint != "" {
 			t.Fatalf("got %+v", res)
 		}
 		if h := res.Results[0]; h.URL != "https://a.test/new" || h.Title != "Heliotrope report" ||

@@ -89,3 +89,14 @@ func (s *Store) PrunePages(ctx context.Context, cutoff time.Time) (int64, error)
 	}
 	return res.RowsAffected()
 }
+
+// HasPages says whether the workspace has any page stored (and so in its
+// search index).
+func (s *Store) HasPages(ctx context.Context, workspaceID string) (bool, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM pages WHERE workspace_id = $1 LIMIT 1) p`, workspaceID).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("store: has pages: %w", err)
+	}
+	return n > 0, nil
+}
