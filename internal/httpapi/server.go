@@ -5,6 +5,7 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"webacq/internal/billed"
@@ -27,6 +28,12 @@ type Server struct {
 
 	v1      *http.ServeMux
 	handler http.Handler
+	// patterns are the /api/v1 routes, in the order registered (the
+	// OpenAPI document lists them).
+	patterns    []string
+	openAPIOnce sync.Once
+	openAPIDoc  []byte
+	openAPIErr  error
 	mcp     http.Handler
 	console http.Handler
 }
@@ -68,6 +75,9 @@ func (s *Server) routes() {
 
 	mux := http.NewServeMux()
 	mux.Handle("/api/v1/", s.authenticate(s.v1))
+	mux.HandleFunc("GET "+OpenAPIPath, s.serveOpenAPI)
+	mux.HandleFunc("GET /{$}", s.home)
+	mux.HandleFunc("GET /readme", s.readme)
 	mux.HandleFunc("/api/v1", s.noRoute)
 	mux.HandleFunc("/api/mcp", func(w http.ResponseWriter, r *http.Request) {
 		if s.mcp == nil {
@@ -92,6 +102,7 @@ func (s *Server) serveConsole(w http.ResponseWriter, r *http.Request) {
 // handle registers an /api/v1 route; the usage and activity rows name its
 // path as the endpoint.
 func (s *Server) handle(pattern string, h http.HandlerFunc) {
+	s.patterns = append(s.patterns, pattern)
 	_, endpoint, _ := cut(pattern)
 	class := billing.ClassOf(endpoint)
 	s.v1.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
