@@ -34,8 +34,8 @@ type Server struct {
 	openAPIOnce sync.Once
 	openAPIDoc  []byte
 	openAPIErr  error
-	mcp     http.Handler
-	console http.Handler
+	mcp         http.Handler
+	console     http.Handler
 }
 
 // SetMCP mounts the MCP endpoint at /api/mcp, behind the same request ids,
