@@ -481,7 +481,7 @@ func (m *Main) primitives(pages *store.Store) (*primitive.Service, error) {
 func (m *Main) background(prims *primitive.Service, workers int, box *secretbox.Box) (*jobs.Queue, *monitor.Service, *jobs.Housekeeping, error) {
 	w := river.NewWorkers()
 	hk := &jobs.Housekeeping{Store: m.store, Log: m.log, ExpireEvery: billing.ExpireEvery(m.reservationTTL()),
-		PageRetention: m.cfg.PageRetention, SnapshotRetention: m.cfg.SnapshotRetention}
+		PageRetention: m.cfg.PageRetention, SnapshotRetention: m.cfg.SnapshotRetention, LogRetention: m.cfg.LogRetention}
 	periodic := hk.Register(w)
 	alerts := &alert.Service{Store: m.store, HTTP: prims.HTTP, Secrets: box, Log: m.log,
 		MessagesPerHour: m.cfg.AlertMessagesPerHour}

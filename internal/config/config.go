@@ -103,6 +103,10 @@ type Config struct {
 	MonitorPerHost    int           // WEBACQ_MONITOR_PER_HOST: concurrent checks of one host per node (default 4)
 	MonitorTimeout    time.Duration // WEBACQ_MONITOR_TIMEOUT: one check's fetch (default 60s)
 	SnapshotRetention time.Duration // WEBACQ_SNAPSHOT_RETENTION: how long run snapshots and diffs are kept (default 2160h)
+	// LogRetention (WEBACQ_LOG_RETENTION; 0, the default, keeps them all)
+	// is how long activity rows, and usage rows that drew no credits, are
+	// kept; usage rows that drew credits are the ledger and stay.
+	LogRetention time.Duration
 	// DeliveryRetryWait (WEBACQ_DELIVERY_RETRY_WAIT, tests only) replaces
 	// every wait of the webhook retry schedule (30s, 2m, … 24h), so that
 	// crash tests see retries within seconds; 0 keeps the schedule.
@@ -227,7 +231,8 @@ func Load(getenv func(string) string) (*Config, error) {
 	}{{"WEBACQ_LLM_TIMEOUT", &c.LLMTimeout}, {"WEBACQ_CRAWL_DELAY", &c.CrawlDelay}, {"WEBACQ_RESERVATION_TTL", &c.ReservationTTL},
 		{"WEBACQ_JOB_RESCUE_AFTER", &c.JobRescueAfter}, {"WEBACQ_JOB_POLL_INTERVAL", &c.JobPollInterval},
 		{"WEBACQ_MONITOR_TIMEOUT", &c.MonitorTimeout}, {"WEBACQ_SNAPSHOT_RETENTION", &c.SnapshotRetention},
-		{"WEBACQ_DELIVERY_RETRY_WAIT", &c.DeliveryRetryWait}, {"WEBACQ_CHECK_NOW_INTERVAL", &c.CheckNowInterval}}
+		{"WEBACQ_DELIVERY_RETRY_WAIT", &c.DeliveryRetryWait}, {"WEBACQ_CHECK_NOW_INTERVAL", &c.CheckNowInterval},
+		{"WEBACQ_LOG_RETENTION", &c.LogRetention}}
 	for _, f := range durations {
 		if v := get(f.name, ""); v != "" {
 			if *f.dst, err = time.ParseDuration(v); err != nil || *f.dst < 0 {
@@ -268,6 +273,9 @@ func (c *Config) validate() error {
 		c.SnapshotRetention < time.Hour {
 		return fmt.Errorf("config: WEBACQ_JOB_RESCUE_AFTER (≥10s), WEBACQ_JOB_POLL_INTERVAL (≥1ms), " +
 			"WEBACQ_MONITOR_TIMEOUT (≥1s) and WEBACQ_SNAPSHOT_RETENTION (≥1h) are out of range")
+	}
+	if c.LogRetention != 0 && c.LogRetention < 24*time.Hour {
+		return fmt.Errorf("config: WEBACQ_LOG_RETENTION %s: 0 keeps the logs, or at least 24h", c.LogRetention)
 	}
 	if c.ReservationTTL != 0 && c.ReservationTTL < MinReservationTTL {
 		return fmt.Errorf("config: WEBACQ_RESERVATION_TTL %s: must be at least %s", c.ReservationTTL, MinReservationTTL)

@@ -20,7 +20,7 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.DatabaseURL != "sqlite:./data/webacq.db" || c.Addr != "127.0.0.1:8080" || c.AllowPrivate || !c.AccessLog ||
-		c.BootstrapCredits != 10000 || c.PageRetention != 720*time.Hour || c.SearchProvider != "local" || c.LLMProvider != "" {
+		c.BootstrapCredits != 10000 || c.PageRetention != 720*time.Hour || c.LogRetention != 0 || c.SearchProvider != "local" || c.LLMProvider != "" {
 		t.Fatalf("defaults: %+v", c)
 	}
 }
@@ -28,11 +28,11 @@ func TestDefaults(t *testing.T) {
 func TestValues(t *testing.T) {
 	c, err := Load(env("WEBACQ_ALLOW_PRIVATE", "1", "WEBACQ_DATABASE_URL", "postgres://u@h/db",
 		"WEBACQ_MCP_ALLOWED_ORIGINS", "https://a.example/, https://b.example", "WEBACQ_CRAWL_DELAY", "250ms",
-		"WEBACQ_BASE_URL", "https://www.example.com/", "WEBACQ_CRAWL_PER_HOST", "2"))
+		"WEBACQ_BASE_URL", "https://www.example.com/", "WEBACQ_CRAWL_PER_HOST", "2", "WEBACQ_LOG_RETENTION", "8760h"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !c.AllowPrivate || c.CrawlDelay != 250*time.Millisecond || c.CrawlPerHost != 2 || c.Scheme() != "https" ||
+	if !c.AllowPrivate || c.CrawlDelay != 250*time.Millisecond || c.LogRetention != 8760*time.Hour || c.CrawlPerHost != 2 || c.Scheme() != "https" ||
 		len(c.MCPAllowedOrigins) != 2 || c.MCPAllowedOrigins[0] != "https://a.example" || c.BaseURL != "https://www.example.com" {
 		t.Fatalf("values: %+v", c)
 	}
@@ -51,6 +51,8 @@ func TestInvalid(t *testing.T) {
 		{"WEBACQ_CRAWL_WORKERS", "many"},
 		{"WEBACQ_LLM_TIMEOUT", "soon"},
 		{"WEBACQ_SHUTDOWN_TIMEOUT", "x"},
+		{"WEBACQ_LOG_RETENTION", "1h"},
+		{"WEBACQ_LOG_RETENTION", "-24h"},
 	} {
 		if _, err := Load(env(kv...)); err == nil || !strings.Contains(err.Error(), "config:") {
 			t.Errorf("%s=%s: got %v, want a config error", kv[0], kv[1], err)
