@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -61,6 +62,7 @@ type cli struct {
 	Key       keyCmd       `cmd:"" help:"Manage API keys."`
 	Credits   creditsCmd   `cmd:"" help:"Manage credits."`
 	User      userCmd      `cmd:"" help:"Manage console accounts."`
+	Backup    backupCmd    `cmd:"" help:"Copy the SQLite database, consistent and online, to a new file (PostgreSQL: use pg_dump)."`
 	Fetch     fetchCmd     `cmd:"" help:"Fetch one page and print it (in process: no server, nothing billed)."`
 	Map       mapCmd       `cmd:"" help:"List a site's URLs (in process: no server, nothing billed)."`
 	Gyre      gyreCmd      `cmd:"" help:"Crawl a site and print its pages as markdown (in process: no server, nothing billed)."`
@@ -90,6 +92,11 @@ type mapCmd struct {
 	URL   string `arg:"" help:"Site URL."`
 	Limit int    `default:"5000" help:"Most URLs to list."`
 	JSON  bool   `help:"Print the whole API payload as JSON instead of one URL per line."`
+}
+
+// backupCmd is `webacq backup PATH`.
+type backupCmd struct {
+	Path string `arg:"" help:"File to write the copy to; it must not exist."`
 }
 
 type (
@@ -176,6 +183,11 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 	case "gyre <url>":
 		return m.gyre(ctx, c.Gyre)
 	}
+	if kctx.Command() == "backup <path>" && !strings.HasPrefix(m.cfg.DatabaseURL, "sqlite:") {
+		// Before connecting: a server's database is copied by its own tool.
+		return errors.New("backup: WEBACQ_DATABASE_URL is PostgreSQL; `webacq backup` copies SQLite only: " +
+			"back PostgreSQL up with pg_dump (e.g. pg_dump --format=custom --file=webacq.dump \"$WEBACQ_DATABASE_URL\")")
+	}
 	if m.store, err = store.Open(ctx, m.cfg.DatabaseURL); err != nil {
 		return err
 	}
@@ -189,6 +201,12 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		return m.worker(ctx)
 	case "migrate":
 		fmt.Fprintln(m.Stderr, "schema up to date")
+		return nil
+	case "backup <path>":
+		if err := m.store.Backup(ctx, c.Backup.Path); err != nil {
+			return err
+		}
+		fmt.Fprintln(m.Stderr, "backup written to", c.Backup.Path)
 		return nil
 	case "workspace create <name>":
 		w, err := m.store.CreateWorkspace(ctx, c.Workspace.Create.Name, c.Workspace.Create.Credits, c.Workspace.Create.Monitoring)
