@@ -61,6 +61,11 @@ type Config struct {
 	// CGNAT, unique-local or loopback space. Cloud metadata addresses stay
 	// refused inside them.
 	AllowPrivateRanges []netip.Prefix
+	// TrustedProxies (WEBACQ_TRUSTED_PROXIES, comma-separated CIDRs or
+	// addresses) are the load balancers in front of the service: from
+	// them, the console takes the client's address from X-Forwarded-For
+	// for its per-address sign-in limit.
+	TrustedProxies []netip.Prefix
 
 	UserAgent string // WEBACQ_USER_AGENT: sent with every fetch
 
@@ -193,6 +198,9 @@ func Load(getenv func(string) string) (*Config, error) {
 	if c.AllowPrivateRanges, err = parseRanges(get("WEBACQ_ALLOW_PRIVATE_RANGES", "")); err != nil {
 		return nil, fmt.Errorf("config: WEBACQ_ALLOW_PRIVATE_RANGES: %w", err)
 	}
+	if c.TrustedProxies, err = parsePrefixes(get("WEBACQ_TRUSTED_PROXIES", "")); err != nil {
+		return nil, fmt.Errorf("config: WEBACQ_TRUSTED_PROXIES: %w", err)
+	}
 	if c.AccessLog, err = parseBool(get("WEBACQ_ACCESS_LOG", "1")); err != nil {
 		return nil, fmt.Errorf("config: WEBACQ_ACCESS_LOG: %w", err)
 	}
@@ -305,6 +313,21 @@ func (c *Config) Scheme() string {
 // one) and refuses any that reaches beyond private space, so that a typo
 // cannot open the public internet's reserved corners or a metadata range.
 func parseRanges(s string) ([]netip.Prefix, error) {
+	ps, err := parsePrefixes(s)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range ps {
+		if !fetch.IsPrivateRange(p) {
+			return nil, fmt.Errorf("%s is not a private range: each must lie within 10.0.0.0/8, 172.16.0.0/12, "+
+				"192.168.0.0/16, 100.64.0.0/10, 127.0.0.0/8, fc00::/7 or ::1", p)
+		}
+	}
+	return ps, nil
+}
+
+// parsePrefixes reads comma-separated CIDRs; a bare address is a range of one.
+func parsePrefixes(s string) ([]netip.Prefix, error) {
 	var out []netip.Prefix
 	for _, f := range strings.Split(s, ",") {
 		if f = strings.TrimSpace(f); f == "" {
@@ -314,13 +337,9 @@ func parseRanges(s string) ([]netip.Prefix, error) {
 		if err != nil {
 			a, aerr := netip.ParseAddr(f)
 			if aerr != nil || a.Zone() != "" {
-				return nil, fmt.Errorf("%q is not a CIDR range such as 10.0.0.0/8", f)
+				return nil, fmt.Errorf("%q is not a CIDR range such as 10.0.0.0/8 or an address", f)
 			}
 			p = netip.PrefixFrom(a, a.BitLen())
-		}
-		if !fetch.IsPrivateRange(p) {
-			return nil, fmt.Errorf("%s is not a private range: each must lie within 10.0.0.0/8, 172.16.0.0/12, "+
-				"192.168.0.0/16, 100.64.0.0/10, 127.0.0.0/8, fc00::/7 or ::1", f)
 		}
 		out = append(out, p.Masked())
 	}

@@ -60,6 +60,24 @@ func TestInvalid(t *testing.T) {
 	}
 }
 
+func TestTrustedProxies(t *testing.T) {
+	c, err := Load(env("WEBACQ_TRUSTED_PROXIES", "10.0.0.0/8, 203.0.113.7 ,fd00::/8"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range c.TrustedProxies {
+		got = append(got, p.String())
+	}
+	if want := "10.0.0.0/8 203.0.113.7/32 fd00::/8"; strings.Join(got, " ") != want {
+		t.Fatalf("trusted proxies = %v, want %s", got, want)
+	}
+	if _, err := Load(env("WEBACQ_TRUSTED_PROXIES", "lb.internal")); err == nil ||
+		!strings.Contains(err.Error(), "WEBACQ_TRUSTED_PROXIES") {
+		t.Errorf("a host name: %v, want a config error naming the setting", err)
+	}
+}
+
 func TestAllowPrivateRanges(t *testing.T) {
 	c, err := Load(env("WEBACQ_ALLOW_PRIVATE_RANGES", " 10.1.0.0/16, fd12:3456::/32,192.168.1.7 ,100.64.5.9/10"))
 	if err != nil {
