@@ -186,7 +186,8 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 	if kctx.Command() == "backup <path>" && !strings.HasPrefix(m.cfg.DatabaseURL, "sqlite:") {
 		// Before connecting: a server's database is copied by its own tool.
 		return errors.New("backup: WEBACQ_DATABASE_URL is PostgreSQL; `webacq backup` copies SQLite only: " +
-			"back PostgreSQL up with pg_dump (e.g. pg_dump --format=custom --file=webacq.dump \"$WEBACQ_DATABASE_URL\")")
+			"back PostgreSQL up with pg_dump (pg_dump --format=custom --file=webacq.dump 'postgres://…', " +
+			"the URL without pool_max_conns)")
 	}
 	if m.store, err = store.Open(ctx, m.cfg.DatabaseURL); err != nil {
 		return err

@@ -21,7 +21,7 @@ import (
 func (s *Store) Backup(ctx context.Context, path string) error {
 	if s.dialect != SQLite {
 		return model.Errorf(model.CodeBadRequest,
-			"backup: the database is PostgreSQL; back it up with pg_dump (e.g. pg_dump --format=custom --file=webacq.dump DATABASE_URL)")
+			"backup: the database is PostgreSQL; back it up with pg_dump (pg_dump --format=custom --file=webacq.dump 'postgres://…')")
 	}
 	if path == "" {
 		return model.Errorf(model.CodeBadRequest, "backup: give the path of the copy")
