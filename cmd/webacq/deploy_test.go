@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"webacq/internal/config"
 )
@@ -121,6 +122,49 @@ func TestDeployFilesAreTrue(t *testing.T) {
 	for _, want := range []string{"serve", "worker"} {
 		if !slices.Contains(verbs, want) {
 			t.Errorf("deploy/ never runs `webacq %s` (commands found: %v)", want, verbs)
+		}
+	}
+
+	// The load balancer's upstreams are the compose file's API nodes.
+	ups := regexp.MustCompile(`(?m)^\s*reverse_proxy\s+([^{]+)\{`).FindStringSubmatch(files["Caddyfile"])
+	if ups == nil {
+		t.Fatal("deploy/Caddyfile has no reverse_proxy")
+	}
+	for _, u := range strings.Fields(ups[1]) {
+		host, _, _ := strings.Cut(u, ":")
+		svc := regexp.MustCompile(`(?ms)^  ` + regexp.QuoteMeta(host) + `:\n.*?command: \["serve"\]`)
+		if m := svc.FindString(files["compose.yaml"]); m == "" || strings.Count(m, "command:") != 1 {
+			t.Errorf("deploy/Caddyfile sends requests to %s, which is not a `serve` service of compose.yaml", u)
+		}
+	}
+
+	// SIGKILL comes after the binary's own shutdown: twice
+	// WEBACQ_SHUTDOWN_TIMEOUT for serve (requests, then jobs), once for a worker.
+	grace := func(name, re string) time.Duration {
+		t.Helper()
+		m := regexp.MustCompile(re).FindStringSubmatch(files[name])
+		if m == nil {
+			t.Fatalf("deploy/%s: no %s", name, re)
+		}
+		d, err := time.ParseDuration(m[1])
+		if err != nil {
+			t.Fatalf("deploy/%s: %v", name, err)
+		}
+		return d
+	}
+	for _, c := range []struct {
+		unit, env string
+		times     time.Duration
+	}{
+		{"compose.yaml", "compose.yaml", 2},
+		{"systemd/webacq-serve.service", "webacq.env.example", 2},
+		{"systemd/webacq-worker.service", "webacq.env.example", 1},
+	} {
+		stop := grace(c.unit, `(?m)^\s*(?:stop_grace_period:|TimeoutStopSec=)\s*(\S+)`)
+		shutdown := grace(c.env, `(?m)^\s*WEBACQ_SHUTDOWN_TIMEOUT[=:]\s*(\S+)`)
+		if stop <= c.times*shutdown {
+			t.Errorf("deploy/%s waits %s before SIGKILL, want more than %d × WEBACQ_SHUTDOWN_TIMEOUT (%s in %s)",
+				c.unit, stop, c.times, shutdown, c.env)
 		}
 	}
 
