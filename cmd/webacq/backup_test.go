@@ -77,6 +77,15 @@ func TestBackupCommand(t *testing.T) {
 	if after, _ := os.ReadFile(path); string(after) != string(before) {
 		t.Error("a refused backup changed the existing file")
 	}
+	// A wrong path is not backed up as an empty database.
+	missing := filepath.Join(t.TempDir(), "missing.db")
+	if _, errOut, code := run(t, "sqlite:"+missing, "backup", filepath.Join(t.TempDir(), "m.db")); code == 0 ||
+		!strings.Contains(errOut, "no database") {
+		t.Errorf("backup of a missing database: exit %d, %q", code, errOut)
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Error("backup of a missing database created it")
+	}
 	// Refused before connecting: this server does not exist.
 	pgPath := filepath.Join(t.TempDir(), "pg.db")
 	_, errOut, code = run(t, "postgres://nobody@127.0.0.1:1/none", "backup", pgPath)

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"os"
 	"os/exec"
 	"runtime/debug"
 	"slices"
@@ -188,6 +189,14 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		return errors.New("backup: WEBACQ_DATABASE_URL is PostgreSQL; `webacq backup` copies SQLite only: " +
 			"back PostgreSQL up with pg_dump (pg_dump --format=custom --file=webacq.dump 'postgres://…', " +
 			"the URL without pool_max_conns)")
+	}
+	if kctx.Command() == "backup <path>" {
+		// Opening a missing file would create an empty database and back
+		// that up: a wrong path must not look like a backup.
+		path := strings.TrimPrefix(strings.TrimPrefix(m.cfg.DatabaseURL, "sqlite:"), "//")
+		if _, err := os.Stat(path); err != nil {
+			return fmt.Errorf("backup: no database at %s (WEBACQ_DATABASE_URL): %w", path, err)
+		}
 	}
 	if m.store, err = store.Open(ctx, m.cfg.DatabaseURL); err != nil {
 		return err
