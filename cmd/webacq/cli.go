@@ -11,10 +11,12 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"os"
 	"os/exec"
 	"runtime/debug"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -61,6 +63,7 @@ type cli struct {
 	Key       keyCmd       `cmd:"" help:"Manage API keys."`
 	Credits   creditsCmd   `cmd:"" help:"Manage credits."`
 	User      userCmd      `cmd:"" help:"Manage console accounts."`
+	Backup    backupCmd    `cmd:"" help:"Copy the SQLite database, consistent and online, to a new file (PostgreSQL: use pg_dump)."`
 	Fetch     fetchCmd     `cmd:"" help:"Fetch one page and print it (in process: no server, nothing billed)."`
 	Map       mapCmd       `cmd:"" help:"List a site's URLs (in process: no server, nothing billed)."`
 	Gyre      gyreCmd      `cmd:"" help:"Crawl a site and print its pages as markdown (in process: no server, nothing billed)."`
@@ -90,6 +93,11 @@ type mapCmd struct {
 	URL   string `arg:"" help:"Site URL."`
 	Limit int    `default:"5000" help:"Most URLs to list."`
 	JSON  bool   `help:"Print the whole API payload as JSON instead of one URL per line."`
+}
+
+// backupCmd is `webacq backup PATH`.
+type backupCmd struct {
+	Path string `arg:"" help:"File to write the copy to; it must not exist."`
 }
 
 type (
@@ -181,6 +189,20 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 	case "gyre <url>":
 		return m.gyre(ctx, c.Gyre)
 	}
+	if kctx.Command() == "backup <path>" && !strings.HasPrefix(m.cfg.DatabaseURL, "sqlite:") {
+		// Before connecting: a server's database is copied by its own tool.
+		return errors.New("backup: WEBACQ_DATABASE_URL is PostgreSQL; `webacq backup` copies SQLite only: " +
+			"back PostgreSQL up with pg_dump (pg_dump --format=custom --file=webacq.dump 'postgres://…', " +
+			"the URL without pool_max_conns)")
+	}
+	if kctx.Command() == "backup <path>" {
+		// Opening a missing file would create an empty database and back
+		// that up: a wrong path must not look like a backup.
+		path := strings.TrimPrefix(strings.TrimPrefix(m.cfg.DatabaseURL, "sqlite:"), "//")
+		if _, err := os.Stat(path); err != nil {
+			return fmt.Errorf("backup: no database at %s (WEBACQ_DATABASE_URL): %w", path, err)
+		}
+	}
 	if !readOnlyCommands[kctx.Command()] {
 		// Which database a command changed is never a guess (a relative
 		// path once made a new, empty database in another directory).
@@ -199,6 +221,12 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		return m.worker(ctx)
 	case "migrate":
 		fmt.Fprintln(m.Stderr, "schema up to date")
+		return nil
+	case "backup <path>":
+		if err := m.store.Backup(ctx, c.Backup.Path); err != nil {
+			return err
+		}
+		fmt.Fprintln(m.Stderr, "backup written to", c.Backup.Path)
 		return nil
 	case "workspace create <name>":
 		w, err := m.store.CreateWorkspace(ctx, c.Workspace.Create.Name, c.Workspace.Create.Credits, c.Workspace.Create.Monitoring)
@@ -491,7 +519,7 @@ func (m *Main) primitives(pages *store.Store) (*primitive.Service, error) {
 func (m *Main) background(prims *primitive.Service, workers int, box *secretbox.Box) (*jobs.Queue, *monitor.Service, *jobs.Housekeeping, error) {
 	w := river.NewWorkers()
 	hk := &jobs.Housekeeping{Store: m.store, Log: m.log, ExpireEvery: billing.ExpireEvery(m.reservationTTL()),
-		PageRetention: m.cfg.PageRetention, SnapshotRetention: m.cfg.SnapshotRetention}
+		PageRetention: m.cfg.PageRetention, SnapshotRetention: m.cfg.SnapshotRetention, LogRetention: m.cfg.LogRetention}
 	periodic := hk.Register(w)
 	alerts := &alert.Service{Store: m.store, HTTP: prims.HTTP, Secrets: box, Log: m.log,
 		MessagesPerHour: m.cfg.AlertMessagesPerHour}

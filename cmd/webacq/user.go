@@ -209,7 +209,8 @@ func (m *Main) publicURL() string {
 
 // mountConsole serves the web console at /console on api.
 func (m *Main) mountConsole(api *httpapi.Server, biller *billing.Biller, monitors *monitor.Service) error {
-	o := console.Options{Store: m.store, Biller: biller, Monitors: monitors, Log: m.log, Secure: m.cfg.Scheme() == "https"}
+	o := console.Options{Store: m.store, Biller: biller, Monitors: monitors, Log: m.log, Secure: m.cfg.Scheme() == "https",
+		TrustedProxies: m.cfg.TrustedProxies}
 	if u, err := url.Parse(m.cfg.BaseURL); err == nil && m.cfg.BaseURL != "" {
 		o.Origins = []string{u.Scheme + "://" + u.Host}
 	}

@@ -65,6 +65,11 @@ type Config struct {
 	// CGNAT, unique-local or loopback space. Cloud metadata addresses stay
 	// refused inside them.
 	AllowPrivateRanges []netip.Prefix
+	// TrustedProxies (WEBACQ_TRUSTED_PROXIES, comma-separated CIDRs or
+	// addresses) are the load balancers in front of the service: from
+	// them, the console takes the client's address from X-Forwarded-For
+	// for its per-address sign-in limit.
+	TrustedProxies []netip.Prefix
 
 	UserAgent string // WEBACQ_USER_AGENT: sent with every fetch
 
@@ -107,6 +112,10 @@ type Config struct {
 	MonitorPerHost    int           // WEBACQ_MONITOR_PER_HOST: concurrent checks of one host per node (default 4)
 	MonitorTimeout    time.Duration // WEBACQ_MONITOR_TIMEOUT: one check's fetch (default 60s)
 	SnapshotRetention time.Duration // WEBACQ_SNAPSHOT_RETENTION: how long run snapshots and diffs are kept (default 2160h)
+	// LogRetention (WEBACQ_LOG_RETENTION; 0, the default, keeps them all)
+	// is how long activity rows, and usage rows that drew no credits, are
+	// kept; usage rows that drew credits are the ledger and stay.
+	LogRetention time.Duration
 	// DeliveryRetryWait (WEBACQ_DELIVERY_RETRY_WAIT, tests only) replaces
 	// every wait of the webhook retry schedule (30s, 2m, … 24h), so that
 	// crash tests see retries within seconds; 0 keeps the schedule.
@@ -208,6 +217,9 @@ func Load(getenv func(string) string) (*Config, error) {
 	if c.AllowPrivateRanges, err = parseRanges(get("WEBACQ_ALLOW_PRIVATE_RANGES", "")); err != nil {
 		return nil, fmt.Errorf("config: WEBACQ_ALLOW_PRIVATE_RANGES: %w", err)
 	}
+	if c.TrustedProxies, err = parsePrefixes(get("WEBACQ_TRUSTED_PROXIES", "")); err != nil {
+		return nil, fmt.Errorf("config: WEBACQ_TRUSTED_PROXIES: %w", err)
+	}
 	if c.AccessLog, err = parseBool(get("WEBACQ_ACCESS_LOG", "1")); err != nil {
 		return nil, fmt.Errorf("config: WEBACQ_ACCESS_LOG: %w", err)
 	}
@@ -246,7 +258,8 @@ func Load(getenv func(string) string) (*Config, error) {
 	}{{"WEBACQ_LLM_TIMEOUT", &c.LLMTimeout}, {"WEBACQ_CRAWL_DELAY", &c.CrawlDelay}, {"WEBACQ_RESERVATION_TTL", &c.ReservationTTL},
 		{"WEBACQ_JOB_RESCUE_AFTER", &c.JobRescueAfter}, {"WEBACQ_JOB_POLL_INTERVAL", &c.JobPollInterval},
 		{"WEBACQ_MONITOR_TIMEOUT", &c.MonitorTimeout}, {"WEBACQ_SNAPSHOT_RETENTION", &c.SnapshotRetention},
-		{"WEBACQ_DELIVERY_RETRY_WAIT", &c.DeliveryRetryWait}, {"WEBACQ_CHECK_NOW_INTERVAL", &c.CheckNowInterval}}
+		{"WEBACQ_DELIVERY_RETRY_WAIT", &c.DeliveryRetryWait}, {"WEBACQ_CHECK_NOW_INTERVAL", &c.CheckNowInterval},
+		{"WEBACQ_LOG_RETENTION", &c.LogRetention}}
 	for _, f := range durations {
 		if v := get(f.name, ""); v != "" {
 			if *f.dst, err = time.ParseDuration(v); err != nil || *f.dst < 0 {
@@ -288,6 +301,9 @@ func (c *Config) validate() error {
 		return fmt.Errorf("config: WEBACQ_JOB_RESCUE_AFTER (≥10s), WEBACQ_JOB_POLL_INTERVAL (≥1ms), " +
 			"WEBACQ_MONITOR_TIMEOUT (≥1s) and WEBACQ_SNAPSHOT_RETENTION (≥1h) are out of range")
 	}
+	if c.LogRetention != 0 && c.LogRetention < 24*time.Hour {
+		return fmt.Errorf("config: WEBACQ_LOG_RETENTION %s: 0 keeps the logs, or at least 24h", c.LogRetention)
+	}
 	if c.ReservationTTL != 0 && c.ReservationTTL < MinReservationTTL {
 		return fmt.Errorf("config: WEBACQ_RESERVATION_TTL %s: must be at least %s", c.ReservationTTL, MinReservationTTL)
 	}
@@ -316,6 +332,21 @@ func (c *Config) Scheme() string {
 // one) and refuses any that reaches beyond private space, so that a typo
 // cannot open the public internet's reserved corners or a metadata range.
 func parseRanges(s string) ([]netip.Prefix, error) {
+	ps, err := parsePrefixes(s)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range ps {
+		if !fetch.IsPrivateRange(p) {
+			return nil, fmt.Errorf("%s is not a private range: each must lie within 10.0.0.0/8, 172.16.0.0/12, "+
+				"192.168.0.0/16, 100.64.0.0/10, 127.0.0.0/8, fc00::/7 or ::1", p)
+		}
+	}
+	return ps, nil
+}
+
+// parsePrefixes reads comma-separated CIDRs; a bare address is a range of one.
+func parsePrefixes(s string) ([]netip.Prefix, error) {
 	var out []netip.Prefix
 	for _, f := range strings.Split(s, ",") {
 		if f = strings.TrimSpace(f); f == "" {
@@ -325,13 +356,9 @@ func parseRanges(s string) ([]netip.Prefix, error) {
 		if err != nil {
 			a, aerr := netip.ParseAddr(f)
 			if aerr != nil || a.Zone() != "" {
-				return nil, fmt.Errorf("%q is not a CIDR range such as 10.0.0.0/8", f)
+				return nil, fmt.Errorf("%q is not a CIDR range such as 10.0.0.0/8 or an address", f)
 			}
 			p = netip.PrefixFrom(a, a.BitLen())
-		}
-		if !fetch.IsPrivateRange(p) {
-			return nil, fmt.Errorf("%s is not a private range: each must lie within 10.0.0.0/8, 172.16.0.0/12, "+
-				"192.168.0.0/16, 100.64.0.0/10, 127.0.0.0/8, fc00::/7 or ::1", f)
 		}
 		out = append(out, p.Masked())
 	}

@@ -20,7 +20,7 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.DatabaseURL != "sqlite:data/webacq.db" || !c.DefaultDatabase || c.Addr != "127.0.0.1:8080" || c.AllowPrivate || !c.AccessLog ||
-		c.BootstrapCredits != 10000 || c.PageRetention != 720*time.Hour || c.SearchProvider != "local" || c.LLMProvider != "" {
+		c.BootstrapCredits != 10000 || c.PageRetention != 720*time.Hour || c.LogRetention != 0 || c.SearchProvider != "local" || c.LLMProvider != "" {
 		t.Fatalf("defaults: %+v", c)
 	}
 }
@@ -50,11 +50,11 @@ func TestDefaultDatabaseLocation(t *testing.T) {
 func TestValues(t *testing.T) {
 	c, err := Load(env("WEBACQ_ALLOW_PRIVATE", "1", "WEBACQ_DATABASE_URL", "postgres://u@h/db",
 		"WEBACQ_MCP_ALLOWED_ORIGINS", "https://a.example/, https://b.example", "WEBACQ_CRAWL_DELAY", "250ms",
-		"WEBACQ_BASE_URL", "https://www.example.com/", "WEBACQ_CRAWL_PER_HOST", "2"))
+		"WEBACQ_BASE_URL", "https://www.example.com/", "WEBACQ_CRAWL_PER_HOST", "2", "WEBACQ_LOG_RETENTION", "8760h"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !c.AllowPrivate || c.CrawlDelay != 250*time.Millisecond || c.CrawlPerHost != 2 || c.Scheme() != "https" ||
+	if !c.AllowPrivate || c.CrawlDelay != 250*time.Millisecond || c.LogRetention != 8760*time.Hour || c.CrawlPerHost != 2 || c.Scheme() != "https" ||
 		len(c.MCPAllowedOrigins) != 2 || c.MCPAllowedOrigins[0] != "https://a.example" || c.BaseURL != "https://www.example.com" {
 		t.Fatalf("values: %+v", c)
 	}
@@ -73,10 +73,30 @@ func TestInvalid(t *testing.T) {
 		{"WEBACQ_CRAWL_WORKERS", "many"},
 		{"WEBACQ_LLM_TIMEOUT", "soon"},
 		{"WEBACQ_SHUTDOWN_TIMEOUT", "x"},
+		{"WEBACQ_LOG_RETENTION", "1h"},
+		{"WEBACQ_LOG_RETENTION", "-24h"},
 	} {
 		if _, err := Load(env(kv...)); err == nil || !strings.Contains(err.Error(), "config:") {
 			t.Errorf("%s=%s: got %v, want a config error", kv[0], kv[1], err)
 		}
+	}
+}
+
+func TestTrustedProxies(t *testing.T) {
+	c, err := Load(env("WEBACQ_TRUSTED_PROXIES", "10.0.0.0/8, 203.0.113.7 ,fd00::/8"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range c.TrustedProxies {
+		got = append(got, p.String())
+	}
+	if want := "10.0.0.0/8 203.0.113.7/32 fd00::/8"; strings.Join(got, " ") != want {
+		t.Fatalf("trusted proxies = %v, want %s", got, want)
+	}
+	if _, err := Load(env("WEBACQ_TRUSTED_PROXIES", "lb.internal")); err == nil ||
+		!strings.Contains(err.Error(), "WEBACQ_TRUSTED_PROXIES") {
+		t.Errorf("a host name: %v, want a config error naming the setting", err)
 	}
 }
 

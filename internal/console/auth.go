@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -256,13 +257,39 @@ func safeNext(next string) string {
 }
 
 // clientAddr is the address sign-in attempts are counted against: the
-// connection's peer (a proxy's address when behind one).
-func clientAddr(r *http.Request) string {
+// connection's peer, or, when the peer is one of the trusted proxies, the
+// last address in X-Forwarded-For that is not (each proxy appends the peer
+// it saw, so addresses left of the first untrusted one are the client's
+// own claims and count for nothing).
+func clientAddr(r *http.Request, trusted []netip.Prefix) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		host = r.RemoteAddr
+	}
+	peer, err := netip.ParseAddr(host)
+	if err != nil || !within(peer.Unmap(), trusted) {
+		return host
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			return host // a malformed hop: the proxy's own address, as without the header
+		}
+		if a = a.Unmap(); !within(a, trusted) {
+			return a.String()
+		}
 	}
 	return host
+}
+
+func within(a netip.Addr, ranges []netip.Prefix) bool {
+	for _, p := range ranges {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
@@ -273,7 +300,7 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 		c.render(w, r, status, "signin", p)
 	}
 	email := strings.ToLower(form.Email)
-	addr := clientAddr(r)
+	addr := clientAddr(r, c.TrustedProxies)
 	subjects := []string{"email:" + email, "addr:" + addr}
 	// The attempt is counted before its password is checked, so parallel
 	// guesses cannot slip past the limits while earlier ones hash.
@@ -432,7 +459,7 @@ func (c *Console) changePassword(w http.ResponseWriter, r *http.Request, rq *req
 		p.Error = msg
 		c.render(w, r, status, "password", p)
 	}
-	subjects := []string{"email:" + rq.user.Email, "addr:" + clientAddr(r)}
+	subjects := []string{"email:" + rq.user.Email, "addr:" + clientAddr(r, c.TrustedProxies)}
 	until, err := c.Store.ReserveSignIn(r.Context(), []store.SignInLimit{{Subject: subjects[0], Max: maxFailsAccount},
 		{Subject: subjects[1], Max: maxFailsAddress}}, signInWindow)
 	if err != nil {
@@ -445,7 +472,7 @@ func (c *Console) changePassword(w http.ResponseWriter, r *http.Request, rq *req
 		again(http.StatusTooManyRequests, fmt.Sprintf("Too many wrong passwords. Try again in %s.", span(wait)))
 		return
 	}
-	release, err := c.hashTurns.take(r.Context(), clientAddr(r))
+	release, err := c.hashTurns.take(r.Context(), clientAddr(r, c.TrustedProxies))
 	if err != nil {
 		c.fail(w, r, rq, err)
 		return

@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"path"
 	"strings"
@@ -49,6 +50,9 @@ type Options struct {
 	// that send no Sec-Fetch-Site behind a proxy that rewrites Host: the
 	// origin of WEBACQ_BASE_URL ("https://www.example.com").
 	Origins []string
+	// TrustedProxies are the load balancers whose X-Forwarded-For names
+	// the client that sign-in limits count (WEBACQ_TRUSTED_PROXIES).
+	TrustedProxies []netip.Prefix
 }
 
 // Console is the web console. Safe for concurrent use.

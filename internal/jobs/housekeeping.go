@@ -17,8 +17,8 @@ type ExpireHoldsArgs struct{}
 // Kind names the job.
 func (ExpireHoldsArgs) Kind() string { return "expire_holds" }
 
-// PruneArgs drops stored pages, run snapshots and settled alert deliveries
-// past their retention.
+// PruneArgs drops stored pages, run snapshots, settled alert deliveries and
+// log rows past their retention.
 type PruneArgs struct{}
 
 // Kind names the job.
@@ -32,6 +32,9 @@ type Housekeeping struct {
 	ExpireEvery time.Duration
 	// PageRetention and SnapshotRetention bound what is kept.
 	PageRetention, SnapshotRetention time.Duration
+	// LogRetention bounds the activity log and the usage rows that drew
+	// no credits (0 keeps them); the ledger's rows stay.
+	LogRetention time.Duration
 }
 
 // uniqueQueued lets one housekeeping job of a kind wait or run at a time.
@@ -99,8 +102,15 @@ func (h *Housekeeping) prune(ctx context.Context, _ *river.Job[PruneArgs]) error
 	if err != nil {
 		return err
 	}
-	if pages+snaps+deliveries > 0 {
-		h.Log.Info("pruned", "pages", pages, "run_snapshots", snaps, "deliveries", deliveries)
+	var usage, activity int64
+	if h.LogRetention > 0 {
+		if usage, activity, err = h.Store.PruneLogs(ctx, now.Add(-h.LogRetention)); err != nil {
+			return err
+		}
+	}
+	if pages+snaps+deliveries+usage+activity > 0 {
+		h.Log.Info("pruned", "pages", pages, "run_snapshots", snaps, "deliveries", deliveries,
+			"usage", usage, "activity", activity)
 	}
 	return nil
 }

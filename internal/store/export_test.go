@@ -21,3 +21,11 @@ func SmallBatches(t testing.TB, renew, expire int) {
 	renewChunk, expireRound = renew, expire
 	t.Cleanup(func() { renewChunk, expireRound = oldRenew, oldExpire })
 }
+
+// SmallPruneBatches makes PruneLogs delete n rows per statement for the
+// rest of the test.
+func SmallPruneBatches(t testing.TB, n int) {
+	old := pruneBatch
+	pruneBatch = n
+	t.Cleanup(func() { pruneBatch = old })
+}

@@ -105,3 +105,42 @@ func (s *Store) Credits(ctx context.Context, workspaceID string) (*model.CreditS
 	}
 	return &c, nil
 }
+
+// pruneBatch is how many log rows one pruning statement deletes: SQLite has
+// one writer, and a year of health checks deleted in one transaction would
+// hold it for seconds.
+var pruneBatch = 5000
+
+// PruneLogs deletes activity rows created before cutoff, and usage rows
+// created before it that drew no credits. Usage rows that drew credits are
+// the ledger (balance and spending add up from them) and are kept whatever
+// their age.
+func (s *Store) PruneLogs(ctx context.Context, cutoff time.Time) (usage, activity int64, err error) {
+	cutoff = cutoff.UTC()
+	del := func(q string) (int64, error) {
+		var total int64
+		for {
+			res, err := s.db.ExecContext(ctx, q, cutoff, pruneBatch)
+			if err != nil {
+				return total, err
+			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				return total, err
+			}
+			total += n
+			if n < int64(pruneBatch) {
+				return total, nil
+			}
+		}
+	}
+	if usage, err = del(`DELETE FROM usage_log WHERE id IN
+		(SELECT id FROM usage_log WHERE credits = 0 AND created_at < $1 LIMIT $2)`); err != nil {
+		return usage, 0, fmt.Errorf("store: prune usage: %w", err)
+	}
+	if activity, err = del(`DELETE FROM activity_log WHERE id IN
+		(SELECT id FROM activity_log WHERE created_at < $1 LIMIT $2)`); err != nil {
+		return usage, activity, fmt.Errorf("store: prune activity: %w", err)
+	}
+	return usage, activity, nil
+}
