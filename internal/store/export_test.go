@@ -21,3 +21,13 @@ func SmallBatches(t testing.TB, renew, expire int) {
 	renewChunk, expireRound = renew, expire
 	t.Cleanup(func() { renewChunk, expireRound = oldRenew, oldExpire })
 }
+
+// KeyCacheOn reports whether the key cache may serve now (on PostgreSQL:
+// the listener is registered and its lease runs).
+func (s *Store) KeyCacheOn() bool { return s.auth.source.current().ok }
+
+// Exec runs a statement directly, around every cache.
+func (s *Store) Exec(ctx context.Context, q string, args ...any) error {
+	_, err := s.db.ExecContext(ctx, q, args...)
+	return err
+}
