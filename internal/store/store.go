@@ -45,10 +45,10 @@ type Store struct {
 	db *sql.DB
 	// rdb takes reads: a pool of read-only connections on SQLite (WAL lets
 	// them run beside the writer), the same pool as db on PostgreSQL.
-	rdb     *sql.DB
-	dialect string
-	path    string // of the SQLite file
-	stmts   stmts
+	rdb      *sql.DB
+	dialect  string
+	path     string // of the SQLite file
+	stmts    stmts
 	auth     *authCache
 	pool     *pgxpool.Pool // PostgreSQL only: shared by db and InTx
 	listener *pgEpoch      // PostgreSQL only: the key cache's epoch
