@@ -134,4 +134,3 @@ func TestFailedAuthenticationWritesNothing(t *testing.T) {
 		}
 	})
 }
-
