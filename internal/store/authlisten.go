@@ -145,8 +145,11 @@ func (e *pgEpoch) session(ctx context.Context) error {
 		return err
 	}
 	defer func() {
-		// Changes need not wait for a listener that is gone. Through the
-		// pool: this connection may be the one that failed.
+		// Changes need not wait for a listener that is gone; but the cache
+		// goes off first, or a change that no longer waits for this node
+		// could return while it still serves what the change revoked.
+		// Through the pool: this connection may be the one that failed.
+		e.off()
 		c, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		e.s.db.ExecContext(c, `DELETE FROM auth_listeners WHERE id = $1`, id)
@@ -162,7 +165,9 @@ func (e *pgEpoch) session(ctx context.Context) error {
 		}
 		e.invalidate()
 		known = v
-		_, err := conn.Exec(ctx, `UPDATE auth_listeners SET version = $2 WHERE id = $1`, id, v)
+		c, cancel := context.WithTimeout(ctx, leaseFor)
+		defer cancel()
+		_, err := conn.Exec(c, `UPDATE auth_listeners SET version = $2 WHERE id = $1`, id, v)
 		return err
 	}
 	for {
@@ -184,11 +189,14 @@ func (e *pgEpoch) session(ctx context.Context) error {
 		case !errors.Is(err, context.DeadlineExceeded):
 			return err
 		}
-		// Heartbeat.
+		// Heartbeat. One that takes longer than the lease ends the session:
+		// the lease has lapsed anyway, and a new connection may fare better.
 		t0 := e.since()
 		var v int64
-		err = conn.QueryRow(ctx, `UPDATE auth_listeners SET seen_at = now() WHERE id = $1
+		hctx, cancel := context.WithTimeout(ctx, leaseFor)
+		err = conn.QueryRow(hctx, `UPDATE auth_listeners SET seen_at = now() WHERE id = $1
 			RETURNING (SELECT version FROM auth_epoch WHERE id = 1)`, id).Scan(&v)
+		cancel()
 		if errors.Is(err, pgx.ErrNoRows) {
 			return errors.New("registration removed as stale")
 		}
