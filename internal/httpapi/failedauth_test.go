@@ -44,6 +44,11 @@ func tableRows(t *testing.T, e *env) map[string]int {
 	}
 	out := map[string]int{}
 	for _, name := range tables {
+		if name == "auth_listeners" {
+			// The key cache's listeners (PostgreSQL): a node registers
+			// in its own time after its first lookup, good or bad.
+			continue
+		}
 		var n int
 		if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM "`+name+`"`).Scan(&n); err != nil {
 			t.Fatalf("count %s: %v", name, err)
@@ -72,8 +77,7 @@ func TestFailedAuthenticationWritesNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// A good call first, so that whatever a first lookup starts (the
-		// key cache's listener on PostgreSQL) is in place before counting.
+		// A good call first: it writes the rows a call writes.
 		if a := e.do("GET", "/api/v1/health", nil, "Authorization", "Bearer "+revoked); a.status != 200 {
 			t.Fatalf("health with a live key: %d", a.status)
 		}
