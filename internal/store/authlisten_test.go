@@ -178,3 +178,28 @@ func TestPostgresConcurrentRevocations(t *testing.T) {
 	close(stop)
 	wg.Wait()
 }
+
+// A registered node that never acknowledges (stalled, or cut off) delays a
+// change by its lease at most, and a registration left by a node that
+// stopped long ago is removed by the next change.
+func TestPostgresSilentNodes(t *testing.T) {
+	a, _ := twoNodes(t)
+	w, _ := a.CreateWorkspace(ctx, "w", 0, false)
+	_, k1, _ := a.CreateKey(ctx, w.ID, "k1")
+	_, k2, _ := a.CreateKey(ctx, w.ID, "k2")
+	if err := a.Exec(ctx, `INSERT INTO auth_listeners (id, pid, version, seen_at) VALUES ('silent', 0, 0, now())`); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.RevokeKey(ctx, k1.Prefix); err != nil {
+		t.Fatalf("revocation with a silent node registered: %v", err)
+	}
+	if err := a.Exec(ctx, `UPDATE auth_listeners SET seen_at = now() - interval '1 hour' WHERE id = 'silent'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.RevokeKey(ctx, k2.Prefix); err != nil {
+		t.Fatal(err)
+	}
+	if n := a.Count(t, `SELECT COUNT(*) FROM auth_listeners WHERE id = 'silent'`); n != 0 {
+		t.Errorf("a registration an hour old survived a change: %d rows", n)
+	}
+}

@@ -31,3 +31,13 @@ func (s *Store) Exec(ctx context.Context, q string, args ...any) error {
 	_, err := s.db.ExecContext(ctx, q, args...)
 	return err
 }
+
+// Count runs a query that answers one number.
+func (s *Store) Count(t testing.TB, q string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := s.db.QueryRowContext(context.Background(), q, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
