@@ -11,13 +11,18 @@ import (
 )
 
 // recorder is a group commit for the rows of calls that drew no credits:
-// while one transaction is being written, arriving rows queue up and go in
-// the next one together. Callers do not wait for the commit (the queue is
-// bounded, so a slow database pushes back on them); readers of the logs
-// call flush first, and close writes everything queued, so only a hard
-// crash can lose the last milliseconds of these zero-credit rows. Rows that
-// carry credits never take this path: the transaction that settles the
-// credits writes them.
+// a batch gathers rows for up to lingerFor after its first one (or until
+// maxBatch) and is written in one transaction of multi-row INSERTs; rows
+// arriving meanwhile go in the next. Callers do not wait for the commit.
+// The queue is bounded (4 × maxBatch rows): when it is full, callers wait
+// for room, so a slow database pushes back on them rather than rows being
+// dropped (every call's rows are its audit trail) or memory growing.
+// Readers of the logs on this node call flush first, and close (the
+// shutdown path of serve and worker) writes everything queued, so only a
+// hard crash can lose the last lingerFor of these zero-credit rows. Rows
+// that carry credits never take this path: the transaction that settles
+// the credits writes them, so the ledger (balance = sum of usage) never
+// waits on this queue.
 type recorder struct {
 	store *store.Store
 	log   *slog.Logger
@@ -36,8 +41,12 @@ type pending struct {
 
 const maxBatch = 1024
 
-// lingerFor is how long a batch waits for company before it is written.
-const lingerFor = 5 * time.Millisecond
+// lingerFor is how long a batch waits for company before it is written:
+// at most this much later another node's reader sees the rows. 5 ms was
+// measured beside 100 ms on bench/health (PostgreSQL, 32 connections):
+// the same throughput within noise; 100 ms writes fewer, larger
+// transactions under load.
+const lingerFor = 100 * time.Millisecond
 
 func newRecorder(s *store.Store, log *slog.Logger) *recorder {
 	r := &recorder{store: s, log: log, ch: make(chan pending, 4*maxBatch)}

@@ -28,6 +28,7 @@ var ctx = context.Background()
 type env struct {
 	t      *testing.T
 	url    string
+	dbURL  string // of the store
 	store  *store.Store
 	ws     *model.Workspace
 	key    string
@@ -75,7 +76,12 @@ func testConfig(t testing.TB) *config.Config {
 
 func newBenchEnv(t testing.TB, dialect string, mutate ...func(*config.Config)) *env {
 	t.Helper()
-	s := storetest.Open(t, dialect)
+	dbURL := storetest.URL(t, dialect)
+	s, err := store.Open(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
 	cfg := testConfig(t)
 	for _, m := range mutate {
 		m(cfg)
@@ -99,7 +105,7 @@ func newBenchEnv(t testing.TB, dialect string, mutate ...func(*config.Config)) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{url: srv.URL, store: s, ws: w, key: key, prefix: k.Prefix, logs: logs, biller: b, prims: prims}
+	return &env{url: srv.URL, dbURL: dbURL, store: s, ws: w, key: key, prefix: k.Prefix, logs: logs, biller: b, prims: prims}
 }
 
 type answer struct {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,13 +12,48 @@ import (
 	"webacq/internal/model"
 )
 
-// authCache spares SQLite a key lookup per request. SQLite serves one node,
-// and every change that can invalidate a cached principal (a revocation, an
-// entitlement change) moves a sidecar file next to the database, in
-// whichever process makes it (server or command line). Each lookup stats the
-// file; a changed size or time empties the cache. So a revocation is seen by
-// the very next request, as with an uncached lookup: the cache never
-// outlives it. PostgreSQL (many nodes) is never cached.
+// authCache spares the database a key lookup per request. Every change that
+// can invalidate a cached principal (a revocation, an entitlement change)
+// goes through changeAuth, in whichever process makes it (server, console or
+// command line), and moves an epoch that each lookup compares with the one
+// its entries were read under: a changed epoch empties the cache first. So
+// a revocation is seen by the very next request, as with an uncached lookup:
+// the cache never outlives it. Where the epoch comes from depends on the
+// engine (epochSource):
+//
+//   - SQLite (one node): a sidecar file next to the database, whose size and
+//     time each lookup stats (sidecarEpoch).
+//   - PostgreSQL (many nodes): a version row bumped in the change's own
+//     transaction, with a NOTIFY that every node's listener acts on; the
+//     change returns once every node has acknowledged it or could no longer
+//     be serving from its cache (pgEpoch, in authlisten.go).
+//
+// An epoch kept in the database and read by each lookup was measured
+// instead: reading it costs most of an uncached lookup (a query through
+// database/sql), which would leave the cache nothing to save.
+type authCache struct {
+	source epochSource
+
+	mu    sync.Mutex
+	epoch authEpoch
+	m     map[string]model.Principal // by key hash
+}
+
+// epochSource tells the cache the epoch of the principals it may hold now.
+type epochSource interface {
+	current() authEpoch
+}
+
+// authEpoch names a state of the keys and workspaces: principals read under
+// one epoch may be served while it lasts. ok false means nothing may be
+// cached (a change is under way, or this node cannot learn of changes).
+type authEpoch struct {
+	stamp fileStamp // SQLite
+	gen   uint64    // PostgreSQL: bumped by this node's listener
+	ok    bool
+}
+
+// sidecarEpoch is SQLite's epoch: the sidecar file's size and time.
 //
 // The sidecar is a sequence lock: a change makes its size odd before its
 // transaction and even after the commit, holding an exclusive flock on it
@@ -30,22 +66,11 @@ import (
 // resolved, as SQLite itself does to name its WAL), so every spelling of
 // one database shares it. Hard links are not unified; SQLite keeps a WAL
 // per name and does not support them either.
-//
-// An epoch kept in the database itself was measured instead: reading it
-// costs most of an uncached lookup (a query through database/sql), which
-// would leave the cache nothing to save.
-type authCache struct {
-	path string
-
-	mu    sync.Mutex
-	stamp fileStamp
-	m     map[string]model.Principal // by key hash
-}
+type sidecarEpoch struct{ path string }
 
 type fileStamp struct {
 	size  int64
 	mtime time.Time
-	ok    bool // readable, and no change under way (even size)
 }
 
 // maxCachedKeys bounds the cache; it is emptied when full.
@@ -54,47 +79,55 @@ const maxCachedKeys = 10000
 // maxSidecar is the size past which a change starts the sidecar over.
 const maxSidecar = 64 << 10
 
-func newAuthCache(dbPath string) *authCache {
-	return &authCache{path: sidecarPath(dbPath), m: map[string]model.Principal{}}
+func newAuthCache(source epochSource) *authCache {
+	return &authCache{source: source, m: map[string]model.Principal{}}
 }
 
 func sidecarPath(dbPath string) string { return dbPath + ".auth-epoch" }
 
-func (c *authCache) current() fileStamp {
-	fi, err := os.Stat(c.path)
+func (e sidecarEpoch) current() authEpoch {
+	fi, err := os.Stat(e.path)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size()%2 != 0 {
-		return fileStamp{}
+		return authEpoch{}
 	}
-	return fileStamp{size: fi.Size(), mtime: fi.ModTime(), ok: true}
+	return authEpoch{stamp: fileStamp{size: fi.Size(), mtime: fi.ModTime()}, ok: true}
 }
 
-// get returns the cached principal of hash, and the stamp under which a
+// get returns the cached principal of hash, and the epoch under which a
 // miss may later be put.
-func (c *authCache) get(hash string) (model.Principal, fileStamp, bool) {
-	st := c.current()
+func (c *authCache) get(hash string) (model.Principal, authEpoch, bool) {
+	ep := c.source.current()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !st.ok || st != c.stamp {
+	if !ep.ok || ep != c.epoch {
 		clear(c.m)
-		c.stamp = st
+		c.epoch = ep
 	}
 	p, ok := c.m[hash]
-	return p, st, ok && st.ok
+	return p, ep, ok && ep.ok
 }
 
 // put caches a principal read from the database, unless an invalidation
-// happened since the stamp was taken. An entry put after a change committed
-// under an older stamp is harmless: the next get sees the new stamp first.
-func (c *authCache) put(hash string, p model.Principal, st fileStamp) {
+// happened since the epoch was taken. An entry put after a change committed
+// under an older epoch is harmless: the next get sees the new epoch first.
+func (c *authCache) put(hash string, p model.Principal, ep authEpoch) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !st.ok || st != c.stamp {
+	if !ep.ok || ep != c.epoch {
 		return
 	}
 	if len(c.m) >= maxCachedKeys {
 		clear(c.m)
 	}
 	c.m[hash] = p
+}
+
+// drop empties the cache at once (it would be emptied by the next get
+// anyway): memory is not held for principals nobody may use.
+func (c *authCache) drop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.m)
 }
 
 // len is how many principals are cached.
@@ -104,29 +137,37 @@ func (c *authCache) len() int {
 	return len(c.m)
 }
 
-// changeAuth runs change, a write that may invalidate cached principals, in
-// the sidecar's sequence lock (see authCache). When the sidecar cannot be
-// written, nothing is changed: a change that running servers could not
-// learn of would let them honour a revoked key.
-func (s *Store) changeAuth(change func() error) error {
-	if s.auth == nil {
-		return change()
+// changeAuth runs change, a write that may invalidate cached principals, so
+// that every node's cache learns of it before the next lookup (see
+// authCache). On PostgreSQL change runs in a transaction that also moves
+// the epoch (see pgEpoch); on SQLite, on the writer, in the sidecar's
+// sequence lock.
+func (s *Store) changeAuth(ctx context.Context, change func(ex execer) error) error {
+	if s.dialect == Postgres {
+		return s.changeAuthPG(ctx, change)
 	}
-	f, err := os.OpenFile(s.auth.path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
+	if s.auth == nil {
+		return change(s.db)
+	}
+	path := s.auth.source.(sidecarEpoch).path
+	// When the sidecar cannot be written, nothing is changed: a change that
+	// running servers could not learn of would let them honour a revoked
+	// key.
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
-		return fmt.Errorf("store: nothing changed: running servers could not be told (%s): %w", s.auth.path, err)
+		return fmt.Errorf("store: nothing changed: running servers could not be told (%s): %w", path, err)
 	}
 	defer f.Close()
 	// One change at a time on this database, across processes, so the
 	// parity of the size means what it says.
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		return fmt.Errorf("store: nothing changed: lock %s: %w", s.auth.path, err)
+		return fmt.Errorf("store: nothing changed: lock %s: %w", path, err)
 	}
 	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 	if err := bumpSidecar(f, true); err != nil {
-		return fmt.Errorf("store: nothing changed: running servers could not be told (%s): %w", s.auth.path, err)
+		return fmt.Errorf("store: nothing changed: running servers could not be told (%s): %w", path, err)
 	}
-	err = change()
+	err = change(s.db)
 	// After a failed change this only empties caches, which is harmless. If
 	// it fails after a commit, the size stays odd and servers cache nothing
 	// until the next change: still correct, so the change is reported done.

@@ -26,7 +26,7 @@ func TestCacheResumesAfterADeadWritersChange(t *testing.T) {
 	if n := s.auth.len(); n != 1 {
 		t.Fatalf("cached principals after a lookup: %d, want 1", n)
 	}
-	f, err := os.OpenFile(s.auth.path, os.O_WRONLY|os.O_APPEND, 0)
+	f, err := os.OpenFile(sidecarPath(s.path), os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,3 +29,23 @@ func SmallPruneBatches(t testing.TB, n int) {
 	pruneBatch = n
 	t.Cleanup(func() { pruneBatch = old })
 }
+
+// KeyCacheOn reports whether the key cache may serve now (on PostgreSQL:
+// the listener is registered and its lease runs).
+func (s *Store) KeyCacheOn() bool { return s.auth.source.current().ok }
+
+// Exec runs a statement directly, around every cache.
+func (s *Store) Exec(ctx context.Context, q string, args ...any) error {
+	_, err := s.db.ExecContext(ctx, q, args...)
+	return err
+}
+
+// Count runs a query that answers one number.
+func (s *Store) Count(t testing.TB, q string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := s.db.QueryRowContext(context.Background(), q, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}

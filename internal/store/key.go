@@ -66,11 +66,11 @@ func (s *Store) Keys(ctx context.Context, workspaceID string) ([]model.APIKey, e
 }
 
 // RevokeKey revokes the live key whose display prefix is prefix. The very next
-// request with it fails on every node: lookups read the row, or (SQLite) a
-// cache that the revocation empties.
+// request with it fails on every node: lookups read the row, or a cache that
+// the revocation empties on every node before it returns (see authCache).
 func (s *Store) RevokeKey(ctx context.Context, prefix string) error {
-	return s.changeAuth(func() error {
-		res, err := s.db.ExecContext(ctx,
+	return s.changeAuth(ctx, func(ex execer) error {
+		res, err := ex.ExecContext(ctx,
 			`UPDATE api_keys SET revoked_at = $1 WHERE prefix = $2 AND revoked_at IS NULL`, s.Now(), prefix)
 		return oneRow(res, err, "live key with prefix "+prefix)
 	})
@@ -79,8 +79,8 @@ func (s *Store) RevokeKey(ctx context.Context, prefix string) error {
 // RevokeWorkspaceKey revokes a live key of one workspace by its prefix; a key
 // of another workspace is not_found.
 func (s *Store) RevokeWorkspaceKey(ctx context.Context, workspaceID, prefix string) error {
-	return s.changeAuth(func() error {
-		res, err := s.db.ExecContext(ctx,
+	return s.changeAuth(ctx, func(ex execer) error {
+		res, err := ex.ExecContext(ctx,
 			`UPDATE api_keys SET revoked_at = $1 WHERE workspace_id = $2 AND prefix = $3 AND revoked_at IS NULL`,
 			s.Now(), workspaceID, prefix)
 		return oneRow(res, err, "live key with prefix "+prefix)
@@ -94,15 +94,14 @@ const authenticateSQL = `SELECT k.id, k.prefix, k.last_used_at, k.revoked_at, w.
 // is unauthorized; the caller has already checked the `mc_` form.
 func (s *Store) Authenticate(ctx context.Context, key string) (*model.Principal, error) {
 	hash := model.HashKey(key)
-	var stamp fileStamp
-	if s.auth != nil {
-		p, st, ok := s.auth.get(hash)
-		if ok {
-			return &p, nil
-		}
-		stamp = st
+	if s.listener != nil {
+		s.listener.start()
 	}
-	var p model.Principal
+	p, epoch, ok := s.auth.get(hash)
+	if ok {
+		return &p, nil
+	}
+	p = model.Principal{}
 	var used, revoked sql.NullTime
 	err := s.stmts.authenticate.QueryRowContext(ctx, hash).
 		Scan(&p.KeyID, &p.KeyPrefix, &used, &revoked, &p.WorkspaceID, &p.WorkspaceName, &p.Monitoring, &p.RPM, &p.Concurrent)
@@ -116,9 +115,7 @@ func (s *Store) Authenticate(ctx context.Context, key string) (*model.Principal,
 		return nil, model.Errorf(model.CodeUnauthorized, "API key has been revoked")
 	}
 	p.KeyLastUsedAt = timePtr(used)
-	if s.auth != nil {
-		s.auth.put(hash, p, stamp)
-	}
+	s.auth.put(hash, p, epoch)
 	return &p, nil
 }
 

@@ -45,12 +45,13 @@ type Store struct {
 	db *sql.DB
 	// rdb takes reads: a pool of read-only connections on SQLite (WAL lets
 	// them run beside the writer), the same pool as db on PostgreSQL.
-	rdb     *sql.DB
-	dialect string
-	path    string // of the SQLite file
-	stmts   stmts
-	auth    *authCache    // SQLite only
-	pool    *pgxpool.Pool // PostgreSQL only: shared by db and InTx
+	rdb      *sql.DB
+	dialect  string
+	path     string // of the SQLite file
+	stmts    stmts
+	auth     *authCache
+	pool     *pgxpool.Pool // PostgreSQL only: shared by db and InTx
+	listener *pgEpoch      // PostgreSQL only: the key cache's epoch
 	// txStmts are statements of InTx prepared on SQLite's writer, by SQL.
 	txStmts     sync.Map
 	txStmtCount atomic.Int64
@@ -118,8 +119,8 @@ func open(databaseURL string) (*Store, error) {
 		rdb.SetMaxIdleConns(n)
 		rdb.SetConnMaxLifetime(0)
 		s.db, s.rdb, s.dialect, s.path = db, rdb, SQLite, path
-		s.auth = newAuthCache(path)
-		if f, err := os.OpenFile(s.auth.path, os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+		s.auth = newAuthCache(sidecarEpoch{path: sidecarPath(path)})
+		if f, err := os.OpenFile(sidecarPath(path), os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
 			f.Close()
 		}
 	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
@@ -141,6 +142,8 @@ func open(databaseURL string) (*Store, error) {
 		}
 		db := stdlib.OpenDBFromPool(pool)
 		s.db, s.rdb, s.dialect, s.pool = db, db, Postgres, pool
+		s.listener = newPGEpoch(s)
+		s.auth = newAuthCache(s.listener)
 	default:
 		return nil, fmt.Errorf("store: database URL %q: want sqlite:PATH or postgres://…", redactURL(databaseURL))
 	}
@@ -188,6 +191,9 @@ func (s *Store) Dialect() string { return s.dialect }
 
 // Close closes every connection.
 func (s *Store) Close() error {
+	if s.listener != nil {
+		s.listener.stop()
+	}
 	if s.stmts.authenticate != nil {
 		s.stmts.authenticate.Close()
 	}

@@ -107,8 +107,8 @@ func (s *Store) Workspaces(ctx context.Context) ([]model.Workspace, error) {
 
 // SetMonitoring turns the monitoring entitlement of a workspace on or off.
 func (s *Store) SetMonitoring(ctx context.Context, workspaceID string, on bool) error {
-	return s.changeAuth(func() error {
-		res, err := s.db.ExecContext(ctx, `UPDATE workspaces SET monitoring = $1 WHERE id = $2`, on, workspaceID)
+	return s.changeAuth(ctx, func(ex execer) error {
+		res, err := ex.ExecContext(ctx, `UPDATE workspaces SET monitoring = $1 WHERE id = $2`, on, workspaceID)
 		return oneRow(res, err, "workspace")
 	})
 }
@@ -140,8 +140,8 @@ func (s *Store) SetRateLimits(ctx context.Context, workspaceID string, rpm, conc
 		if *set.v < 1 || *set.v > 1_000_000 {
 			return model.Errorf(model.CodeBadRequest, "%s must be a whole number from 1 to 1000000", strings.TrimPrefix(set.col, "rate_"))
 		}
-		err := s.changeAuth(func() error {
-			res, err := s.db.ExecContext(ctx, `UPDATE workspaces SET `+set.col+` = $1 WHERE id = $2`, *set.v, workspaceID)
+		err := s.changeAuth(ctx, func(ex execer) error {
+			res, err := ex.ExecContext(ctx, `UPDATE workspaces SET `+set.col+` = $1 WHERE id = $2`, *set.v, workspaceID)
 			return oneRow(res, err, "workspace")
 		})
 		if err != nil {
