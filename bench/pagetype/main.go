@@ -53,6 +53,7 @@ func main() {
 	worst := flag.Int("worst", 0, "list the N pages of half A with the lowest F1 per type")
 	only := flag.String("only", "", "score only the pages labelled with this type (quick looks; not with -train)")
 	dump := flag.String("dump", "", "write each page's main-content text to DIR/NNNN.txt")
+	sel := flag.Bool("select", false, "score every candidate main content (headroom per type on half A, the selector on both halves)")
 	flag.Parse()
 
 	pages, err := load(*dir)
@@ -92,9 +93,16 @@ func main() {
 	case "confidence":
 		must(trainConfidence(pages, filepath.Join(*out, "confidence_model.go")))
 		return
+	case "select":
+		must(trainSelect(candidatePages(pages), filepath.Join(*out, "select_model.go")))
+		return
 	case "":
 	default:
-		must(fmt.Errorf("-train: want types or confidence, not %q", *train))
+		must(fmt.Errorf("-train: want types, confidence or select, not %q", *train))
+	}
+	if *sel {
+		headroom(candidatePages(pages))
+		return
 	}
 	report(pages)
 	if *worst > 0 {
