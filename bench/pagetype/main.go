@@ -56,6 +56,18 @@ func main() {
 	sel := flag.Bool("select", false, "score every candidate main content (headroom per type on half A, the selector on both halves)")
 	flag.Parse()
 
+	if *sel || *train == "select" {
+		// The selector reads the three corpora (readability and
+		// trafilatura-eval beside wcxb-dev) on its own.
+		cps, err := candidatePages(*dir)
+		must(err)
+		if *sel {
+			headroom(cps)
+			return
+		}
+		must(trainSelect(cps, filepath.Join(*out, "select_model.go")))
+		return
+	}
 	pages, err := load(*dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -93,16 +105,9 @@ func main() {
 	case "confidence":
 		must(trainConfidence(pages, filepath.Join(*out, "confidence_model.go")))
 		return
-	case "select":
-		must(trainSelect(candidatePages(pages), filepath.Join(*out, "select_model.go")))
-		return
 	case "":
 	default:
 		must(fmt.Errorf("-train: want types, confidence or select, not %q", *train))
-	}
-	if *sel {
-		headroom(candidatePages(pages))
-		return
 	}
 	report(pages)
 	if *worst > 0 {

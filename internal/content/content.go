@@ -169,7 +169,7 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 	if opt.OnlyMainContent {
 		node, langs = mainContent(root, s.base, s.sig, s.meta.Title, &c.facts)
 		k := typedContent(root, node, doc.PageType, c.probs)
-		if pick := selectContent(root, node, k, s.sig, c.probs); pick == node {
+		if pick := selectContent(root, node, k, s.sig, c.facts.readableOK, c.probs); pick == node {
 			k = nil
 		} else if pick != nil {
 			k = pick

@@ -2,8 +2,8 @@ package content
 
 import (
 	"encoding/json"
-	"net/url"
 	"math"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -37,12 +37,6 @@ const (
 // CandidateKinds names the candidate kinds (bench/pagetype reports them).
 var CandidateKinds = [numKinds]string{"article", "items", "forum", "body", "h1", "product"}
 
-// selectArticleProb is the probability of the article type above which
-// a page keeps the pipeline's choice without computing candidates:
-// confident articles are most pages, and the readability article is
-// what suits them.
-const selectArticleProb = 0.7
-
 // candidate feature indexes; SelectFeatureNames keeps their names.
 const (
 	sBias = iota
@@ -58,6 +52,9 @@ const (
 	sControls
 	sWordsPerLine
 	sCurrent
+	sCurrentCovered
+	sWithinCurrent
+	sReadableOK
 	sTypeProbs
 	numSelectFeatures = sTypeProbs + len(PageTypes)
 )
@@ -66,7 +63,8 @@ const (
 var SelectFeatureNames = func() [numSelectFeatures]string {
 	n := [numSelectFeatures]string{"bias", "log words", "share of body words", "link density",
 		"log words over article's", "article's words it holds", "its words in the article", "log headings",
-		"holds the h1", "log prices", "log forms and controls", "words per line", "current choice"}
+		"holds the h1", "log prices", "log forms and controls", "words per line", "current choice",
+		"current's words it holds", "its words in the current", "article reached its length"}
 	for i, t := range PageTypes {
 		n[sTypeProbs+i] = "p(" + string(t) + ")"
 	}
@@ -85,7 +83,7 @@ type candidate struct {
 // candidates returns the page's candidates, art (the article) and cur
 // (the pipeline's choice so far, art or a profile's copy) among them.
 // Kinds that find nothing are left out.
-func candidates(root, art, cur *html.Node, sig signals, probs [len(PageTypes)]float64) []candidate {
+func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64) []candidate {
 	body := findBody(root)
 	if body == nil {
 		return nil
@@ -130,6 +128,10 @@ func candidates(root, art, cur *html.Node, sig signals, probs [len(PageTypes)]fl
 		artText = textOf(art)
 	}
 	artWords := countWords(artText)
+	curText := artText
+	if cur != art && cur != nil {
+		curText = textOf(cur)
+	}
 	h1 := collapse(sig.h1)
 	for i := range cs {
 		c := &cs[i]
@@ -168,6 +170,13 @@ func candidates(root, art, cur *html.Node, sig signals, probs [len(PageTypes)]fl
 		if c.node == cur {
 			f[sCurrent] = 1
 		}
+		if curText != "" {
+			f[sCurrentCovered] = shared(curText, text)
+			f[sWithinCurrent] = shared(text, curText)
+		}
+		if readableOK {
+			f[sReadableOK] = 1
+		}
 		copy(f[sTypeProbs:], probs[:])
 	}
 	return cs
@@ -176,20 +185,33 @@ func candidates(root, art, cur *html.Node, sig signals, probs [len(PageTypes)]fl
 // selectContent returns the candidate the model prefers to cur, the
 // pipeline's choice so far (art, the readability article, or a
 // profile's copy), or nil to keep cur. Pages the classifier takes for
-// an article with probability selectArticleProb or more keep cur
+// an article with probability SelectArticleProb or more keep cur
 // without further work.
-func selectContent(root, art, cur *html.Node, sig signals, probs [len(PageTypes)]float64) *html.Node {
+func selectContent(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64) *html.Node {
 	if cur == nil {
 		cur = art
 	}
-	if cur == nil || probs[typeIndex(TypeArticle)] >= selectArticleProb {
+	if !selectable(art, cur, probs) {
 		return nil
 	}
-	n := pick(candidates(root, art, cur, sig, probs), cur)
+	n := pick(candidates(root, art, cur, sig, readableOK, probs), cur)
 	if n != nil && n != art {
 		prune(n)
 	}
 	return n
+}
+
+// selectable tells whether the selector judges a page: one the
+// classifier does not take for an article with probability
+// SelectArticleProb or more, with a current choice, not the forum
+// profile's thread (the posts a page marks up are the thread on every
+// site that marks them; the selector overruling them lost half B's forum
+// pages 0.02 of F1).
+func selectable(art, cur *html.Node, probs [len(PageTypes)]float64) bool {
+	if cur == nil || probs[typeIndex(TypeArticle)] >= SelectArticleProb {
+		return false
+	}
+	return cur == art || probs[typeIndex(TypeCollection)]+probs[typeIndex(TypeListing)] >= itemsProb
 }
 
 // pick returns the candidate of cs the model prefers to cur, or nil to
@@ -486,11 +508,15 @@ type Candidate struct {
 	Features []float64 // the selector's input, in the order of SelectFeatureNames
 	Current  bool      // the pipeline's choice before the selector
 	Chosen   bool      // the pipeline's final choice
+	// Selectable tells whether the selector judges the page at all
+	// (the article probability under SelectArticleProb, and not the
+	// forum profile's thread).
+	Selectable bool
 }
 
 // Candidates returns every candidate main content of an HTML page, for
 // any page type (HTML computes them only for pages it does not take for
-// an article; see selectArticleProb), with the page-type probabilities.
+// an article; see SelectArticleProb), with the page-type probabilities.
 func Candidates(body []byte, pageURL string) ([]Candidate, []float64, error) {
 	root, err := html.Parse(strings.NewReader(string(body)))
 	if err != nil {
@@ -506,16 +532,16 @@ func Candidates(body []byte, pageURL string) ([]Candidate, []float64, error) {
 	if k := typedContent(root, art, PageTypes[argmax(probs[:])], probs); k != nil {
 		cur = k
 	}
-	cs := candidates(root, art, cur, s.sig, probs)
+	cs := candidates(root, art, cur, s.sig, facts.readableOK, probs)
 	final := cur
-	if cur != nil && probs[typeIndex(TypeArticle)] < selectArticleProb {
+	if selectable(art, cur, probs) {
 		if n := pick(cs, cur); n != nil {
 			final = n
 		}
 	}
 	out := make([]Candidate, len(cs))
 	for i, c := range cs {
-		out[i] = Candidate{Kind: CandidateKinds[c.kind], Features: append([]float64(nil), c.f[:]...),
+		out[i] = Candidate{Selectable: selectable(art, cur, probs), Kind: CandidateKinds[c.kind], Features: append([]float64(nil), c.f[:]...),
 			Current: c.node == cur, Chosen: c.node == final}
 	}
 	// Rendering modifies a tree; a product candidate holds a copy of
