@@ -41,6 +41,9 @@ var selectArticleProb = content.SelectArticleProb
 // selectGates are the gates trainSelect tries.
 var selectGates = []float64{0.25, 0.4, 0.55, 0.7}
 
+// selectProse are the prose guards trainSelect tries (0: none).
+var selectProse = []int{0, 150}
+
 func kindIndex(k string) int {
 	for i, n := range content.CandidateKinds {
 		if n == k {
@@ -135,6 +138,18 @@ func (cp *candPage) gated() bool { return cp.gatedAt(selectArticleProb) }
 
 func (cp *candPage) gatedAt(g float64) bool { return !cp.locked && cp.probs[0] < g }
 
+// prose tells whether the page's current choice is the readability
+// article and reads as prose: proseWords words or more, link density
+// under proseLinks (feature indexes 1 and 3: log words, link density).
+func (cp *candPage) prose(words int) bool {
+	for _, c := range cp.cands {
+		if c.current && c.kind == 0 {
+			return c.f[1] >= math.Log1p(float64(words)) && c.f[3] < 0.05
+		}
+	}
+	return false
+}
+
 // kindF1 is the F1 of the page's candidate of kind k, or of the current
 // choice when the page has none of that kind.
 func (cp *candPage) kindF1(k int) float64 {
@@ -197,6 +212,33 @@ func headroom(cps []*candPage) {
 			fmt.Printf(" %.4f |\n", orc/n)
 		}
 	}
+	fmt.Printf("\nswitches by the selector, per kind taken: pages, F1 gained, lost:\n\n| half | kind | pages | gained | lost |\n|---|---|---|---|---|\n")
+	for _, half := range []bool{true, false} {
+		for k, name := range content.CandidateKinds {
+			var n int
+			var gain, loss float64
+			for _, cp := range cps {
+				if cp.halfA != half {
+					continue
+				}
+				for _, c := range cp.cands {
+					if c.chosen && !c.current && c.kind == k {
+						n++
+						if d := c.f1 - cp.cur; d > 0 {
+							gain += d
+						} else {
+							loss -= d
+						}
+					}
+				}
+			}
+			h := "B"
+			if half {
+				h = "A"
+			}
+			fmt.Printf("| %s | %s | %d | %.2f | %.2f |\n", h, name, n, gain, loss)
+		}
+	}
 	fmt.Printf("\nselector on each half, F1 before / after (all: every page of the three corpora):\n\n| half | type | pages | current | selector |\n|---|---|---|---|---|\n")
 	for _, half := range []bool{true, false} {
 		for _, t := range append([]string{"all"}, groups()...) {
@@ -216,6 +258,15 @@ func headroom(cps []*candPage) {
 			fmt.Printf("| %s | %s | %.0f | %.4f | %.4f |\n", h, t, n, cur/n, sel/n)
 		}
 	}
+}
+
+// label is what a model is fitted to for c on cp: its F1, or with
+// relative its gain over the current choice mapped to [0, 1].
+func label(cp *candPage, c cand, relative bool) float64 {
+	if relative {
+		return (c.f1 - cp.cur + 1) / 2
+	}
+	return c.f1
 }
 
 // selModel is a logistic model of a candidate's F1 per kind.
@@ -253,7 +304,7 @@ func (m selModel) choose(cp *candPage, margin float64) float64 {
 // fitSelect fits one logistic model of F1 per kind (soft label,
 // cross-entropy, L2 penalty lambda) on the candidates of cps, features
 // standardized while fitting and folded back into raw-feature weights.
-func fitSelect(cps []*candPage, lambda float64) selModel {
+func fitSelect(cps []*candPage, lambda float64, relative bool) selModel {
 	nk := len(content.CandidateKinds)
 	m := make(selModel, nk)
 	for k := 0; k < nk; k++ {
@@ -263,7 +314,7 @@ func fitSelect(cps []*candPage, lambda float64) selModel {
 			for _, c := range cp.cands {
 				if c.kind == k {
 					xs = append(xs, c.f)
-					ys = append(ys, c.f1)
+					ys = append(ys, label(cp, c, relative))
 				}
 			}
 		}
@@ -311,7 +362,69 @@ func fitSelect(cps []*candPage, lambda float64) selModel {
 	return m
 }
 
-var selectMargins = []float64{0, 0.02, 0.05, 0.1, 0.15, 0.2}
+// fitShared fits one logistic model of F1 for every kind, a bias per
+// kind and the features' weights in common (far fewer weights than
+// fitSelect's per kind), returned in fitSelect's form.
+func fitShared(cps []*candPage, lambda float64, relative bool) selModel {
+	nk := len(content.CandidateKinds)
+	var xs [][]float64
+	var ys []float64
+	var ks []int
+	for _, cp := range cps {
+		for _, c := range cp.cands {
+			xs = append(xs, c.f)
+			ys = append(ys, label(cp, c, relative))
+			ks = append(ks, c.kind)
+		}
+	}
+	d := len(content.SelectFeatureNames)
+	m := make(selModel, nk)
+	for k := range m {
+		m[k] = make([]float64, d)
+	}
+	if len(xs) < 5 {
+		return m
+	}
+	mean, scale := standardize(xs)
+	mean[0], scale[0] = 0, 1
+	z := zs(xs, mean, scale)
+	w := make([]float64, d)
+	g := make([]float64, d)
+	b := make([]float64, nk)
+	gb := make([]float64, nk)
+	n := float64(len(z))
+	for it := 0; it < iterations; it++ {
+		clear(g)
+		clear(gb)
+		for j, x := range z {
+			s := b[ks[j]]
+			for i := 1; i < d; i++ {
+				s += w[i] * x[i]
+			}
+			e := (1/(1+math.Exp(-s)) - ys[j]) / n
+			gb[ks[j]] += e
+			for i := 1; i < d; i++ {
+				g[i] += e * x[i]
+			}
+		}
+		for k := range b {
+			b[k] -= rate * gb[k]
+		}
+		for i := 1; i < d; i++ {
+			w[i] -= rate * (g[i] + lambda*w[i])
+		}
+	}
+	for k := range m {
+		m[k][0] = b[k]
+		for i := 1; i < d; i++ {
+			m[k][i] = w[i] / scale[i]
+			m[k][0] -= w[i] * mean[i] / scale[i]
+		}
+	}
+	return m
+}
+
+var selectMargins = []float64{0, 0.01, 0.02, 0.05, 0.1, 0.15, 0.2}
 
 // trainSelect fits the selector on half A's pages that the gate passes;
 // the gate, the L2 penalty and the margin are chosen by two-fold
@@ -331,50 +444,63 @@ func trainSelect(cps []*candPage, path string) error {
 	type setting struct {
 		gate, lambda, margin, gain, worst float64
 		worstGroup                        string
+		shared, relative                  bool
+		prose                             int
 	}
 	var res []setting
 	for _, gate := range selectGates {
-		var a []*candPage
-		for _, cp := range cps {
-			if cp.halfA && cp.gatedAt(gate) {
-				a = append(a, cp)
+		for _, prose := range selectProse {
+			var a []*candPage
+			for _, cp := range cps {
+				if cp.halfA && cp.gatedAt(gate) && !(prose > 0 && cp.prose(prose)) {
+					a = append(a, cp)
+				}
 			}
-		}
-		for _, lambda := range []float64{0.001, 0.01, 0.1, 1} {
-			gains := make([]map[string]float64, len(selectMargins))
-			for i := range gains {
-				gains[i] = make(map[string]float64)
-			}
-			for _, fold := range []bool{true, false} {
-				var tr, va []*candPage
-				for _, cp := range a {
-					if (hash(cp.name)&2 == 0) == fold {
-						tr = append(tr, cp)
-					} else {
-						va = append(va, cp)
+			for _, setup := range []struct {
+				lambda           float64
+				shared, relative bool
+			}{{0.001, false, false}, {0.01, false, false}, {0.001, true, false}, {0.01, true, false},
+				{0.001, false, true}, {0.01, false, true}, {0.001, true, true}, {0.01, true, true}} {
+				lambda := setup.lambda
+				gains := make([]map[string]float64, len(selectMargins))
+				for i := range gains {
+					gains[i] = make(map[string]float64)
+				}
+				for _, fold := range []bool{true, false} {
+					var tr, va []*candPage
+					for _, cp := range a {
+						if (hash(cp.name)&2 == 0) == fold {
+							tr = append(tr, cp)
+						} else {
+							va = append(va, cp)
+						}
+					}
+					fit := fitSelect
+					if setup.shared {
+						fit = fitShared
+					}
+					m := fit(tr, lambda, setup.relative)
+					for i, mg := range selectMargins {
+						for _, cp := range va {
+							gains[i][cp.group] += m.choose(cp, mg) - cp.cur
+						}
 					}
 				}
-				m := fitSelect(tr, lambda)
 				for i, mg := range selectMargins {
-					for _, cp := range va {
-						gains[i][cp.group] += m.choose(cp, mg) - cp.cur
+					st := setting{gate: gate, lambda: lambda, margin: mg, worst: math.Inf(1), shared: setup.shared, relative: setup.relative, prose: prose}
+					for _, g := range groups() {
+						st.gain += gains[i][g]
+						// The mean change over every half-A page of the
+						// group, gated or not: what the bench reports.
+						if d := gains[i][g] / float64(max(nA[g], 1)); d < st.worst {
+							st.worst, st.worstGroup = d, g
+						}
 					}
+					st.gain /= float64(total)
+					res = append(res, st)
+					fmt.Fprintf(os.Stderr, "gate %g prose %d lambda %g shared %v relative %v margin %g: cross-validated mean gain on A %+.4f, worst group %s %+.4f\n",
+						gate, prose, lambda, setup.shared, setup.relative, mg, st.gain, st.worstGroup, st.worst)
 				}
-			}
-			for i, mg := range selectMargins {
-				st := setting{gate: gate, lambda: lambda, margin: mg, worst: math.Inf(1)}
-				for _, g := range groups() {
-					st.gain += gains[i][g]
-					// The mean change over every half-A page of the
-					// group, gated or not: what the bench reports.
-					if d := gains[i][g] / float64(max(nA[g], 1)); d < st.worst {
-						st.worst, st.worstGroup = d, g
-					}
-				}
-				st.gain /= float64(total)
-				res = append(res, st)
-				fmt.Fprintf(os.Stderr, "gate %g lambda %g margin %g: cross-validated mean gain on A %+.4f, worst group %s %+.4f\n",
-					gate, lambda, mg, st.gain, st.worstGroup, st.worst)
 			}
 		}
 	}
@@ -391,19 +517,28 @@ func trainSelect(cps []*candPage, path string) error {
 	best := res[0]
 	var a []*candPage
 	for _, cp := range cps {
-		if cp.halfA && cp.gatedAt(best.gate) {
+		if cp.halfA && cp.gatedAt(best.gate) && !(best.prose > 0 && cp.prose(best.prose)) {
 			a = append(a, cp)
 		}
 	}
-	m := fitSelect(a, best.lambda)
+	fit, form := fitSelect, "a model per kind"
+	if best.shared {
+		fit, form = fitShared, "one model, a bias per kind"
+	}
+	if best.relative {
+		form += ", fitted to the gain over the current choice"
+	}
+	m := fit(a, best.lambda, best.relative)
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "// Code generated by go run ./bench/pagetype -train select; DO NOT EDIT.\n\n")
 	fmt.Fprintf(&buf, "package content\n\n")
 	fmt.Fprintf(&buf, "// The selector's weights, fitted on the %d pages of half A of the three\n", len(a))
-	fmt.Fprintf(&buf, "// corpora under the gate; gate %g, L2 penalty %g and margin %g chosen by\n", best.gate, best.lambda, best.margin)
+	fmt.Fprintf(&buf, "// corpora under the gate (%s); gate %g, L2 penalty %g and margin %g chosen by\n", form, best.gate, best.lambda, best.margin)
 	fmt.Fprintf(&buf, "// cross-validation on A (mean gain %+.4f over A's %d pages; worst group\n// %s %+.4f).\n\n", best.gain, total, best.worstGroup, best.worst)
 	fmt.Fprintf(&buf, "// SelectArticleProb is the probability of the article type from which\n// a page keeps the pipeline's choice without computing candidates.\n")
 	fmt.Fprintf(&buf, "const SelectArticleProb = %g\n\n", best.gate)
+	fmt.Fprintf(&buf, "// selectProseWords is the length from which a readability article of\n// prose (link density under 0.05) is kept without candidates; 0: none.\n")
+	fmt.Fprintf(&buf, "const selectProseWords = %d\n\n", best.prose)
 	fmt.Fprintf(&buf, "// selectMargin is how much higher a candidate's predicted F1 must be\n// than the current choice's to replace it.\n")
 	fmt.Fprintf(&buf, "const selectMargin = %g\n\n", best.margin)
 	fmt.Fprintf(&buf, "// selectWeights are the selector's weights per candidate kind, over\n// SelectFeatureNames.\n")

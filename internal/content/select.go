@@ -211,7 +211,21 @@ func selectable(art, cur *html.Node, probs [len(PageTypes)]float64) bool {
 	if cur == nil || probs[typeIndex(TypeArticle)] >= SelectArticleProb {
 		return false
 	}
-	return cur == art || probs[typeIndex(TypeCollection)]+probs[typeIndex(TypeListing)] >= itemsProb
+	if cur != art {
+		return probs[typeIndex(TypeCollection)]+probs[typeIndex(TypeListing)] >= itemsProb
+	}
+	return !proseArticle(art)
+}
+
+// proseArticle tells whether art reads as an article of prose, which
+// the selector leaves alone: selectProseWords words or more, link
+// density under 0.05.
+func proseArticle(art *html.Node) bool {
+	if selectProseWords == 0 {
+		return false
+	}
+	st := textStats(art, nil)
+	return st.linkLen < 0.05*float64(st.length) && countWords(textOf(art)) >= selectProseWords
 }
 
 // pick returns the candidate of cs the model prefers to cur, or nil to
@@ -279,22 +293,7 @@ func itemRegion(body *html.Node) *html.Node {
 func bodyWithoutLandmarks(body *html.Node) *html.Node {
 	k := cloneTree(body)
 	prune(k)
-	var strip func(n *html.Node, inArticle bool)
-	strip = func(n *html.Node, inArticle bool) {
-		for c := n.FirstChild; c != nil; {
-			next := c.NextSibling
-			if c.Type == html.ElementNode {
-				if Landmark(c, inArticle) || c.DataAtom == atom.Form ||
-					BoilerplateName(attr(c, "class"), inArticle) || BoilerplateName(attr(c, "id"), inArticle) {
-					n.RemoveChild(c)
-				} else {
-					strip(c, inArticle || c.DataAtom == atom.Article || c.DataAtom == atom.Main)
-				}
-			}
-			c = next
-		}
-	}
-	strip(k, false)
+	stripBoilerplate(k)
 	k.Data, k.DataAtom = "div", atom.Div
 	return k
 }
@@ -355,6 +354,11 @@ func h1Region(body *html.Node) *html.Node {
 	}
 	k := cloneTree(region)
 	prune(k)
+	// Landmarks only: class and id names of boilerplate inside the
+	// region are often the article's own (a "post-share" wrapper, a
+	// "comments" section the reference keeps); removing them as the
+	// body candidate does took the region's mean F1 on half A from
+	// 0.825 to 0.764.
 	var strip func(n *html.Node, inArticle bool)
 	strip = func(n *html.Node, inArticle bool) {
 		for c := n.FirstChild; c != nil; {
@@ -374,6 +378,28 @@ func h1Region(body *html.Node) *html.Node {
 		k.Data, k.DataAtom = "div", atom.Div
 	}
 	return k
+}
+
+// stripBoilerplate removes from n its landmarks (Landmark), forms and
+// the elements whose class or id names page boilerplate
+// (BoilerplateName).
+func stripBoilerplate(n *html.Node) {
+	var strip func(n *html.Node, inArticle bool)
+	strip = func(n *html.Node, inArticle bool) {
+		for c := n.FirstChild; c != nil; {
+			next := c.NextSibling
+			if c.Type == html.ElementNode {
+				if Landmark(c, inArticle) || c.DataAtom == atom.Form ||
+					BoilerplateName(attr(c, "class"), inArticle) || BoilerplateName(attr(c, "id"), inArticle) {
+					n.RemoveChild(c)
+				} else {
+					strip(c, inArticle || c.DataAtom == atom.Article || c.DataAtom == atom.Main)
+				}
+			}
+			c = next
+		}
+	}
+	strip(n, false)
 }
 
 // ldProduct is what a JSON-LD Product says of itself.
