@@ -29,7 +29,7 @@ type candPage struct {
 	halfA  bool
 	probs  []float64
 	cands  []cand
-	locked bool    // the selector does not judge the page (the forum profile's thread)
+	locked bool    // the selector does not judge the page (the forum profile's thread, a page taken for a forum)
 	cur    float64 // F1 of the pipeline's choice before the selector
 	chosen float64 // F1 of its final choice
 }
@@ -88,7 +88,9 @@ func candidatePages(wcxbDir string) ([]*candPage, error) {
 		}
 		cp := &candPage{name: p.Name, group: group, halfA: p.Half == corpus.HalfA, probs: probs}
 		for _, c := range cs {
-			if c.Current && c.Kind == "forum" && !c.Selectable {
+			// The selector leaves alone the forum profile's thread and
+			// pages taken for a forum (p ≥ 0.4, the profile's gate).
+			if !c.Selectable && c.Current && c.Kind == "forum" || takenForForum(probs) {
 				cp.locked = true
 			}
 			x := cand{kind: kindIndex(c.Kind), f: c.Features, f1: pageScore(p, c.Text), current: c.Current, chosen: c.Chosen}
@@ -107,6 +109,18 @@ func candidatePages(wcxbDir string) ([]*candPage, error) {
 		out = append(out, cp)
 	}
 	return out, nil
+}
+
+// takenForForum tells whether forum is the most likely type, with
+// probability 0.4 or more.
+func takenForForum(probs []float64) bool {
+	k := 0
+	for i, p := range probs {
+		if p > probs[k] {
+			k = i
+		}
+	}
+	return content.PageTypes[k] == content.TypeForum && probs[k] >= 0.4
 }
 
 func hasCurrent(cs []content.Candidate) bool {
@@ -273,7 +287,7 @@ func label(cp *candPage, c cand, relative bool) float64 {
 // weighs in the fits against a wcxb-dev page: those corpora are
 // articles that the classifier doubts, where a wider region costs
 // precision, and no corpus may go down.
-const articleWeight = 4
+const articleWeight = 8
 
 func pageWeight(cp *candPage) float64 {
 	if cp.group == corpus.Readability || cp.group == corpus.Eval {
