@@ -53,8 +53,21 @@ func main() {
 	worst := flag.Int("worst", 0, "list the N pages of half A with the lowest F1 per type")
 	only := flag.String("only", "", "score only the pages labelled with this type (quick looks; not with -train)")
 	dump := flag.String("dump", "", "write each page's main-content text to DIR/NNNN.txt")
+	sel := flag.Bool("select", false, "score every candidate main content (headroom per type on half A, the selector on both halves)")
 	flag.Parse()
 
+	if *sel || *train == "select" {
+		// The selector reads the three corpora (readability and
+		// trafilatura-eval beside wcxb-dev) on its own.
+		cps, err := candidatePages(*dir)
+		must(err)
+		if *sel {
+			headroom(cps)
+			return
+		}
+		must(trainSelect(cps, filepath.Join(*out, "select_model.go")))
+		return
+	}
 	pages, err := load(*dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -94,7 +107,7 @@ func main() {
 		return
 	case "":
 	default:
-		must(fmt.Errorf("-train: want types or confidence, not %q", *train))
+		must(fmt.Errorf("-train: want types, confidence or select, not %q", *train))
 	}
 	report(pages)
 	if *worst > 0 {

@@ -168,7 +168,13 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 	var langs map[string]string
 	if opt.OnlyMainContent {
 		node, langs = mainContent(root, s.base, s.sig, s.meta.Title, &c.facts)
-		if k := typedContent(root, node, doc.PageType, c.probs); k != nil {
+		k := typedContent(root, node, doc.PageType, c.probs)
+		if pick := selectContent(root, node, k, s.sig, c.facts.readableOK, c.probs); pick == node {
+			k = nil
+		} else if pick != nil {
+			k = pick
+		}
+		if k != nil {
 			node, langs, c.facts.profile = k, nil, true
 		}
 	}

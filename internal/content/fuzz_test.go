@@ -52,3 +52,32 @@ func FuzzHTML(f *testing.F) {
 		Classify(200, body, doc)
 	})
 }
+
+// FuzzCandidates feeds arbitrary pages to the selector's candidates
+// (h1 region, body without landmarks, JSON-LD product): no panic, valid
+// UTF-8, one feature vector per candidate.
+func FuzzCandidates(f *testing.F) {
+	for _, seed := range []string{
+		"", "<h1>", "<body><h1>T</h1><nav><a href=/>x</a></nav><p>text text</p></body>",
+		`<script type="application/ld+json">{"@type":"Product","name":"N","offers":{"price":1.5,"availability":"http://schema.org/InStock"}}</script><h1>N</h1><p>d</p>`,
+		`<script type="application/ld+json">[{"@graph":[{"@type":["Product"],"offers":[{"lowPrice":"x"}],"description":{"a":1}}]}]</script>`,
+		`<script type="application/ld+json">{"@type":"Product","offers":[]}</script><main><header><h1>a</h1></header><form><input></form></main>`,
+		"<div class=\"nav\"><h1>in a menu</h1></div><footer><h1>again</h1></footer>" + string([]byte{0xff}),
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		cs, _, err := Candidates(body, "https://example.com/a/b")
+		if err != nil {
+			return
+		}
+		for _, c := range cs {
+			if len(c.Features) != len(SelectFeatureNames) {
+				t.Fatalf("%s: %d features", c.Kind, len(c.Features))
+			}
+			if !utf8.ValidString(c.Text) {
+				t.Fatalf("%s: text is not valid UTF-8", c.Kind)
+			}
+		}
+	})
+}

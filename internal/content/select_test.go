@@ -1,0 +1,210 @@
+package content
+
+import (
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+)
+
+func parseBody(t *testing.T, page string) (*html.Node, *html.Node) {
+	t.Helper()
+	root, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := findBody(root)
+	if body == nil {
+		t.Fatal("no body")
+	}
+	return root, body
+}
+
+const productPage = `<html><head><title>Shop</title>
+<script type="application/ld+json">{"@context":"https://schema.org","@graph":[{"@type":"BreadcrumbList"},
+{"@type":["Product"],"name":"Trail Runner 3","description":"A light shoe for rocky paths.",
+"offers":[{"@type":"Offer","price":89.5,"priceCurrency":"EUR","availability":"https://schema.org/InStock"}]}]}</script>
+</head><body>
+<nav><a href="/">Home</a> <a href="/men">Men</a> <a href="/women">Women</a> <a href="/sale">Sale</a></nav>
+<div class="layout">
+ <div class="product">
+  <h1>Trail Runner 3</h1>
+  <p class="price">€89.50</p>
+  <nav class="tabs"><a href="#d">Description</a> <a href="#s">Specifications</a></nav>
+  <div id="d"><p>A light shoe for rocky paths, with a grippy sole and a breathable upper that dries fast after a creek crossing.</p></div>
+  <table id="s"><tr><th>Weight</th><td>280 g</td></tr><tr><th>Drop</th><td>6 mm</td></tr></table>
+ </div>
+ <aside><h2>Others bought</h2><a href="/a">Road Runner</a> <a href="/b">Sky Runner</a></aside>
+</div>
+<footer class="cookie-notice"><p>We use cookies to improve the shop.</p><form><button>Accept</button></form></footer>
+</body></html>`
+
+func TestH1RegionTakesTheProductBlock(t *testing.T) {
+	_, body := parseBody(t, productPage)
+	r := h1Region(body)
+	if r == nil {
+		t.Fatal("h1Region: nil")
+	}
+	got := textOf(r)
+	for _, want := range []string{"Trail Runner 3", "€89.50", "grippy sole", "280 g"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("h1 region lacks %q:\n%s", want, got)
+		}
+	}
+	// The smallest ancestor holding half the page's words outside
+	// links is the product block: not the layout with its aside, and
+	// without the tabs' <nav>.
+	for _, unwanted := range []string{"Others bought", "Description", "cookies", "Sale"} {
+		if strings.Contains(got, unwanted) {
+			t.Errorf("h1 region holds %q:\n%s", unwanted, got)
+		}
+	}
+}
+
+func TestH1RegionNeedsAnH1(t *testing.T) {
+	_, body := parseBody(t, `<body><div><h2>T</h2><p>text</p></div></body>`)
+	if r := h1Region(body); r != nil {
+		t.Errorf("h1Region without <h1> = %q, want nil", textOf(r))
+	}
+}
+
+func TestBodyWithoutLandmarks(t *testing.T) {
+	_, body := parseBody(t, productPage)
+	got := textOf(bodyWithoutLandmarks(body))
+	for _, want := range []string{"Trail Runner 3", "grippy sole", "280 g"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("body candidate lacks %q:\n%s", want, got)
+		}
+	}
+	for _, unwanted := range []string{"Sale", "Others bought", "cookies", "Accept"} {
+		if strings.Contains(got, unwanted) {
+			t.Errorf("body candidate holds %q:\n%s", unwanted, got)
+		}
+	}
+	if findBody(body) != body || textOf(body) == got {
+		t.Error("bodyWithoutLandmarks changed the page's body")
+	}
+}
+
+func TestProductContentAddsWhatTheArticleLacks(t *testing.T) {
+	root, body := parseBody(t, productPage)
+	var desc *html.Node
+	walkElements(body, func(n *html.Node) {
+		if attr(n, "id") == "d" {
+			desc = n
+		}
+	})
+	art := cloneTree(desc)
+	k := productContent(root, art)
+	if k == nil {
+		t.Fatal("productContent: nil")
+	}
+	got := textOf(k)
+	for _, want := range []string{"Trail Runner 3", "89.5 EUR", "InStock", "grippy sole"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("product candidate lacks %q:\n%s", want, got)
+		}
+	}
+	// The JSON-LD description is the article's own text: not twice.
+	if strings.Count(got, "A light shoe for rocky paths") != 1 {
+		t.Errorf("description repeated:\n%s", got)
+	}
+	root2, _ := parseBody(t, `<body><p>no product here</p></body>`)
+	if k := productContent(root2, art); k != nil {
+		t.Errorf("productContent without a Product = %q, want nil", textOf(k))
+	}
+}
+
+func TestJSONLDProductPriceForms(t *testing.T) {
+	for _, c := range []struct{ ld, price string }{
+		{`{"@type":"Product","name":"a","offers":{"price":"12.00"}}`, "12.00"},
+		{`{"@type":"Product","name":"a","offers":{"@type":"AggregateOffer","lowPrice":7}}`, "7"},
+		{`[{"@type":"WebPage","mainEntity":{"@type":"Product","name":"a","offers":[{"price":1e3}]}}]`, "1000"},
+	} {
+		root, _ := parseBody(t, `<html><head><script type="application/ld+json">`+c.ld+`</script></head><body></body></html>`)
+		p, ok := jsonLDProduct(root)
+		if !ok || p.price != c.price {
+			t.Errorf("%s: price %q (found %v), want %q", c.ld, p.price, ok, c.price)
+		}
+	}
+}
+
+// TestPickNeedsTheMargin checks the choice among candidates: the best
+// predicted candidate replaces the current one only when it is predicted
+// better by selectMargin or more.
+func TestPickNeedsTheMargin(t *testing.T) {
+	saved := selectWeights
+	defer func() { selectWeights = saved }()
+	cur, h1 := &html.Node{}, &html.Node{}
+	cs := []candidate{{kind: kArticle, node: cur}, {kind: kH1, node: h1}}
+	for i := range cs {
+		cs[i].f[sBias] = 1
+	}
+	selectWeights = [numKinds][numSelectFeatures]float64{}
+	selectWeights[kH1][sBias] = 2 // predicted 0.88 against 0.5
+	if got := pick(cs, cur); got != h1 {
+		t.Errorf("pick = %p, want the h1 region %p", got, h1)
+	}
+	selectWeights[kH1][sBias] = 0.001 // the same as the article, give or take
+	if got := pick(cs, cur); got != nil {
+		t.Errorf("pick within the margin = %p, want nil (keep the current choice)", got)
+	}
+}
+
+func TestSelectableLeavesThreadsAndArticles(t *testing.T) {
+	art, thread := &html.Node{}, &html.Node{}
+	var probs [len(PageTypes)]float64
+	probs[typeIndex(TypeProduct)] = 0.9
+	probs[typeIndex(TypeArticle)] = 0.1
+	if !judged(art, art, probs) {
+		t.Error("a product page's article is not judged")
+	}
+	if judged(art, thread, probs) {
+		t.Error("a profile's copy on a page not taken for items is judged (the forum thread)")
+	}
+	probs[typeIndex(TypeProduct)] = 0.1
+	probs[typeIndex(TypeForum)] = 0.8
+	if judged(art, art, probs) {
+		t.Error("a page taken for a forum is judged")
+	}
+	probs[typeIndex(TypeForum)] = 0
+	probs[typeIndex(TypeArticle)] = 0.9
+	if judged(art, art, probs) {
+		t.Error("a confident article is judged")
+	}
+	if judged(nil, nil, probs) {
+		t.Error("a page without a choice is judged")
+	}
+}
+
+func TestCandidatesOfAProductPage(t *testing.T) {
+	cs, probs, err := Candidates([]byte(productPage), "https://shop.example/p/trail-runner-3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(probs) != len(PageTypes) {
+		t.Fatalf("%d probabilities, want %d", len(probs), len(PageTypes))
+	}
+	kinds := map[string]Candidate{}
+	current := 0
+	for _, c := range cs {
+		kinds[c.Kind] = c
+		if c.Current {
+			current++
+		}
+		if len(c.Features) != len(SelectFeatureNames) {
+			t.Errorf("%s: %d features, want %d", c.Kind, len(c.Features), len(SelectFeatureNames))
+		}
+	}
+	if current != 1 {
+		t.Errorf("%d current candidates, want 1", current)
+	}
+	for _, k := range []string{"article", "body", "h1"} {
+		if strings.TrimSpace(kinds[k].Text) == "" {
+			t.Errorf("no %s candidate text", k)
+		}
+	}
+	if !strings.Contains(kinds["h1"].Text, "€89.50") {
+		t.Errorf("h1 candidate lacks the price:\n%s", kinds["h1"].Text)
+	}
+}
