@@ -48,9 +48,10 @@ type Options struct {
 	// besides those on an allowed host; a request with any other Origin is
 	// refused with 403.
 	AllowedOrigins []string
-	// MaxResultChars caps the text of one tool result; longer crawl results
-	// are cut page by page with a marker (0: 200,000).
-	MaxResultChars int
+	// MaxTokens caps the text of a tool result when the call does not say
+	// (its maxTokens argument): 0 is DefaultMaxTokens, and it is at most
+	// HardMaxTokens. Tokens are counted by Tokens.
+	MaxTokens int
 	// Version is reported in initialize.
 	Version string
 }
@@ -69,9 +70,10 @@ type Handler struct {
 
 // New builds the endpoint.
 func New(st *store.Store, b *billing.Biller, prims Primitives, log *slog.Logger, opts Options) *Handler {
-	if opts.MaxResultChars <= 0 {
-		opts.MaxResultChars = 200_000
+	if opts.MaxTokens <= 0 {
+		opts.MaxTokens = DefaultMaxTokens
 	}
+	opts.MaxTokens = min(max(opts.MaxTokens, MinMaxTokens), HardMaxTokens)
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
