@@ -263,9 +263,11 @@ func (h *Handler) newServer(st *reqState) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "webacq", Version: h.opts.Version}, &sdk.ServerOptions{
 		SupportedProtocolVersions: ProtocolVersions,
 		Capabilities:              &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
-		Instructions: "Web acquisition tools: svc_search finds pages, svc_fetch reads one page as markdown, " +
-			"svc_gyre crawls a site, svc_map lists a site's URLs, svc_extract pulls structured data from a page. " +
-			"Each call draws credits from the workspace of the API key.",
+		Instructions: fmt.Sprintf("Web acquisition tools: svc_search finds pages, svc_fetch reads one page as markdown, "+
+			"svc_gyre crawls a site, svc_map lists a site's URLs, svc_extract pulls structured data from a page. "+
+			"Each call draws credits from the workspace of the API key. A result holds at most about %d tokens unless "+
+			"the call's maxTokens asks for another cap (%d to %d); a longer one keeps whole pages in order and starts with "+
+			"a cut member saying what was left out and how to get it.", h.opts.MaxTokens, MinMaxTokens, HardMaxTokens),
 	})
 	h.addTools(s, st)
 	return s
