@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -164,6 +165,9 @@ func capMembers(spec capSpec, members []member, budget int, reserve *int, m *cut
 		if spec.listURLs && m.LeftOut > 0 {
 			room := avail - used - (markerSize(spec, m, 0) - base)
 			for _, it := range leftOutItems {
+				if room < 16 {
+					break // no URL fits any more
+				}
 				u := itemURL(it)
 				if q, _ := json.Marshal(u); u != "" && len(q)+1 <= room {
 					m.URLs = append(m.URLs, u)
@@ -328,31 +332,132 @@ type member struct {
 }
 
 // objectInOrder splits a JSON object into its members, keeping their order.
+// It scans the text without copying it: results are our encoder's output
+// and arguments were checked as JSON (parseMessage), and a result of ten
+// megabytes is split in a few milliseconds.
 func objectInOrder(b []byte) ([]member, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, fmt.Errorf("not a JSON object")
-	}
 	var out []member
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, err
+	err := scanContainer(b, '{', func(key, raw []byte) error {
+		var k string
+		if err := json.Unmarshal(key, &k); err != nil {
+			return err
 		}
-		key, _ := t.(string)
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, err
-		}
-		out = append(out, member{key: key, raw: raw})
-	}
-	return out, nil
+		out = append(out, member{key: k, raw: raw})
+		return nil
+	})
+	return out, err
 }
 
+// arrayItems splits a JSON array into its items, without copying them.
 func arrayItems(b []byte) ([]json.RawMessage, error) {
-	var items []json.RawMessage
-	err := json.Unmarshal(b, &items)
-	return items, err
+	var out []json.RawMessage
+	err := scanContainer(b, '[', func(_, raw []byte) error {
+		out = append(out, raw)
+		return nil
+	})
+	return out, err
+}
+
+var errNotJSON = errors.New("malformed JSON")
+
+// scanContainer calls each for every member (key and value) of the object,
+// or every item of the array, that b holds.
+func scanContainer(b []byte, open byte, each func(key, raw []byte) error) error {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != open {
+		return errNotJSON
+	}
+	closing := byte(']')
+	if open == '{' {
+		closing = '}'
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == closing {
+		return nil
+	}
+	for {
+		var key []byte
+		if open == '{' {
+			end := valueEnd(b, i)
+			if end < 0 || b[i] != '"' {
+				return errNotJSON
+			}
+			key = b[i:end]
+			if i = skipSpace(b, end); i >= len(b) || b[i] != ':' {
+				return errNotJSON
+			}
+			i = skipSpace(b, i+1)
+		}
+		end := valueEnd(b, i)
+		if end < 0 {
+			return errNotJSON
+		}
+		if err := each(key, b[i:end]); err != nil {
+			return err
+		}
+		switch i = skipSpace(b, end); {
+		case i < len(b) && b[i] == ',':
+			i = skipSpace(b, i+1)
+		case i < len(b) && b[i] == closing:
+			return nil
+		default:
+			return errNotJSON
+		}
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// valueEnd is the index just after the JSON value that starts at b[i], or
+// -1 when the text ends first.
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		for i++; i < len(b); i++ {
+			switch b[i] {
+			case '\\':
+				i++
+			case '"':
+				return i + 1
+			}
+		}
+		return -1
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				end := valueEnd(b, i)
+				if end < 0 {
+					return -1
+				}
+				i = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return -1
+	}
+	start := i
+	for i < len(b) && !bytes.ContainsRune([]byte(",}] \t\r\n"), rune(b[i])) {
+		i++
+	}
+	if i == start {
+		return -1
+	}
+	return i
 }
 
 func joinArray(items []json.RawMessage) []byte {
@@ -416,11 +521,12 @@ func setMember(members []member, key string, raw []byte) {
 
 // itemURL is the url member of an item (a page or a search result).
 func itemURL(item []byte) string {
-	var v struct {
-		URL string `json:"url"`
+	members, _ := objectInOrder(item)
+	var u string
+	if i := indexOf(members, "url"); i >= 0 {
+		json.Unmarshal(members[i].raw, &u)
 	}
-	json.Unmarshal(item, &v)
-	return v.URL
+	return u
 }
 
 func joinPath(path, key string) string {

@@ -224,3 +224,47 @@ func TestMaxTokensArgument(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCapLargeCrawl caps a crawl of 1,000 pages of about 10 KB of
+// markdown each (about 10 MB of JSON) to the default:
+//
+//	go test -run '^$' -bench CapLargeCrawl -benchmem ./internal/mcp
+func BenchmarkCapLargeCrawl(b *testing.B) {
+	res := &primitive.GyreResult{StartURL: "http://127.0.0.1/p0", TotalPages: 1000, Pages: bigPages(1000, 10_000)}
+	for b.Loop() {
+		if _, err := capResult("svc_gyre", res, DefaultMaxTokens); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestScanner(t *testing.T) {
+	doc := ` { "a" : [1, {"b":"}]\"[{"}, -2.5e+3, null] ,"\u00e9\"":"x\\","c":{"d":[[],{}]},"e":true } `
+	ms, err := objectInOrder([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	var want map[string]json.RawMessage
+	json.Unmarshal([]byte(doc), &want)
+	for _, m := range ms {
+		keys = append(keys, m.key)
+		if string(m.raw) != string(want[m.key]) {
+			t.Errorf("%s: %s, want %s", m.key, m.raw, want[m.key])
+		}
+	}
+	if !reflect.DeepEqual(keys, []string{"a", `é"`, "c", "e"}) {
+		t.Fatalf("keys %q", keys)
+	}
+	items, err := arrayItems(ms[0].raw)
+	if err != nil || len(items) != 4 || string(items[1]) != `{"b":"}]\"[{"}` || string(items[2]) != "-2.5e+3" {
+		t.Fatalf("items %q %v", items, err)
+	}
+	for _, bad := range []string{``, `{`, `{"a"`, `{"a":`, `{"a":1`, `{"a" 1}`, `[1 2]`, `{"a":"x}`, `{1:2}`} {
+		if _, err := objectInOrder([]byte(bad)); err == nil {
+			if _, err := arrayItems([]byte(bad)); err == nil {
+				t.Errorf("%q: no error", bad)
+			}
+		}
+	}
+}
