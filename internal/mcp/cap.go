@@ -184,6 +184,11 @@ func capMembers(spec capSpec, members []member, budget int, reserve *int, m *cut
 		members, _ = objectInOrder(obj)
 	}
 	m.Message = markerMessage(spec, m)
+	if m.LeftOut > 0 && indexOf(members, "job_id") >= 0 {
+		// A page of an async crawl (DECISIONS, "Async gyre"): its next
+		// cursor was set before the cut.
+		m.Message += " This is a page of an async crawl: its next cursor was set before the cut and may skip the pages left out; poll with a smaller limit."
+	}
 	mk, _ := encodeJSON(m)
 	return joinObject(append([]member{{key: "cut", raw: mk}}, members...))
 }

@@ -268,3 +268,15 @@ func TestScanner(t *testing.T) {
 		}
 	}
 }
+
+// A page of an async crawl (job_id, pages, next) is capped like a crawl,
+// and its marker warns that next may skip the pages left out.
+func TestCapAsyncCrawlPage(t *testing.T) {
+	job := map[string]any{"job_id": "j1", "status": "completed", "totalPages": 30, "pages": bigPages(30, 10_000), "next": "c30"}
+	text, c := capOf(t, "svc_gyre", job, DefaultMaxTokens)
+	var got struct{ Pages []primitive.GyrePage }
+	json.Unmarshal([]byte(text), &got)
+	if len(got.Pages) == 0 || c.Cut.LeftOut != 30-len(got.Pages) || !strings.Contains(c.Cut.Message, "smaller limit") {
+		t.Fatalf("kept %d, marker %+v", len(got.Pages), c.Cut)
+	}
+}
