@@ -394,7 +394,7 @@ func (m *Main) serve(ctx context.Context) error {
 	}
 	mcpHandler := mcp.New(m.store, biller, svc, m.log, mcp.Options{BaseURL: m.cfg.BaseURL, CanonicalHost: m.cfg.CanonicalHost,
 		AllowedHosts: m.cfg.AllowedHosts, Addr: m.cfg.Addr, AllowedOrigins: m.cfg.MCPAllowedOrigins,
-		MaxResultChars: m.cfg.MCPMaxResultChars})
+		MaxTokens: m.cfg.MCPMaxTokens})
 	if mcpHandler.AnyHost() {
 		m.log.Warn("mcp: /api/mcp accepts any Host (no DNS-rebinding protection): the service listens on a non-loopback address " +
 			"and neither WEBACQ_BASE_URL nor WEBACQ_ALLOWED_HOSTS names its hosts")

@@ -57,9 +57,10 @@ type Config struct {
 	// the names besides those of BaseURL and CanonicalHost that a request's
 	// Host may carry on /api/mcp (DNS-rebinding protection).
 	AllowedHosts []string
-	// MCPMaxResultChars (WEBACQ_MCP_MAX_RESULT_CHARS) caps the page text of
-	// one crawl or search result on the MCP endpoint.
-	MCPMaxResultChars int
+	// MCPMaxTokens (WEBACQ_MCP_MAX_TOKENS) caps the text of one MCP tool
+	// result when the call does not say (its maxTokens argument), in tokens
+	// of 4 bytes; 0 is the default, 20,000.
+	MCPMaxTokens int
 	// AllowPrivateRanges (WEBACQ_ALLOW_PRIVATE_RANGES, comma-separated
 	// CIDRs) are the private ranges fetches may reach, each within RFC 1918,
 	// CGNAT, unique-local or loopback space. Cloud metadata addresses stay
@@ -239,7 +240,7 @@ func Load(getenv func(string) string) (*Config, error) {
 	}{
 		{"WEBACQ_LLM_CONTEXT_TOKENS", &c.LLMContextTokens}, {"WEBACQ_LLM_MAX_OUTPUT_TOKENS", &c.LLMMaxOutputTokens},
 		{"WEBACQ_CRAWL_WORKERS", &c.CrawlWorkers}, {"WEBACQ_CRAWL_PER_HOST", &c.CrawlPerHost},
-		{"WEBACQ_MCP_MAX_RESULT_CHARS", &c.MCPMaxResultChars},
+		{"WEBACQ_MCP_MAX_TOKENS", &c.MCPMaxTokens},
 		{"WEBACQ_CONVERT_WORKERS", &c.ConvertWorkers}, {"WEBACQ_CONVERT_QUEUE", &c.ConvertQueue},
 		{"WEBACQ_JOB_WORKERS", &c.JobWorkers}, {"WEBACQ_MONITOR_PER_HOST", &c.MonitorPerHost},
 		{"WEBACQ_ALERT_MESSAGES_PER_HOUR", &c.AlertMessagesPerHour},
@@ -251,6 +252,12 @@ func Load(getenv func(string) string) (*Config, error) {
 				return nil, fmt.Errorf("config: %s must be a non-negative integer", f.name)
 			}
 		}
+	}
+	if get("WEBACQ_MCP_MAX_RESULT_CHARS", "") != "" {
+		return nil, fmt.Errorf("config: WEBACQ_MCP_MAX_RESULT_CHARS was replaced by WEBACQ_MCP_MAX_TOKENS (tokens of 4 bytes, default 20000)")
+	}
+	if n := c.MCPMaxTokens; n != 0 && (n < 1000 || n > 100_000) {
+		return nil, fmt.Errorf("config: WEBACQ_MCP_MAX_TOKENS must be between 1000 and 100000")
 	}
 	durations := []struct {
 		name string

@@ -126,3 +126,20 @@ func TestAllowPrivateRanges(t *testing.T) {
 		}
 	}
 }
+
+func TestMCPMaxTokens(t *testing.T) {
+	if c, err := Load(env("WEBACQ_MCP_MAX_TOKENS", "50000")); err != nil || c.MCPMaxTokens != 50000 {
+		t.Fatalf("WEBACQ_MCP_MAX_TOKENS=50000: %v", err)
+	}
+	for _, kv := range [][]string{
+		{"WEBACQ_MCP_MAX_TOKENS", "999"},
+		{"WEBACQ_MCP_MAX_TOKENS", "100001"},
+		// The old setting is refused, naming its replacement, rather than
+		// ignored.
+		{"WEBACQ_MCP_MAX_RESULT_CHARS", "200000"},
+	} {
+		if _, err := Load(env(kv...)); err == nil || !strings.Contains(err.Error(), "WEBACQ_MCP_MAX_TOKENS") {
+			t.Errorf("%s=%s: got %v, want an error naming WEBACQ_MCP_MAX_TOKENS", kv[0], kv[1], err)
+		}
+	}
+}

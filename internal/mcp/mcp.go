@@ -48,9 +48,10 @@ type Options struct {
 	// besides those on an allowed host; a request with any other Origin is
 	// refused with 403.
 	AllowedOrigins []string
-	// MaxResultChars caps the text of one tool result; longer crawl results
-	// are cut page by page with a marker (0: 200,000).
-	MaxResultChars int
+	// MaxTokens caps the text of a tool result when the call does not say
+	// (its maxTokens argument): 0 is DefaultMaxTokens, and it is at most
+	// HardMaxTokens. Tokens are counted by Tokens.
+	MaxTokens int
 	// Version is reported in initialize.
 	Version string
 }
@@ -69,9 +70,10 @@ type Handler struct {
 
 // New builds the endpoint.
 func New(st *store.Store, b *billing.Biller, prims Primitives, log *slog.Logger, opts Options) *Handler {
-	if opts.MaxResultChars <= 0 {
-		opts.MaxResultChars = 200_000
+	if opts.MaxTokens <= 0 {
+		opts.MaxTokens = DefaultMaxTokens
 	}
+	opts.MaxTokens = min(max(opts.MaxTokens, MinMaxTokens), HardMaxTokens)
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
@@ -261,9 +263,11 @@ func (h *Handler) newServer(st *reqState) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "webacq", Version: h.opts.Version}, &sdk.ServerOptions{
 		SupportedProtocolVersions: ProtocolVersions,
 		Capabilities:              &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
-		Instructions: "Web acquisition tools: svc_search finds pages, svc_fetch reads one page as markdown, " +
-			"svc_gyre crawls a site, svc_map lists a site's URLs, svc_extract pulls structured data from a page. " +
-			"Each call draws credits from the workspace of the API key.",
+		Instructions: fmt.Sprintf("Web acquisition tools: svc_search finds pages, svc_fetch reads one page as markdown, "+
+			"svc_gyre crawls a site, svc_map lists a site's URLs, svc_extract pulls structured data from a page. "+
+			"Each call draws credits from the workspace of the API key. A result holds at most about %d tokens unless "+
+			"the call's maxTokens asks for another cap (%d to %d); a longer one keeps whole pages in order and starts with "+
+			"a cut member saying what was left out and how to get it.", h.opts.MaxTokens, MinMaxTokens, HardMaxTokens),
 	})
 	h.addTools(s, st)
 	return s

@@ -41,8 +41,10 @@ func newEnv(t *testing.T, dialect string) *env {
 	return newEnvWith(t, dialect, mcp.Options{AllowedOrigins: []string{"https://console.example.com"}})
 }
 
-// newEnvWith serves the REST API and the MCP endpoint built with opts.
-func newEnvWith(t *testing.T, dialect string, opts mcp.Options) *env {
+// newEnvWith serves the REST API and the MCP endpoint built with opts, on
+// primitives that each of with may change (a search provider, a browser,
+// a language model).
+func newEnvWith(t *testing.T, dialect string, opts mcp.Options, with ...func(*primitive.Service)) *env {
 	t.Helper()
 	s := storetest.Open(t, dialect)
 	cfg, _ := config.Load(func(k string) string {
@@ -55,6 +57,9 @@ func newEnvWith(t *testing.T, dialect string, opts mcp.Options) *env {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	b := billing.New(s, log)
 	prims := &primitive.Service{HTTP: fetch.New(fetch.Config{AllowPrivate: true}), Pages: s, Log: log}
+	for _, f := range with {
+		f(prims)
+	}
 	svc := billed.New(b, prims)
 	api := httpapi.New(cfg, s, b, svc, log)
 	api.SetMCP(mcp.New(s, b, svc, log, opts))
@@ -527,38 +532,5 @@ func TestGyreToolStreamsProgressAndTruncates(t *testing.T) {
 	us, _ := e.usage(e.ws.ID, model.LogFilter{})
 	if us[0].Endpoint != "/api/v1/gyre" || us[0].Credits != 6 {
 		t.Fatalf("usage %+v", us[0])
-	}
-}
-
-func TestLargeCrawlIsTruncatedForAgents(t *testing.T) {
-	s := storetest.Open(t, store.SQLite)
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	b := billing.New(s, log)
-	defer b.Close()
-	cfg, _ := config.Load(func(string) string { return "" })
-	cfg.AllowPrivate, cfg.AccessLog = true, false
-	prims := &primitive.Service{HTTP: fetch.New(fetch.Config{AllowPrivate: true}), Pages: s, Log: log}
-	svc := billed.New(b, prims)
-	api := httpapi.New(cfg, s, b, svc, log)
-	api.SetMCP(mcp.New(s, b, svc, log, mcp.Options{MaxResultChars: 3000}))
-	srv := httptest.NewServer(api)
-	defer srv.Close()
-	e := &env{t: t, url: srv.URL, store: s, b: b}
-	e.ws, e.key = e.workspace("acme", 100)
-	site := crawlSite(t, 8)
-	text, isErr := e.callTool("svc_gyre", map[string]any{"url": site.URL + "/p0", "maxPages": 4, "tier": "http"})
-	var crawl primitive.GyreResult
-	if err := json.Unmarshal([]byte(text), &crawl); err != nil || isErr || crawl.TotalPages != 4 {
-		t.Fatalf("gyre: %v %s", err, text)
-	}
-	kept := 0
-	for _, p := range crawl.Pages {
-		if !strings.Contains(p.Markdown, "[truncated: ") {
-			t.Fatalf("page %s not marked as truncated", p.URL)
-		}
-		kept += len(strings.Split(p.Markdown, "\n\n[truncated")[0])
-	}
-	if kept > 3000 {
-		t.Fatalf("kept %d bytes of page text, cap 3000", kept)
 	}
 }

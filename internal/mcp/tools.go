@@ -2,9 +2,9 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"runtime/debug"
+	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -63,28 +63,10 @@ func (h *Handler) addTools(s *sdk.Server, st *reqState) {
 	add(h, s, st, toolsByName["svc_map"], h.prims.Map)
 	add(h, s, st, toolsByName["svc_extract"], h.prims.Extract)
 	add(h, s, st, toolsByName["svc_gyre"], func(ctx context.Context, call *billing.Call, in primitive.GyreRequest) (*primitive.GyreResult, error) {
-		res, err := h.prims.Gyre(ctx, call, in, progressOf(ctx))
-		if err == nil {
-			pages := make([]*string, len(res.Pages))
-			for i := range res.Pages {
-				pages[i] = &res.Pages[i].Markdown
-			}
-			truncate(pages, h.opts.MaxResultChars)
-		}
-		return res, err
+		return h.prims.Gyre(ctx, call, in, progressOf(ctx))
 	})
 	add(h, s, st, toolsByName["svc_search"], func(ctx context.Context, call *billing.Call, in primitive.SearchRequest) (*primitive.SearchResult, error) {
-		res, err := h.prims.Search(ctx, call, in, progressOf(ctx))
-		if err == nil {
-			var pages []*string
-			for _, r := range res.Results {
-				if r.Page != nil && r.Page.Markdown != nil {
-					pages = append(pages, r.Page.Markdown)
-				}
-			}
-			truncate(pages, h.opts.MaxResultChars)
-		}
-		return res, err
+		return h.prims.Search(ctx, call, in, progressOf(ctx))
 	})
 }
 
@@ -103,7 +85,17 @@ func progressFor(ctx context.Context, req *sdk.CallToolRequest) context.Context 
 	if token == nil || req.Session == nil {
 		return ctx
 	}
+	// Progress must increase (MCP): a primitive may report the same count
+	// twice (a crawl's last page, then its end), from several goroutines.
+	var mu sync.Mutex
+	last := -1
 	report := func(done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if done <= last {
+			return
+		}
+		last = done
 		req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
 			ProgressToken: token, Progress: float64(done), Total: float64(total),
 			Message: fmt.Sprintf("%d of %d", done, total),
@@ -126,7 +118,10 @@ func add[In, Out any](h *Handler, s *sdk.Server, st *reqState, t tool,
 				RequestID: st.requestID, Started: st.started}
 			var in In
 			var out Out
-			err := decodeArguments(req.Params.Arguments, &in)
+			args, maxTokens, err := takeMaxTokens(req.Params.Arguments, h.opts.MaxTokens)
+			if err == nil {
+				err = decodeArguments(args, &in)
+			}
 			if err == nil {
 				if class := billing.ClassOf(t.endpoint); class != "" {
 					_, err = h.biller.Admit(ctx, call.Principal, class)
@@ -152,7 +147,7 @@ func add[In, Out any](h *Handler, s *sdk.Server, st *reqState, t tool,
 			if err != nil {
 				return errorResult(err), nil
 			}
-			return h.textResult(out), nil
+			return textResult(t.name, out, maxTokens), nil
 		})
 }
 
@@ -181,9 +176,10 @@ func errorResult(err error) *sdk.CallToolResult {
 	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: code + ": " + msg}}}
 }
 
-// textResult is one text item holding the JSON data payload.
-func (h *Handler) textResult(v any) *sdk.CallToolResult {
-	b, err := json.Marshal(v)
+// textResult is one text item holding the JSON data payload, capped to
+// maxTokens (capResult).
+func textResult(tool string, v any, maxTokens int) *sdk.CallToolResult {
+	b, err := capResult(tool, v, maxTokens)
 	if err != nil {
 		return errorResult(fmt.Errorf("marshal result: %w", err))
 	}
