@@ -98,10 +98,15 @@ var notFoundMarkers = []string{
 //   - ok otherwise.
 func Classify(statusCode int, body []byte, doc *Document) Verdict {
 	var sig signals
-	mainWords := countWords(string(body)) // non-HTML fallback when doc is nil
+	var mainWords int
 	if doc != nil {
 		sig = doc.signals
 		mainWords = countWords(doc.Text)
+	} else {
+		// Without a document the body's own words are the main text. A
+		// document's body is never counted: that would copy and scan the
+		// whole HTML for a number thrown away.
+		mainWords = countWords(string(body))
 	}
 	pageWords := mainWords
 	if sig.isHTML {
