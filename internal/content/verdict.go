@@ -101,7 +101,11 @@ func Classify(statusCode int, body []byte, doc *Document) Verdict {
 	var mainWords int
 	if doc != nil {
 		sig = doc.signals
-		mainWords = countWords(doc.Text)
+		if doc.Text == doc.textCounted {
+			mainWords = doc.textWords
+		} else {
+			mainWords = countWords(doc.Text)
+		}
 	} else {
 		// Without a document the body's own words are the main text. A
 		// document's body is never counted: that would copy and scan the
