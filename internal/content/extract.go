@@ -3,7 +3,6 @@ package content
 import (
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	md "github.com/JohannesKaufmann/html-to-markdown/v2/converter"
@@ -17,13 +16,9 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// converters holds built converters for reuse: building one registers
-// plugins and sorts handlers. A Converter is safe for concurrent use, but
-// it takes a shared read lock for every node and every byte of text it
-// escapes, and two conversions on two cores then spend much of their time
-// passing that lock's cache line between them (6 % of a crawl's CPU), so
-// each conversion takes a converter of its own.
-var converters = sync.Pool{New: func() any { return newConverter() }}
+// converter is built once: building registers plugins and sorts handlers,
+// and a Converter is safe for concurrent use.
+var converter = newConverter()
 
 func newConverter() *md.Converter {
 	c := md.NewConverter(md.WithPlugins(
@@ -550,9 +545,7 @@ func blockNeighbour(n *html.Node, next bool) bool {
 
 // toMarkdown converts the children of n. It modifies n.
 func toMarkdown(n *html.Node) string {
-	c := converters.Get().(*md.Converter)
-	out, err := c.ConvertNode(n)
-	converters.Put(c)
+	out, err := converter.ConvertNode(n)
 	if err != nil {
 		return ""
 	}
