@@ -5,7 +5,10 @@
 // runs on two commits that print the same lines made the same output on
 // every page: the check for a change meant to be speed only. With -every
 // N it converts every Nth page only; -load reads the pages and converts
-// none (the base to subtract from an instruction count).
+// none (the base to subtract from an instruction count); -cpuprofile and
+// -memprofile write profiles. Compare instruction counts only between
+// builds of this same driver: linking runtime/pprof turns on the
+// runtime's sampling of allocations, whose stack walks count too.
 package main
 
 import (
