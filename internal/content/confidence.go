@@ -60,9 +60,8 @@ var ConfidenceFeatureNames = [nConfidenceFeatures]string{
 
 type confidenceFeatures [nConfidenceFeatures]float64
 
-func confidenceInputs(node *html.Node, text string, bodyWords int, x *extractFacts, probs [len(PageTypes)]float64) confidenceFeatures {
+func confidenceInputs(node *html.Node, text string, words, bodyWords int, x *extractFacts, probs [len(PageTypes)]float64) confidenceFeatures {
 	var f confidenceFeatures
-	words := countWords(text)
 	f[cMainWords] = math.Log1p(float64(words))
 	f[cBodyWords] = math.Log1p(float64(bodyWords))
 	if bodyWords > 0 {

@@ -77,6 +77,11 @@ type Document struct {
 	Confidence float64
 
 	signals signals
+	// textWords is the word count (countWords) of textCounted, the Text
+	// it was counted on: the confidence inputs need it, and Classify
+	// reuses it while Text is that text.
+	textWords   int
+	textCounted string
 	// features and confFeatures are the models' inputs, kept for the
 	// trainer (bench/pagetype).
 	features     typeFeatures
@@ -137,8 +142,9 @@ func fromTree(root *html.Node, pageURL string, opt Options) *Document {
 	doc := &Document{Metadata: s.meta, Links: s.links, signals: s.sig, Confidence: -1}
 	c := contentNode(root, s, opt, doc)
 	render(doc, c.node, opt)
+	doc.textWords, doc.textCounted = countWords(doc.Text), doc.Text
 	if c.main {
-		doc.confFeatures = confidenceInputs(c.node, doc.Text, s.sig.bodyWords, &c.facts, c.probs)
+		doc.confFeatures = confidenceInputs(c.node, doc.Text, doc.textWords, s.sig.bodyWords, &c.facts, c.probs)
 		doc.Confidence = confidenceOf(&doc.confFeatures)
 	}
 	return doc

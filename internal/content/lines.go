@@ -368,11 +368,33 @@ func lowerText(n *html.Node, buf []byte) []byte {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		switch c.Type {
 		case html.TextNode:
-			for _, r := range c.Data {
+			s := c.Data
+			for i := 0; i < len(s); {
+				// ASCII, most of the text, is read a byte at a time
+				// (unicode.IsSpace and unicode.ToLower agree with
+				// this on it).
+				r := rune(s[i])
+				if r < utf8.RuneSelf {
+					i++
+					if isUpper(s[i-1]) {
+						r += 'a' - 'A'
+					}
+				} else {
+					var size int
+					r, size = utf8.DecodeRuneInString(s[i:])
+					i += size
+				}
 				if unicode.IsSpace(r) {
 					if len(buf) > 0 && buf[len(buf)-1] != ' ' && len(buf) < cap(buf) {
 						buf = append(buf, ' ')
 					}
+					continue
+				}
+				if r < utf8.RuneSelf {
+					if len(buf) == cap(buf) {
+						return buf
+					}
+					buf = append(buf, byte(r))
 					continue
 				}
 				r = unicode.ToLower(r)

@@ -98,10 +98,19 @@ var notFoundMarkers = []string{
 //   - ok otherwise.
 func Classify(statusCode int, body []byte, doc *Document) Verdict {
 	var sig signals
-	mainWords := countWords(string(body)) // non-HTML fallback when doc is nil
+	var mainWords int
 	if doc != nil {
 		sig = doc.signals
-		mainWords = countWords(doc.Text)
+		if doc.Text == doc.textCounted {
+			mainWords = doc.textWords
+		} else {
+			mainWords = countWords(doc.Text)
+		}
+	} else {
+		// Without a document the body's own words are the main text. A
+		// document's body is never counted: that would copy and scan the
+		// whole HTML for a number thrown away.
+		mainWords = countWords(string(body))
 	}
 	pageWords := mainWords
 	if sig.isHTML {
@@ -112,10 +121,10 @@ func Classify(statusCode int, body []byte, doc *Document) Verdict {
 
 	if refusing || short {
 		lower := lowerPrefix(body, markerScanBytes)
-		if containsAny(lower, captchaMarkers) {
+		if captchaHints.inBytes(lower) {
 			return VerdictCaptcha
 		}
-		denied := containsAny(lower, blockedMarkers)
+		denied := blockedHints.inBytes(lower)
 		switch {
 		case statusCode == 429:
 		case statusCode == 401 || statusCode == 403:
@@ -124,7 +133,7 @@ func Classify(statusCode int, body []byte, doc *Document) Verdict {
 			if denied {
 				return VerdictBlocked
 			}
-		case short && (denied || containsAny(lower, rateLimitMarkers)) && noticeOnly(doc, lower):
+		case short && (denied || rateLimitHints.inBytes(lower)) && noticeOnly(doc, lower):
 			return VerdictBlocked
 		}
 	}
@@ -167,14 +176,14 @@ func lowerPrefix(b []byte, n int) []byte {
 	return bytes.ToLower(b)
 }
 
-func containsAny(b []byte, markers []string) bool {
-	for _, m := range markers {
-		if bytes.Contains(b, []byte(m)) {
-			return true
-		}
-	}
-	return false
-}
+// The marker lists as sets matched in one pass over the body each: a
+// page under 200 words gets up to 256 KB of it searched, and a search
+// per marker (21 of challenges alone) read it dozens of times.
+var (
+	captchaHints   = newHints(captchaMarkers...)
+	blockedHints   = newHints(blockedMarkers...)
+	rateLimitHints = newHints(rateLimitMarkers...)
+)
 
 func containsAnyString(s string, markers []string) bool {
 	for _, m := range markers {

@@ -2,6 +2,7 @@ package content
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -47,5 +48,23 @@ func TestClassifyRateLimitAndOutage(t *testing.T) {
 		if got := Classify(c.status, body, doc); got != c.want {
 			t.Errorf("%s/%d: got %s, want %s", c.name, c.status, got, c.want)
 		}
+	}
+}
+
+// TestClassifyReadsTextAsItIs: Classify reuses the word count the
+// pipeline made of the text, but only while Text is still that text.
+func TestClassifyReadsTextAsItIs(t *testing.T) {
+	body := []byte(`<html><head><title>Notes</title></head><body><article><h1>Notes</h1><p>` +
+		strings.Repeat("Every word of this sentence is a word of the main text. ", 12) + `</p></article></body></html>`)
+	doc, err := HTML(body, "https://example.com/", Options{OnlyMainContent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Classify(200, body, doc); got != VerdictOK {
+		t.Fatalf("as converted: got %s, want %s", got, VerdictOK)
+	}
+	doc.Text = "Three words left"
+	if got := Classify(200, body, doc); got != VerdictThin {
+		t.Errorf("text replaced: got %s, want %s", got, VerdictThin)
 	}
 }

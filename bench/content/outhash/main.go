@@ -1,0 +1,91 @@
+// Command outhash converts every page of the three corpora with
+// content.HTML (main content, links) and prints one line per page: its
+// name and a hash of everything the pipeline returns (markdown, text,
+// links, metadata, page type, confidence and both models' inputs). Two
+// runs on two commits that print the same lines made the same output on
+// every page: the check for a change meant to be speed only. With -every
+// N it converts every Nth page only; -load reads the pages and converts
+// none (the base to subtract from an instruction count); -cpuprofile and
+// -memprofile write profiles. Compare instruction counts only between
+// builds of this same driver: linking runtime/pprof turns on the
+// runtime's sampling of allocations, whose stack walks count too.
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"runtime/pprof"
+
+	"webacq/bench/content/corpus"
+	"webacq/internal/content"
+)
+
+func main() {
+	shared := flag.String("shared", "../shared/corpus", "the corpora")
+	every := flag.Int("every", 1, "convert every Nth page only")
+	load := flag.Bool("load", false, "read the pages, convert none")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile here")
+	memprofile := flag.String("memprofile", "", "write an allocation profile here")
+	flag.Parse()
+	if *memprofile != "" {
+		defer func() {
+			f, err := os.Create(*memprofile)
+			if err == nil {
+				_ = pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+		}()
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	var pages []*corpus.Page
+	for _, load := range []func() ([]*corpus.Page, error){
+		func() ([]*corpus.Page, error) { return corpus.LoadReadability(*shared + "/readability/test-pages") },
+		func() ([]*corpus.Page, error) { return corpus.LoadEval(*shared + "/trafilatura-eval") },
+		func() ([]*corpus.Page, error) { return corpus.LoadWCXB(*shared + "/wcxb-dev") },
+	} {
+		ps, err := load()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		pages = append(pages, ps...)
+	}
+	for i, p := range pages {
+		if i%*every != 0 {
+			continue
+		}
+		body, err := p.Body()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if *load {
+			continue
+		}
+		doc, err := content.HTML(body, p.URL, content.Options{OnlyMainContent: true, IncludeLinks: true})
+		h := sha256.New()
+		if err != nil {
+			fmt.Fprintf(h, "error %v", err)
+		} else {
+			b, _ := json.Marshal(doc)
+			h.Write(b)
+			fmt.Fprintf(h, "\x00%v\x00%v", doc.TypeFeatures(), doc.ConfidenceFeatures())
+		}
+		fmt.Printf("%s/%s %x\n", p.Corpus, p.Name, h.Sum(nil)[:8])
+	}
+}
