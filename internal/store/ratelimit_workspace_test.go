@@ -138,3 +138,39 @@ func TestStartCallLimit(t *testing.T) {
 		}
 	})
 }
+
+// On SQLite the count lives in the serving process and is written back at
+// most once a second; a process that starts reads it back, so a restart
+// resumes the minute rather than starting it again.
+func TestCountRequestSQLiteResumes(t *testing.T) {
+	url := storetest.URL(t, store.SQLite)
+	at := time.Date(2026, 11, 26, 10, 0, 5, 0, time.UTC)
+	open := func() *store.Store {
+		s, err := store.Open(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Now = func() time.Time { return at }
+		return s
+	}
+	s := open()
+	for want := 1; want <= 2; want++ {
+		if n, _, _ := s.CountRequest(ctx, "w1", "primitives"); n != want {
+			t.Fatalf("count %d, want %d", n, want)
+		}
+	}
+	at = at.Add(2 * time.Second) // the third is written back
+	if n, _, _ := s.CountRequest(ctx, "w1", "primitives"); n != 3 {
+		t.Fatalf("third count %d", n)
+	}
+	s.Close()
+	s = open()
+	defer s.Close()
+	if n, reset, _ := s.CountRequest(ctx, "w1", "primitives"); n != 4 || !reset.Equal(time.Date(2026, 11, 26, 10, 1, 0, 0, time.UTC)) {
+		t.Fatalf("after a restart: count %d reset %v, want 4 in the same minute", n, reset)
+	}
+	at = at.Add(time.Minute)
+	if n, _, _ := s.CountRequest(ctx, "w1", "primitives"); n != 1 {
+		t.Fatalf("a new minute after a restart: %d", n)
+	}
+}

@@ -57,6 +57,8 @@ type Store struct {
 	txStmtCount atomic.Int64
 	// quotaMu orders this process's quota takes by their clock (TakeQuota).
 	quotaMu sync.Mutex
+	// windows are the request counts of CountRequest on SQLite.
+	windows requestWindows
 
 	// Now is the clock; tests may replace it.
 	Now func() time.Time
