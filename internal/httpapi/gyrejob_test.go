@@ -360,7 +360,7 @@ func (e *env) mcpTool(name string, args any) (string, bool) {
 	}
 	var rpc struct {
 		Result struct {
-			IsError bool `json:"isError"`
+			IsError bool                    `json:"isError"`
 			Content []struct{ Text string } `json:"content"`
 		} `json:"result"`
 	}
