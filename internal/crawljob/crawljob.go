@@ -35,9 +35,12 @@ const Endpoint = "/api/v1/gyre"
 // slots before it tries again.
 const busyWait = 5 * time.Second
 
-// Args is the job of one crawl.
+// Args is the job of one crawl. TimeoutMS is the crawl's timeout: the job
+// may run that long and settle, and River takes its worker for dead only
+// after it (plus WEBACQ_JOB_RESCUE_AFTER).
 type Args struct {
-	JobID string `json:"job_id"`
+	JobID     string `json:"job_id"`
+	TimeoutMS int    `json:"timeout_ms,omitempty"`
 }
 
 // Kind names the job.
@@ -94,7 +97,8 @@ func (s *Service) Start(ctx context.Context, call *billing.Call, req primitive.G
 		if !paid {
 			return model.Errorf(model.CodeCreditsExhausted, "not enough credits: this call needs %d", maxCost)
 		}
-		if j.RiverJobID, err = s.Queue.InsertTx(ctx, tx, Args{JobID: j.ID}, &river.InsertOpts{Queue: Queue}); err != nil {
+		if j.RiverJobID, err = s.Queue.InsertTx(ctx, tx, Args{JobID: j.ID, TimeoutMS: *req.Timeout},
+			&river.InsertOpts{Queue: Queue}); err != nil {
 			return err
 		}
 		return s.Store.InsertGyreJob(ctx, tx, j)

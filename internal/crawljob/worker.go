@@ -24,9 +24,17 @@ type worker struct {
 	s *Service
 }
 
-// Timeout lets a crawl run its longest timeout, with room to settle.
-func (w *worker) Timeout(*river.Job[Args]) time.Duration {
-	return time.Duration(primitive.GyreMaxTimeout)*time.Millisecond + time.Minute
+// settleTime is what a job may take beyond its crawl's timeout: reading
+// its saved pages, ending the crawl's pages in flight, settling.
+const settleTime = 15 * time.Second
+
+// Timeout lets a crawl run its timeout, with room to settle.
+func (w *worker) Timeout(job *river.Job[Args]) time.Duration {
+	ms := job.Args.TimeoutMS
+	if ms <= 0 {
+		ms = primitive.GyreMaxTimeout
+	}
+	return time.Duration(ms)*time.Millisecond + settleTime
 }
 
 // Work runs (or resumes) one crawl job. It takes one of the workspace's
