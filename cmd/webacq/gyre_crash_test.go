@@ -17,9 +17,9 @@ import (
 
 // An asynchronous crawl of a slow site runs on a worker that is killed
 // mid-crawl, on PostgreSQL; a worker started afterwards resumes it from the
-// pages saved and finishes it. Every page of the result is distinct, each
-// is billed once, and the credits drawn equal the credits of the usage
-// rows, and the pages saved before the kill are not fetched again.
+// pages saved and finishes it. Every page of the result is distinct and
+// billed once, the credits drawn equal the credits of the usage rows, and
+// the pages saved before the kill are not fetched again.
 func TestGyreJobWorkerKilledMidCrawl(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills a worker in the middle of a crawl: about 30 s")
