@@ -225,7 +225,10 @@ func (s *Service) settle(ctx context.Context, tx store.Tx, j *store.GyreJob, hoo
 		httpStatus = model.Status(code)
 	}
 	tier := model.TierNone
-	if j.CreditsUsed > 0 {
+	switch {
+	case j.MaxPageCredits >= billing.FetchBrowser:
+		tier = model.TierBrowser
+	case j.MaxPageCredits > 0:
 		tier = model.TierHTTP
 	}
 	paid, err := billing.ChargeTx(ctx, s.Store, tx, billing.Charge{WorkspaceID: j.WorkspaceID, KeyPrefix: j.KeyPrefix,

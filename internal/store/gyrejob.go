@@ -41,6 +41,9 @@ type GyreJob struct {
 	// with the job).
 	Pages int
 	Spent int64
+	// MaxPageCredits is the price of the dearest page saved (set by
+	// EndGyreJobTx): it tells the tier that did the work.
+	MaxPageCredits int64
 }
 
 // Final reports whether the job has ended.
@@ -209,8 +212,8 @@ func (s *Store) EndGyreJobTx(ctx context.Context, tx Tx, id, status string, errs
 	if err != nil {
 		return nil, fmt.Errorf("store: end gyre job: %w", err)
 	}
-	if err := tx.QueryRow(ctx, `SELECT COALESCE(SUM(credits), 0), COUNT(*) FROM gyre_job_pages WHERE job_id = $1`, id).
-		Scan(&j.CreditsUsed, &j.Pages); err != nil {
+	if err := tx.QueryRow(ctx, `SELECT COALESCE(SUM(credits), 0), COUNT(*), COALESCE(MAX(credits), 0) FROM gyre_job_pages
+		WHERE job_id = $1`, id).Scan(&j.CreditsUsed, &j.Pages, &j.MaxPageCredits); err != nil {
 		return nil, fmt.Errorf("store: end gyre job: %w", err)
 	}
 	j.CreditsUsed = min(j.CreditsUsed, j.Held)
