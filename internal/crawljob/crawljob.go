@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"webacq/internal/alert"
 	"webacq/internal/billing"
@@ -251,4 +252,30 @@ func (s *Service) settle(ctx context.Context, tx store.Tx, j *store.GyreJob, hoo
 // Prune deletes the jobs that ended before cutoff, with their pages.
 func (s *Service) Prune(ctx context.Context, cutoff time.Time) (int64, error) {
 	return s.Store.PruneGyreJobs(ctx, cutoff)
+}
+
+// PruneArgs deletes the crawl jobs that ended more than the page
+// retention period ago, with their pages.
+type PruneArgs struct{}
+
+// Kind names the job.
+func (PruneArgs) Kind() string { return "prune_gyre_jobs" }
+
+// Periodic registers the pruning of ended jobs kept for retention and
+// returns its periodic job (hourly, queued by whichever node leads, on the
+// maintenance queue, one at a time).
+func (s *Service) Periodic(w *river.Workers, retention time.Duration) *river.PeriodicJob {
+	river.AddWorker(w, river.WorkFunc(func(ctx context.Context, _ *river.Job[PruneArgs]) error {
+		n, err := s.Prune(ctx, s.Store.Now().Add(-retention))
+		if n > 0 {
+			s.Log.Info("pruned", "crawl_jobs", n)
+		}
+		return err
+	}))
+	opts := &river.InsertOpts{Queue: jobs.QueueMaintenance, UniqueOpts: river.UniqueOpts{ByArgs: true,
+		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+			rivertype.JobStateRetryable, rivertype.JobStateScheduled}}}
+	return river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
+		func() (river.JobArgs, *river.InsertOpts) { return PruneArgs{}, opts },
+		&river.PeriodicJobOpts{ID: "prune_gyre_jobs", RunOnStart: true})
 }

@@ -17,8 +17,8 @@ type ExpireHoldsArgs struct{}
 // Kind names the job.
 func (ExpireHoldsArgs) Kind() string { return "expire_holds" }
 
-// PruneArgs drops stored pages, run snapshots, settled alert deliveries
-// and ended crawl jobs past their retention.
+// PruneArgs drops stored pages, run snapshots and settled alert deliveries
+// past their retention.
 type PruneArgs struct{}
 
 // Kind names the job.
@@ -99,13 +99,8 @@ func (h *Housekeeping) prune(ctx context.Context, _ *river.Job[PruneArgs]) error
 	if err != nil {
 		return err
 	}
-	// Crawl jobs keep their results as long as pages are kept.
-	crawls, err := h.Store.PruneGyreJobs(ctx, now.Add(-h.PageRetention))
-	if err != nil {
-		return err
-	}
-	if pages+snaps+deliveries+crawls > 0 {
-		h.Log.Info("pruned", "pages", pages, "run_snapshots", snaps, "deliveries", deliveries, "crawl_jobs", crawls)
+	if pages+snaps+deliveries > 0 {
+		h.Log.Info("pruned", "pages", pages, "run_snapshots", snaps, "deliveries", deliveries)
 	}
 	return nil
 }
