@@ -48,9 +48,9 @@ const (
 // GyreRequest is the body of POST /api/v1/gyre and the arguments of the
 // svc_gyre tool.
 type GyreRequest struct {
-	// URL is required unless JobID reads a crawl job: the schema cannot
-	// say so, so it marks neither required.
-	URL             string   `json:"url,omitempty" jsonschema:"absolute http(s) URL where the crawl starts; its host bounds the crawl. Required, except with job_id"`
+	// URL is required unless JobID reads a crawl job (svc_gyre's input
+	// schema says so with anyOf).
+	URL             string   `json:"url" jsonschema:"absolute http(s) URL where the crawl starts; its host bounds the crawl. Required, except with job_id"`
 	MaxPages        *int     `json:"maxPages,omitempty" jsonschema:"the most pages to return, from 1 to 1000; default 10. Each page costs 1 credit (3 when the browser tier was needed)"`
 	MaxDepth        *int     `json:"maxDepth,omitempty" jsonschema:"how many links away from the start page to go, from 0 (the start page only) to 100; default 3. Sitemap URLs count as depth 1"`
 	IncludePaths    []string `json:"includePaths,omitempty" jsonschema:"regular expressions (Go RE2 syntax) on the URL path, e.g. ^/blog/; when given, only pages whose path matches one are crawled. The start page is always crawled"`
