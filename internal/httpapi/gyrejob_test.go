@@ -411,3 +411,34 @@ func TestGyreAsyncOverMCP(t *testing.T) {
 type tlog struct{ t *testing.T }
 
 func (l tlog) Write(p []byte) (int, error) { l.t.Log(strings.TrimSpace(string(p))); return len(p), nil }
+
+// A running crawl job holds one of its workspace's concurrency slots, taken
+// by the worker (and renewed there) until the job ends: with a limit of 1,
+// a synchronous crawl is refused while it runs, a second job waits queued
+// instead of failing, and reading the job takes no slot.
+func TestGyreAsyncHoldsASlotWhileRunning(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, dialect string) {
+		e, _ := newGyreJobEnv(t, dialect, 50)
+		one := 1
+		if err := e.store.SetRateLimits(ctx, e.ws.ID, nil, &one); err != nil {
+			t.Fatal(err)
+		}
+		s, release := gatedSite(t, 6)
+		first := startJob(t, e, `{"url":"`+s.URL+`/p0","maxPages":4,"tier":"http","async":true,"ignoreSitemap":true}`)
+		e.waitJob(first, func(st jobStatus) bool { return st.Status == "running" && st.TotalPages >= 2 })
+		// The slot is the job's: a synchronous crawl is refused, reads are not.
+		wantError(t, e.send("POST", "/api/v1/gyre", `{"url":"`+s.URL+`/p0","maxPages":1,"tier":"http"}`), 429, "rate_limited")
+		second := startJob(t, e, `{"url":"`+s.URL+`/p1","maxPages":2,"tier":"http","async":true,"ignoreSitemap":true}`)
+		time.Sleep(500 * time.Millisecond)
+		if st, a := e.job("/api/v1/gyre/" + second); a.status != 200 || st.Status != "queued" {
+			t.Fatalf("second job while the first runs: %d %+v, want queued", a.status, st)
+		}
+		release()
+		if st := e.waitJob(first, final); st.Status != "completed" || st.TotalPages != 4 {
+			t.Fatalf("first job: %+v", st)
+		}
+		if st := e.waitJob(second, final); st.Status != "completed" || st.TotalPages != 2 {
+			t.Fatalf("second job: %+v", st)
+		}
+	})
+}
