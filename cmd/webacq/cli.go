@@ -31,6 +31,7 @@ import (
 	"webacq/internal/channel/edgar"
 	"webacq/internal/channel/wire"
 	"webacq/internal/config"
+	"webacq/internal/crawljob"
 	"webacq/internal/fetch"
 	"webacq/internal/httpapi"
 	"webacq/internal/jobs"
@@ -384,10 +385,11 @@ func (m *Main) serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	queue, monitors, hk, err := m.background(prims, m.cfg.JobWorkers, box)
+	queue, monitors, hk, crawls, err := m.background(prims, biller, m.cfg.JobWorkers, box)
 	if err != nil {
 		return err
 	}
+	svc.SetGyreJobs(crawls)
 	api.SetMonitors(monitors)
 	if err := m.mountConsole(api, biller, monitors); err != nil {
 		return err
@@ -514,9 +516,10 @@ func (m *Main) primitives(pages *store.Store) (*primitive.Service, error) {
 }
 
 // background builds the job queue with every worker of the service (monitor
-// checks and housekeeping) and the monitor service that queues checks;
-// workers 0 makes an insert-only queue (an API-only node).
-func (m *Main) background(prims *primitive.Service, workers int, box *secretbox.Box) (*jobs.Queue, *monitor.Service, *jobs.Housekeeping, error) {
+// checks, crawl jobs and housekeeping), the monitor service that queues
+// checks and the crawl jobs' service; workers 0 makes an insert-only queue
+// (an API-only node).
+func (m *Main) background(prims *primitive.Service, biller *billing.Biller, workers int, box *secretbox.Box) (*jobs.Queue, *monitor.Service, *jobs.Housekeeping, *crawljob.Service, error) {
 	w := river.NewWorkers()
 	hk := &jobs.Housekeeping{Store: m.store, Log: m.log, ExpireEvery: billing.ExpireEvery(m.reservationTTL()),
 		PageRetention: m.cfg.PageRetention, SnapshotRetention: m.cfg.SnapshotRetention, LogRetention: m.cfg.LogRetention}
@@ -525,10 +528,10 @@ func (m *Main) background(prims *primitive.Service, workers int, box *secretbox.
 		MessagesPerHour: m.cfg.AlertMessagesPerHour}
 	var err error
 	if alerts.Mail, err = alert.NewMailer(m.cfg.SMTPURL, m.cfg.SMTPFrom); err != nil {
-		return nil, nil, nil, fmt.Errorf("config: %w", err)
+		return nil, nil, nil, nil, fmt.Errorf("config: %w", err)
 	}
 	if alerts.SMS, err = alert.NewSMS(m.cfg.SMSURL, m.cfg.SMSAccount, m.cfg.SMSToken, m.cfg.SMSFrom); err != nil {
-		return nil, nil, nil, fmt.Errorf("config: %w", err)
+		return nil, nil, nil, nil, fmt.Errorf("config: %w", err)
 	}
 	if d := m.cfg.DeliveryRetryWait; d > 0 {
 		alerts.Backoff = slices.Repeat([]time.Duration{d}, len(alert.DefaultBackoff))
@@ -542,7 +545,7 @@ func (m *Main) background(prims *primitive.Service, workers int, box *secretbox.
 		CheckNowInterval: m.cfg.CheckNowInterval}
 	if m.cfg.SECUserAgent != "" {
 		if mon.EDGAR, err = edgar.New(m.cfg.EdgarDataURL, m.cfg.EdgarWWWURL, m.cfg.SECUserAgent); err != nil {
-			return nil, nil, nil, fmt.Errorf("config: %w", err)
+			return nil, nil, nil, nil, fmt.Errorf("config: %w", err)
 		}
 		// SEC fair access: at most 10 requests a second from all nodes.
 		mon.EDGAR.Wait = edgarPace(m.store)
@@ -553,14 +556,23 @@ func (m *Main) background(prims *primitive.Service, workers int, box *secretbox.
 	mon.WireFeeds = map[string]string{model.ChannelBusinessWire: m.cfg.BusinessWireFeed,
 		model.ChannelGlobeNewswire: m.cfg.GlobeNewswireFeed}
 	mon.AddWorkers(w)
+	crawls := &crawljob.Service{Store: m.store, Biller: biller, Prims: prims, Alerts: alerts, Log: m.log}
+	crawls.AddWorkers(w)
+	// Crawl jobs keep their results as long as pages are kept.
+	periodic = append(periodic, crawls.Periodic(w, m.cfg.PageRetention))
 	q, err := jobs.New(m.store, w, jobs.Config{Workers: mon.Runners(), RescueAfter: m.cfg.JobRescueAfter,
-		PollInterval: m.cfg.JobPollInterval, JobTimeout: 5 * time.Minute, Periodic: periodic, Log: m.log})
+		PollInterval: m.cfg.JobPollInterval, JobTimeout: 5 * time.Minute, Periodic: periodic, Log: m.log,
+		Queues: map[string]int{crawljob.Queue: crawlJobs}})
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	mon.Queue, alerts.Queue = q, q
-	return q, mon, hk, nil
+	mon.Queue, alerts.Queue, crawls.Queue = q, q, q
+	return q, mon, hk, crawls, nil
 }
+
+// crawlJobs is how many asynchronous crawls a worker node runs at once;
+// each fetches up to WEBACQ_CRAWL_WORKERS pages at a time.
+const crawlJobs = 4
 
 // edgarPace is SEC fair access as every node of the service waits for it:
 // at most 10 requests a second from all nodes together, slots kept in the
@@ -654,7 +666,7 @@ func (m *Main) worker(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	queue, monitors, hk, err := m.background(prims, max(m.cfg.JobWorkers, 1), box)
+	queue, monitors, hk, _, err := m.background(prims, biller, max(m.cfg.JobWorkers, 1), box)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"context"
 
 	"webacq/internal/billing"
+	"webacq/internal/crawljob"
 	"webacq/internal/llm"
 	"webacq/internal/model"
 	"webacq/internal/primitive"
@@ -21,6 +22,7 @@ import (
 type Service struct {
 	biller *billing.Biller
 	prims  *primitive.Service
+	jobs   *crawljob.Service // the asynchronous crawls (gyrejob.go)
 }
 
 // New bills the primitives prims through b.

@@ -19,9 +19,12 @@ const (
 	ClassMonitor    = "monitor"
 )
 
-// primitiveRoutes are the routes counted as primitives.
+// primitiveRoutes are the routes counted as primitives. Reading and
+// cancelling a crawl job count too (DECISIONS, Async gyre): a read is
+// free of credits but not of the database, and it is the same request
+// whether sent as GET /api/v1/gyre/{job_id} or POST /api/v1/gyre {job_id}.
 var primitiveRoutes = map[string]bool{"/api/v1/fetch": true, "/api/v1/map": true, "/api/v1/gyre": true,
-	"/api/v1/search": true, "/api/v1/extract": true}
+	"/api/v1/gyre/{job_id}": true, "/api/v1/search": true, "/api/v1/extract": true}
 
 // ClassOf is the rate-limit class of a route (a REST route pattern's
 // path, which an MCP tool names as its endpoint): the primitives, the

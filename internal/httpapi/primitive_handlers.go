@@ -39,10 +39,11 @@ func (s *Server) mapSite(w http.ResponseWriter, r *http.Request) {
 	servePrimitive(s, w, r, s.billed.Map)
 }
 
-// gyre serves POST /api/v1/gyre; the REST API reports no progress.
+// gyre serves POST /api/v1/gyre: a crawl, a crawl queued or a crawl job
+// read (gyre_handlers.go); the REST API reports no progress.
 func (s *Server) gyre(w http.ResponseWriter, r *http.Request) {
-	servePrimitive(s, w, r, func(ctx context.Context, call *billing.Call, req primitive.GyreRequest) (*primitive.GyreResult, error) {
-		return s.billed.Gyre(ctx, call, req, nil)
+	servePrimitive(s, w, r, func(ctx context.Context, call *billing.Call, req primitive.GyreRequest) (any, error) {
+		return s.billed.GyreAny(ctx, call, req, nil)
 	})
 }
 

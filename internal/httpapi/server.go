@@ -65,6 +65,7 @@ func (s *Server) routes() {
 	s.handle("POST /api/v1/fetch", s.fetch)
 	s.handle("POST /api/v1/map", s.mapSite)
 	s.handle("POST /api/v1/gyre", s.gyre)
+	s.gyreJobRoutes()
 	s.handle("POST /api/v1/search", s.search)
 	s.handle("POST /api/v1/extract", s.extract)
 	s.webhookRoutes()
@@ -114,12 +115,14 @@ func (s *Server) handle(pattern string, h http.HandlerFunc) {
 				fail(w, r, s.log, err)
 				return
 			}
-			end, err := s.biller.StartCall(r.Context(), c.Principal, endpoint)
-			if err != nil {
-				fail(w, r, s.log, err)
-				return
+			if !ownSlot[pattern] {
+				end, err := s.biller.StartCall(r.Context(), c.Principal, endpoint)
+				if err != nil {
+					fail(w, r, s.log, err)
+					return
+				}
+				defer end()
 			}
-			defer end()
 		}
 		h(w, r)
 	}))

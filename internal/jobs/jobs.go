@@ -41,6 +41,9 @@ type Config struct {
 	JobTimeout time.Duration
 	// Periodic are housekeeping jobs, run by whichever node leads.
 	Periodic []*river.PeriodicJob
+	// Queues are more queues this node works, each with its number of
+	// jobs at once (the crawl jobs' queue), when Workers is not 0.
+	Queues map[string]int
 	// PollInterval is how often an idle node looks for jobs (SQLite has no
 	// notifications, so it always polls; PostgreSQL polls as a fallback).
 	PollInterval time.Duration
@@ -101,6 +104,9 @@ func New(st *store.Store, workers *river.Workers, cfg Config) (*Queue, error) {
 		rc.Queues = map[string]river.QueueConfig{
 			QueueMonitor:     {MaxWorkers: cfg.Workers},
 			QueueMaintenance: {MaxWorkers: 2},
+		}
+		for name, n := range cfg.Queues {
+			rc.Queues[name] = river.QueueConfig{MaxWorkers: max(n, 1)}
 		}
 	}
 	var err error

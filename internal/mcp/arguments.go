@@ -19,7 +19,7 @@ var inputSchemas = map[string]*jsonschema.Schema{
 	"svc_fetch":   inputSchema[primitive.FetchRequest](),
 	"svc_map":     inputSchema[primitive.MapRequest](),
 	"svc_extract": inputSchema[primitive.ExtractRequest](),
-	"svc_gyre":    inputSchema[primitive.GyreRequest](),
+	"svc_gyre":    gyreInputSchema(),
 	"svc_search":  inputSchema[primitive.SearchRequest](),
 }
 

@@ -49,6 +49,10 @@ func (stubPrims) Gyre(_ context.Context, _ *billing.Call, r primitive.GyreReques
 	return stubRun(r.URL, &primitive.GyreResult{})
 }
 
+func (p stubPrims) GyreAny(ctx context.Context, c *billing.Call, r primitive.GyreRequest, progress func(done, total int)) (any, error) {
+	return p.Gyre(ctx, c, r, progress)
+}
+
 func (stubPrims) Search(_ context.Context, _ *billing.Call, r primitive.SearchRequest, _ func(done, total int)) (*primitive.SearchResult, error) {
 	return stubRun(r.Query, &primitive.SearchResult{})
 }

@@ -20,9 +20,17 @@ type Primitives interface {
 	Fetch(ctx context.Context, call *billing.Call, req primitive.FetchRequest) (*primitive.FetchResult, error)
 	Map(ctx context.Context, call *billing.Call, req primitive.MapRequest) (*primitive.MapResult, error)
 	Gyre(ctx context.Context, call *billing.Call, req primitive.GyreRequest, progress func(done, total int)) (*primitive.GyreResult, error)
+	// GyreAny serves every form of the gyre body: a crawl, a crawl queued
+	// ({async: true, …}), a crawl job read ({job_id, limit?, next?}).
+	GyreAny(ctx context.Context, call *billing.Call, req primitive.GyreRequest, progress func(done, total int)) (any, error)
 	Search(ctx context.Context, call *billing.Call, req primitive.SearchRequest, progress func(done, total int)) (*primitive.SearchResult, error)
 	Extract(ctx context.Context, call *billing.Call, req primitive.ExtractRequest) (*primitive.ExtractResult, error)
 }
+
+// ownSlot are the tools that take a concurrency slot themselves when they
+// need one: svc_gyre for a synchronous crawl only, not to queue a crawl
+// job or read one (billed.GyreAny).
+var ownSlot = map[string]bool{"svc_gyre": true}
 
 type tool struct {
 	name, endpoint, description string
@@ -40,7 +48,9 @@ var tools = []tool{
 		"Costs 1 credit over HTTP, 3 with the browser; a failed fetch costs nothing."},
 	{"svc_gyre", "/api/v1/gyre", "Crawl a website from a start URL, following its links (respecting robots.txt), " +
 		"and get every page as markdown: {startUrl, totalPages, pages[{url,title,markdown,statusCode,via}], errors[]}. " +
-		"Use it to read many pages of one site; bound it with maxPages. Costs 1 credit per page (3 with the browser)."},
+		"Use it to read many pages of one site; bound it with maxPages. Costs 1 credit per page (3 with the browser). " +
+		"For a long crawl send async=true: it answers {job_id, status} at once; then call svc_gyre with {job_id} alone " +
+		"(and next) to read its status and pages, free."},
 	{"svc_extract", "/api/v1/extract", "Extract structured data from a web page with a language model: give a url and " +
 		"an intent in plain English (or a prompt), optionally a JSON Schema for each item; get {url, found, data[], model}. " +
 		"Costs 5 credits (7 when the page needs a browser)."},
@@ -62,8 +72,8 @@ func (h *Handler) addTools(s *sdk.Server, st *reqState) {
 	add(h, s, st, toolsByName["svc_fetch"], h.prims.Fetch)
 	add(h, s, st, toolsByName["svc_map"], h.prims.Map)
 	add(h, s, st, toolsByName["svc_extract"], h.prims.Extract)
-	add(h, s, st, toolsByName["svc_gyre"], func(ctx context.Context, call *billing.Call, in primitive.GyreRequest) (*primitive.GyreResult, error) {
-		return h.prims.Gyre(ctx, call, in, progressOf(ctx))
+	add(h, s, st, toolsByName["svc_gyre"], func(ctx context.Context, call *billing.Call, in primitive.GyreRequest) (any, error) {
+		return h.prims.GyreAny(ctx, call, in, progressOf(ctx))
 	})
 	add(h, s, st, toolsByName["svc_search"], func(ctx context.Context, call *billing.Call, in primitive.SearchRequest) (*primitive.SearchResult, error) {
 		return h.prims.Search(ctx, call, in, progressOf(ctx))
@@ -128,7 +138,7 @@ func add[In, Out any](h *Handler, s *sdk.Server, st *reqState, t tool,
 				}
 			}
 			end := func() {}
-			if err == nil {
+			if err == nil && !ownSlot[t.name] {
 				end, err = h.biller.StartCall(ctx, call.Principal, t.endpoint)
 			}
 			if err == nil {

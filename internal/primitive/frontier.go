@@ -44,6 +44,10 @@ type frontier[T any] struct {
 	mayStart func(inflight int) bool
 	// over, when not nil, ends the crawl even with pages in flight.
 	over func() bool
+	// resume, when not nil, runs first on run's goroutine: it takes in the
+	// work of an earlier run (gyre's journal) and reports whether the
+	// start page was among it, in which case it is not fetched again.
+	resume func(ctx context.Context) (startDone bool)
 
 	// known holds raw links whose fate is settled: refused by the filter,
 	// or taken to admit (admitted, seen, or past capacity). Pages repeat
@@ -124,9 +128,12 @@ func (f *frontier[T]) run(ctx context.Context, start string) {
 	defer cancel()
 
 	key, _ := NormalizeURL(start)
+	if f.resume == nil || !f.resume(ctx) {
+		f.seen[key] = true
+		f.admitted++
+		f.enqueue(ctx, &crawlJob{url: start, key: key, via: GyreViaStart, start: true})
+	}
 	f.seen[key] = true
-	f.admitted++
-	f.enqueue(ctx, &crawlJob{url: start, key: key, via: GyreViaStart, start: true})
 	for {
 		f.schedule(ctx)
 		if ctx.Err() != nil || (f.over != nil && f.over()) {

@@ -48,7 +48,9 @@ const (
 // GyreRequest is the body of POST /api/v1/gyre and the arguments of the
 // svc_gyre tool.
 type GyreRequest struct {
-	URL             string   `json:"url" jsonschema:"absolute http(s) URL where the crawl starts; its host bounds the crawl"`
+	// URL is required unless JobID reads a crawl job (svc_gyre's input
+	// schema says so with anyOf).
+	URL             string   `json:"url" jsonschema:"absolute http(s) URL where the crawl starts; its host bounds the crawl. Required, except with job_id"`
 	MaxPages        *int     `json:"maxPages,omitempty" jsonschema:"the most pages to return, from 1 to 1000; default 10. Each page costs 1 credit (3 when the browser tier was needed)"`
 	MaxDepth        *int     `json:"maxDepth,omitempty" jsonschema:"how many links away from the start page to go, from 0 (the start page only) to 100; default 3. Sitemap URLs count as depth 1"`
 	IncludePaths    []string `json:"includePaths,omitempty" jsonschema:"regular expressions (Go RE2 syntax) on the URL path, e.g. ^/blog/; when given, only pages whose path matches one are crawled. The start page is always crawled"`
@@ -63,6 +65,9 @@ type GyreRequest struct {
 	Timeout           *int     `json:"timeout,omitempty" jsonschema:"milliseconds after which the crawl stops and returns the pages gathered so far, from 1 to 300000; default 60000"`
 	MaxCredits        *int     `json:"maxCredits,omitempty" jsonschema:"the most credits the crawl may spend; it stops starting pages before it would spend more"`
 	IgnoreSitemap     bool     `json:"ignoreSitemap,omitempty" jsonschema:"do not read the site's sitemaps: discover pages through links only"`
+
+	// The asynchronous form (gyre_async.go).
+	GyreAsync
 
 	// include and exclude are the compiled path patterns.
 	include, exclude []*regexp.Regexp
@@ -319,6 +324,11 @@ func (s *Service) Gyre(ctx context.Context, workspaceID string, req GyreRequest,
 // this point (pages, plus pages in flight and queued, at most maxPages);
 // total may grow or shrink, and the last call has done == total.
 func (s *Service) GyreWith(ctx context.Context, workspaceID string, req GyreRequest, opt GyreOptions, progress func(done, total int)) (*GyreResult, error) {
+	return s.gyreWith(ctx, workspaceID, req, opt, nil, progress)
+}
+
+func (s *Service) gyreWith(ctx context.Context, workspaceID string, req GyreRequest, opt GyreOptions, journal *GyreJournal,
+	progress func(done, total int)) (*GyreResult, error) {
 	if s.HTTP == nil {
 		return nil, model.Errorf(model.CodeUnavailable, "fetching is not configured")
 	}
@@ -344,6 +354,7 @@ func (s *Service) GyreWith(ctx context.Context, workspaceID string, req GyreRequ
 	g := &gyre{
 		s: s, req: req, opt: opt, workspaceID: workspaceID, startURL: startURL,
 		progress: progress,
+		journal:  journal,
 		filter:   filter,
 		pageCost: req.pageCost(browser),
 		emitted:  make(map[string]bool),
@@ -362,6 +373,9 @@ func (s *Service) GyreWith(ctx context.Context, workspaceID string, req GyreRequ
 		capacity: max(gyreFrontierFactor**req.MaxPages, gyreMinFrontier),
 		visit:    g.visit, take: g.take, mayStart: g.mayStart, over: g.full,
 	}
+	if journal != nil {
+		g.f.resume = g.resume
+	}
 	g.f.init()
 	g.f.run(ctx, req.URL)
 
@@ -370,6 +384,9 @@ func (s *Service) GyreWith(ctx context.Context, workspaceID string, req GyreRequ
 		g.progress(n, n)
 	}
 	g.res.TotalPages = len(g.res.Pages)
+	if g.haltErr != nil {
+		return nil, g.haltErr
+	}
 	if g.res.TotalPages == 0 {
 		return nil, g.startError()
 	}
@@ -391,7 +408,10 @@ type gyre struct {
 	cpu         chan struct{} // a slot per page being converted
 
 	progress func(done, total int)
-	budget   int64 // maxCredits; 0: none
+	journal  *GyreJournal // nil: a crawl that saves nothing as it goes
+	halted   bool         // the journal refused a page: the crawl ends
+	haltErr  error        // the journal failed
+	budget   int64        // maxCredits; 0: none
 	f        *frontier[gyreOutcome]
 
 	emitted  map[string]bool // keys of pages returned: final URLs and canonicals
@@ -412,13 +432,13 @@ type gyreOutcome struct {
 
 // mayStart says whether the limits leave room for one more page.
 func (g *gyre) mayStart(inflight int) bool {
-	return len(g.res.Pages)+inflight < *g.req.MaxPages && g.size < g.opt.MaxResultBytes &&
+	return !g.halted && len(g.res.Pages)+inflight < *g.req.MaxPages && g.size < g.opt.MaxResultBytes &&
 		(g.budget == 0 || g.spent+int64(inflight+1)*g.pageCost <= g.budget)
 }
 
 // full says whether the crawl has all the pages or content it may return.
 func (g *gyre) full() bool {
-	return len(g.res.Pages) >= *g.req.MaxPages || g.size >= g.opt.MaxResultBytes
+	return g.halted || len(g.res.Pages) >= *g.req.MaxPages || g.size >= g.opt.MaxResultBytes
 }
 
 // startError is the error of a crawl that returns no page.
@@ -539,6 +559,9 @@ func (g *gyre) take(ctx context.Context, r crawlReport[gyreOutcome]) {
 	}
 	if g.size >= g.opt.MaxResultBytes {
 		return // a page in flight when the crawl filled up
+	}
+	if g.journal != nil && !g.record(ctx, r) {
+		return
 	}
 	g.spent += billing.FetchCost(o.page.Tier)
 	g.res.Pages = append(g.res.Pages, *o.page)
