@@ -33,9 +33,9 @@ func localSecretKey(databaseURL string) (key, path string, err error) {
 		var raw [32]byte
 		rand.Read(raw[:])
 		fresh := base64.StdEncoding.EncodeToString(raw[:]) + "\n"
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		f, cerr := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		switch {
-		case err == nil:
+		case cerr == nil:
 			_, werr := f.WriteString(fresh)
 			if cerr := f.Close(); werr == nil {
 				werr = cerr
@@ -44,10 +44,10 @@ func localSecretKey(databaseURL string) (key, path string, err error) {
 				return "", "", fmt.Errorf("secret key: %w", werr)
 			}
 			return strings.TrimSpace(fresh), path, nil
-		case errors.Is(err, fs.ErrExist): // another process made it first
+		case errors.Is(cerr, fs.ErrExist): // another process made it first
 			b, err = os.ReadFile(path)
 		default:
-			return "", "", fmt.Errorf("secret key: %w", err)
+			return "", "", fmt.Errorf("secret key: %w", cerr)
 		}
 	}
 	if err != nil {
