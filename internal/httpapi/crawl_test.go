@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"webacq/internal/llm"
 	"webacq/internal/primitive"
@@ -43,6 +44,10 @@ func TestGyreBillsPerPage(t *testing.T) {
 		if r.TotalPages != 5 || len(r.Pages) != 5 || r.StartURL == "" || r.Pages[0].Via != "start" || !strings.Contains(r.Pages[0].Markdown, "# Topic 0") {
 			t.Fatalf("gyre result %s", a.Data)
 		}
+		// It says why it stopped with pages left (issue 22).
+		if len(r.Errors) != 1 || r.Errors[0].Code != primitive.GyreCodeMaxPages || !strings.Contains(r.Errors[0].Error, `"maxPages" 5`) {
+			t.Fatalf("a crawl stopped by maxPages: errors %+v", r.Errors)
+		}
 		// 5 reserved, 5 pages at 1 credit: 15 left.
 		if got := e.balance(); got != 15 {
 			t.Fatalf("balance %d, want 15", got)
@@ -52,6 +57,9 @@ func TestGyreBillsPerPage(t *testing.T) {
 		json.Unmarshal(a.Data, &r)
 		if a.status != 200 || r.TotalPages != 3 {
 			t.Fatalf("maxCredits 3: %d pages", r.TotalPages)
+		}
+		if len(r.Errors) != 1 || r.Errors[0].Code != primitive.GyreCodeMaxCredits || !strings.Contains(r.Errors[0].Error, `"maxCredits" 3`) {
+			t.Fatalf("a crawl stopped by maxCredits: errors %+v", r.Errors)
 		}
 		if got := e.balance(); got != 12 {
 			t.Fatalf("balance %d, want 12", got)
@@ -71,6 +79,12 @@ func TestGyreBillsPerPage(t *testing.T) {
 			if !strings.Contains(a.Error, want) {
 				t.Errorf("402 %q does not say %q", a.Error, want)
 			}
+		}
+		// A crawl that took every page it found says nothing.
+		small := smallSite(t, 3)
+		r = primitive.GyreResult{}
+		if a = e.post("/api/v1/gyre", `{"url":"`+small.URL+`/p0","maxPages":10,"tier":"http"}`); json.Unmarshal(a.Data, &r) != nil || r.TotalPages != 3 || len(r.Errors) != 0 {
+			t.Fatalf("a whole crawl: %d pages, errors %+v", r.TotalPages, r.Errors)
 		}
 	})
 }
@@ -179,4 +193,34 @@ func TestExtract(t *testing.T) {
 	}
 	wantError(t, e.post("/api/v1/extract", `{"url":"`+s.URL+`/q3"}`), 400, "bad_request")
 	wantError(t, e.post("/api/v1/extract", `{"url":"`+s.URL+`/q3","intent":"x","schema":{"type":"nonsense"}}`), 400, "bad_request")
+}
+
+// A crawl that runs out of time with pages found says so in errors, with
+// the timeout code and how to get the rest (issue 22).
+func TestGyreSaysItTimedOut(t *testing.T) {
+	e := newEnv(t, store.SQLite)
+	e.store.AddCredits(ctx, e.ws.ID, 100)
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var i int
+		fmt.Sscanf(r.URL.Path, "/p%d", &i)
+		if i > 0 {
+			time.Sleep(400 * time.Millisecond)
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<html><head><title>Page %d</title></head><body><article><h1>Topic %d</h1><p>Words of the page about revenue, guidance and dividends for the quarter.</p>`, i, i)
+		for j := 1; j <= 20; j++ {
+			fmt.Fprintf(w, `<a href="/p%d">p%d</a> `, i*20+j, i*20+j)
+		}
+		fmt.Fprint(w, `</article></body></html>`)
+	}))
+	defer slow.Close()
+	a := e.post("/api/v1/gyre", `{"url":"`+slow.URL+`/p0","maxPages":50,"timeout":1000,"tier":"http"}`)
+	var r primitive.GyreResult
+	if a.status != 200 || json.Unmarshal(a.Data, &r) != nil || r.TotalPages == 0 || r.TotalPages >= 50 {
+		t.Fatalf("a crawl cut by its timeout: %d, %d pages", a.status, r.TotalPages)
+	}
+	last := r.Errors[len(r.Errors)-1]
+	if last.Code != primitive.GyreCodeCrawlTimeout || !strings.Contains(last.Error, "timeout of 1000 ms") || !strings.Contains(last.Error, `"async": true`) {
+		t.Fatalf("errors %+v, want the timeout last", r.Errors)
+	}
 }

@@ -216,6 +216,14 @@ const (
 	// GyreCodeResultSize marks a crawl cut short at GyreMaxResultBytes;
 	// its url is the start URL.
 	GyreCodeResultSize = "result_size"
+	// GyreCodeMaxPages, GyreCodeMaxCredits and GyreCodeCrawlTimeout mark a
+	// crawl that stopped at its maxPages, its maxCredits or its timeout
+	// with pages of the site found and not fetched (issue 22: a crawl says
+	// why it stopped; a page of its own that timed out is "timeout"); their
+	// url is the start URL.
+	GyreCodeMaxPages     = "max_pages"
+	GyreCodeMaxCredits   = "max_credits"
+	GyreCodeCrawlTimeout = "crawl_timeout"
 )
 
 // GyreResult is the data of a crawl.
@@ -378,6 +386,7 @@ func (s *Service) gyreWith(ctx context.Context, workspaceID string, req GyreRequ
 	}
 	g.f.init()
 	g.f.run(ctx, req.URL)
+	g.stopReason(ctx)
 
 	if g.progress != nil {
 		n := len(g.res.Pages)
@@ -439,6 +448,33 @@ func (g *gyre) mayStart(inflight int) bool {
 // full says whether the crawl has all the pages or content it may return.
 func (g *gyre) full() bool {
 	return g.halted || len(g.res.Pages) >= *g.req.MaxPages || g.size >= g.opt.MaxResultBytes
+}
+
+// stopReason adds to the errors why a crawl that ended with pages of the
+// site still queued stopped: its time, its maxCredits or its maxPages (the
+// result size says so where it stops).
+func (g *gyre) stopReason(ctx context.Context) {
+	left := g.f.queued
+	if left == 0 || g.halted || g.size >= g.opt.MaxResultBytes {
+		return
+	}
+	n := len(g.res.Pages)
+	var e GyreError
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		e = GyreError{Code: GyreCodeCrawlTimeout,
+			Error: fmt.Sprintf("the crawl stopped at its timeout of %d ms with %d pages found and not fetched; raise \"timeout\" (at most %d) or crawl asynchronously (\"async\": true)", *g.req.Timeout, left, GyreMaxTimeout)}
+	case n >= *g.req.MaxPages:
+		e = GyreError{Code: GyreCodeMaxPages,
+			Error: fmt.Sprintf("the crawl stopped at \"maxPages\" %d with %d more pages found and not fetched", *g.req.MaxPages, left)}
+	case g.budget != 0 && g.spent+g.pageCost > g.budget:
+		e = GyreError{Code: GyreCodeMaxCredits,
+			Error: fmt.Sprintf("the crawl stopped at \"maxCredits\" %d (%d spent, a page may cost %d) with %d more pages found and not fetched", g.budget, g.spent, g.pageCost, left)}
+	default:
+		return
+	}
+	e.URL = g.req.URL
+	g.res.Errors = append(g.res.Errors, e)
 }
 
 // startError is the error of a crawl that returns no page.

@@ -414,10 +414,18 @@ func TestGyreTimeoutReturnsPartial(t *testing.T) {
 	if len(res.Pages) == 0 || len(res.Pages) >= 1+gyreSitePages+2 {
 		t.Errorf("got %d pages, want some but not all", len(res.Pages))
 	}
+	stops := 0
 	for _, e := range res.Errors {
 		if e.Code == model.CodeTimeout {
 			t.Errorf("a page cut short by the crawl's end is listed as an error: %+v", e)
 		}
+		if e.Code == GyreCodeCrawlTimeout {
+			stops++
+		}
+	}
+	// The crawl itself says once that its time ran out (issue 22).
+	if stops != 1 {
+		t.Errorf("%d crawl_timeout entries in %+v, want one", stops, res.Errors)
 	}
 }
 
@@ -454,7 +462,8 @@ func TestGyreStartFails(t *testing.T) {
 	if err != nil {
 		t.Fatalf("start 404 with a sitemap: %v", err)
 	}
-	if len(res.Pages) == 0 || len(res.Errors) != 1 || res.Errors[0].Code != GyreCodeHTTPStatus {
+	// Its errors: the start page, then why the crawl stopped with pages left.
+	if len(res.Pages) == 0 || len(res.Errors) != 2 || res.Errors[0].Code != GyreCodeHTTPStatus || res.Errors[1].Code != GyreCodeMaxPages {
 		t.Errorf("start 404 with a sitemap: pages %v, errors %+v", pagePaths(t, res), res.Errors)
 	}
 }
