@@ -2,14 +2,17 @@
 # setup.sh installs the system packages webacq needs on a fresh Debian (or
 # Ubuntu) machine: Chromium for the browser tier, poppler-utils (pdftotext,
 # which reads PDF text in a sandboxed subprocess), CA certificates for HTTPS,
-# a basic font set for rendering, and jq (the README's examples use it). Packages already
+# a basic font set for rendering, and jq for the README's examples. Packages already
 # installed are skipped. It runs non-interactively and uses sudo when not
 # run as root.
 #
 # Usage: scripts/setup.sh [extra-package ...]
 set -eu
 
-PACKAGES="ca-certificates chromium fonts-liberation jq poppler-utils"
+PACKAGES="ca-certificates chromium fonts-liberation poppler-utils"
+# jq runs the README's examples, which make test runs (readme_test.go); the
+# service does not need it.
+PACKAGES="$PACKAGES jq"
 # Node.js runs the MCP interoperability test (the official TypeScript SDK
 # client). Many machines have it from elsewhere; take Debian's only if absent.
 if ! command -v node >/dev/null 2>&1; then
