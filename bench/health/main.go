@@ -17,9 +17,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
@@ -34,6 +31,8 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"webacq/bench/internal/benchdb"
 )
 
 func main() {
@@ -83,7 +82,8 @@ func main() {
 				url = "sqlite:" + filepath.Join(dir, fmt.Sprintf("bench-%d-%d.db", r, i))
 			case "postgres":
 				var drop func()
-				url, drop = pgSchema(*pg)
+				url, drop, err = benchdb.Schema(*pg, "bench")
+				check(err)
 				defer drop()
 			}
 			results[i] = append(results[i], measure(sv.bin, url, *conns, *warmup, *duration, *accessLog && sv.db != ""))
@@ -234,24 +234,6 @@ func measure(bin, dbURL string, conns int, warmup, duration time.Duration, acces
 	}
 	return result{rps: float64(len(lat)) / elapsed.Seconds(), p50: pct(0.50), p90: pct(0.90), p99: pct(0.99),
 		max: pct(1), errors: n, kinds: kinds}
-}
-
-func pgSchema(base string) (string, func()) {
-	db, err := sql.Open("pgx", base)
-	check(err)
-	var b [6]byte
-	rand.Read(b[:])
-	schema := "bench_" + hex.EncodeToString(b[:])
-	_, err = db.Exec(`CREATE SCHEMA ` + schema)
-	check(err)
-	sep := "?"
-	if strings.Contains(base, "?") {
-		sep = "&"
-	}
-	return base + sep + "search_path=" + schema, func() {
-		db.Exec(`DROP SCHEMA ` + schema + ` CASCADE`)
-		db.Close()
-	}
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

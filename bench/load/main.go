@@ -16,9 +16,7 @@ package main
 import (
 	"bufio"
 	"context"
-	crand "crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -38,6 +36,8 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite"
+
+	"webacq/bench/internal/benchdb"
 )
 
 // kinds of request, with their weights in the mix.
@@ -93,7 +93,8 @@ func main() {
 			dbURL, driver, dsn = "sqlite:"+path, "sqlite", path
 		case "postgres":
 			var drop func()
-			dsn, drop = pgSchema(*pg)
+			dsn, drop, err = benchdb.Schema(*pg, "load")
+			check(err)
 			defer drop()
 			// Two nodes of up to 1,000 clients share PostgreSQL's default
 			// 100 connections with whatever else runs: 40 each.
@@ -448,24 +449,6 @@ func mixString() string {
 		parts = append(parts, fmt.Sprintf("%s %d", k.name, k.weight))
 	}
 	return strings.Join(parts, ", ")
-}
-
-func pgSchema(base string) (string, func()) {
-	db, err := sql.Open("pgx", base)
-	check(err)
-	var b [6]byte
-	crand.Read(b[:])
-	schema := "load_" + hex.EncodeToString(b[:])
-	_, err = db.Exec(`CREATE SCHEMA ` + schema)
-	check(err)
-	sep := "?"
-	if strings.Contains(base, "?") {
-		sep = "&"
-	}
-	return base + sep + "search_path=" + schema, func() {
-		db.Exec(`DROP SCHEMA ` + schema + ` CASCADE`)
-		db.Close()
-	}
 }
 
 func check(err error) {

@@ -11,16 +11,11 @@ package main
 
 import (
 	"bufio"
-	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,6 +26,8 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"webacq/bench/internal/benchdb"
 )
 
 func main() {
@@ -54,7 +51,7 @@ func run(pg string, clients int, caddyfile string) error {
 	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/webacq").CombinedOutput(); err != nil {
 		return fmt.Errorf("build: %v\n%s", err, out)
 	}
-	dbURL, drop, err := schema(pg)
+	dbURL, drop, err := benchdb.Schema(pg, "rolling")
 	if err != nil {
 		return err
 	}
@@ -264,30 +261,4 @@ func freeAddr() string {
 	}
 	defer l.Close()
 	return l.Addr().String()
-}
-
-// schema creates a schema of its own on pg and returns a URL using it.
-func schema(pg string) (string, func(), error) {
-	db, err := sql.Open("pgx", pg)
-	if err != nil {
-		return "", nil, err
-	}
-	var b [6]byte
-	rand.Read(b[:])
-	name := "rolling_" + hex.EncodeToString(b[:])
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := db.ExecContext(ctx, `CREATE SCHEMA `+name); err != nil {
-		db.Close()
-		return "", nil, fmt.Errorf("postgres at %s: %w", pg, err)
-	}
-	u, err := url.Parse(pg)
-	if err != nil {
-		db.Close()
-		return "", nil, err
-	}
-	q := u.Query()
-	q.Set("search_path", name)
-	u.RawQuery = q.Encode()
-	return u.String(), func() { db.Exec(`DROP SCHEMA ` + name + ` CASCADE`); db.Close() }, nil
 }
