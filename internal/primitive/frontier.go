@@ -28,7 +28,11 @@ type frontier[T any] struct {
 	workers  int           // pages in flight at once
 	perHost  int           // pages in flight at once per host
 	delay    time.Duration // spaces the requests to one host; a longer Crawl-delay wins
-	capacity int           // the most URLs admitted
+	capacity int           // the most URLs admitted (and the most parked)
+	// maxDepth is the most links away from the start page a page may be
+	// and still be fetched. A page linked from further away is parked: it
+	// is fetched only if a shorter path to it turns up (relax).
+	maxDepth int
 	// ordered takes the pages in the order they started, whatever order
 	// they complete in, so that what the caller builds does not depend on
 	// which server answers first.
@@ -49,9 +53,9 @@ type frontier[T any] struct {
 	// start page was among it, in which case it is not fetched again.
 	resume func(ctx context.Context) (startDone bool)
 
-	// known holds raw links whose fate is settled: refused by the filter,
-	// or taken to admit (admitted, seen, or past capacity). Pages repeat
-	// their navigation; a link known is not parsed again.
+	// known holds raw links whose fate is settled: refused by the filter
+	// or past capacity (no job), or taken to admit (their job). Pages
+	// repeat their navigation; a link known is not parsed again.
 	known linkMemo
 
 	wg       sync.WaitGroup
@@ -59,8 +63,11 @@ type frontier[T any] struct {
 	hostInfo chan crawlHostInfo
 	calls    chan func()
 
-	seen      map[string]bool // keys admitted, or known duplicates
+	// jobs are the URLs admitted or parked by key, and the other keys of
+	// pages taken (final and canonical URLs) by the job of the page.
+	jobs      map[string]*crawlJob
 	admitted  int
+	parked    int // jobs parked beyond maxDepth
 	hosts     map[string]*crawlHost
 	order     []*crawlHost // round-robin order of hosts
 	next      int          // where the next round-robin pick starts
@@ -74,15 +81,27 @@ type frontier[T any] struct {
 	held      map[int]crawlReport[T]
 }
 
-// crawlJob is one URL of the frontier.
+// crawlJob is one URL of the frontier. A worker reads only url, key,
+// start and host; the rest belongs to the goroutine running run.
 type crawlJob struct {
 	url   string // cleaned (cleanURL)
 	key   string // NormalizeURL(url)
-	via   string
-	depth int
 	start bool
 	seq   int // the order in which pages started
 	host  *crawlHost
+	// depth is the fewest links from the start page to this URL that the
+	// crawl has seen so far, and via the page at the end of that path (or
+	// GyreViaStart, GyreViaSitemap). Both may fall until the page is
+	// taken; depth may fall after that too (via stays as returned).
+	depth int
+	via   string
+	// parked: found only beyond maxDepth; not queued.
+	parked bool
+	// taken: the caller has taken the page's outcome; page is its URL
+	// (the via of its links) and links the jobs of the links it follows.
+	taken bool
+	page  string
+	links []*crawlJob
 }
 
 // crawlHost is the queue and the limits of one scheme and host.
@@ -113,10 +132,10 @@ func (f *frontier[T]) init() {
 	f.reports = make(chan crawlReport[T])
 	f.hostInfo = make(chan crawlHostInfo)
 	f.calls = make(chan func())
-	f.seen = make(map[string]bool)
+	f.jobs = make(map[string]*crawlJob)
 	f.hosts = make(map[string]*crawlHost)
 	f.held = make(map[int]crawlReport[T])
-	f.known = linkMemo{seed: maphash.MakeSeed(), seen: make(map[uint64]struct{}), max: linkMemoFactor * f.capacity}
+	f.known = linkMemo{seed: maphash.MakeSeed(), seen: make(map[uint64]*crawlJob), max: linkMemoFactor * f.capacity}
 }
 
 // run crawls from the start URL (cleaned) until ctx ends, over says so, or
@@ -129,11 +148,13 @@ func (f *frontier[T]) run(ctx context.Context, start string) {
 
 	key, _ := NormalizeURL(start)
 	if f.resume == nil || !f.resume(ctx) {
-		f.seen[key] = true
+		j := &crawlJob{url: start, key: key, via: GyreViaStart, start: true}
+		f.jobs[key] = j
 		f.admitted++
-		f.enqueue(ctx, &crawlJob{url: start, key: key, via: GyreViaStart, start: true})
+		f.enqueue(ctx, j)
+	} else if f.jobs[key] == nil {
+		f.jobs[key] = &crawlJob{url: start, key: key, via: GyreViaStart, start: true, taken: true, page: start}
 	}
-	f.seen[key] = true
 	for {
 		f.schedule(ctx)
 		if ctx.Err() != nil || (f.over != nil && f.over()) {
@@ -184,18 +205,96 @@ func (f *frontier[T]) deliver(ctx context.Context, r crawlReport[T]) {
 	}
 }
 
-// admit adds a vetted URL to the frontier unless it was seen or the
-// frontier is full. Either way the URL's fate is settled.
-func (f *frontier[T]) admit(ctx context.Context, c candidate, via string, depth int) {
-	if c.raw != "" {
-		f.known.add(c.raw)
+// admit takes a vetted URL found depth links away from the start page
+// through via, and returns its job, nil when the frontier is full. A URL
+// known already keeps its job, whose depth falls to depth if that is
+// nearer (relax); a new one is queued, or parked when it is beyond
+// maxDepth.
+func (f *frontier[T]) admit(ctx context.Context, c candidate, via string, depth int) *crawlJob {
+	if j := f.jobs[c.key]; j != nil {
+		if c.raw != "" {
+			f.known.add(c.raw, j)
+		}
+		f.relax(ctx, j, depth, via)
+		return j
 	}
-	if f.seen[c.key] || f.admitted >= f.capacity {
+	j := &crawlJob{url: c.url, key: c.key, via: via, depth: depth}
+	if depth > f.maxDepth {
+		if f.parked >= f.capacity {
+			// Not remembered: the link may turn up nearer later.
+			return nil
+		}
+		j.parked = true
+		f.parked++
+	} else if f.admitted >= f.capacity {
+		if c.raw != "" {
+			f.known.add(c.raw, nil)
+		}
+		return nil
+	}
+	if c.raw != "" {
+		f.known.add(c.raw, j)
+	}
+	f.jobs[c.key] = j
+	if !j.parked {
+		f.admitted++
+		f.enqueue(ctx, j)
+	}
+	return j
+}
+
+// follow takes the links of a page taken at j's depth: the jobs of those
+// known and those admitted, which become j's links.
+func (f *frontier[T]) follow(ctx context.Context, j *crawlJob, links pageLinks) {
+	j.links = make([]*crawlJob, 0, len(links.known)+len(links.fresh))
+	for _, k := range links.known {
+		f.relax(ctx, k, j.depth+1, j.page)
+		j.links = append(j.links, k)
+	}
+	for _, c := range links.fresh {
+		if k := f.admit(ctx, c, j.page, j.depth+1); k != nil {
+			j.links = append(j.links, k)
+		}
+	}
+}
+
+// relax gives j the depth d, through via, if that is nearer than its own:
+// a parked job now within maxDepth is queued (if the frontier has room),
+// and the links of a page taken are relaxed in turn, so that a page taken
+// with its links cut by maxDepth has them followed when a shorter path to
+// it turns up. No page is fetched twice: a job is queued once.
+func (f *frontier[T]) relax(ctx context.Context, j *crawlJob, d int, via string) {
+	if d >= j.depth {
 		return
 	}
-	f.seen[c.key] = true
-	f.admitted++
-	f.enqueue(ctx, &crawlJob{url: c.url, key: c.key, via: via, depth: depth})
+	type step struct {
+		j   *crawlJob
+		d   int
+		via string
+	}
+	todo := []step{{j, d, via}}
+	for len(todo) > 0 {
+		s := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if s.d >= s.j.depth {
+			continue
+		}
+		s.j.depth = s.d
+		if !s.j.taken {
+			s.j.via = s.via
+		}
+		if s.j.parked && s.d <= f.maxDepth && f.admitted < f.capacity {
+			s.j.parked = false
+			f.parked--
+			f.admitted++
+			f.enqueue(ctx, s.j)
+		}
+		for _, k := range s.j.links {
+			if s.d+1 < k.depth {
+				todo = append(todo, step{k, s.d + 1, s.j.page})
+			}
+		}
+	}
 }
 
 // runAside runs work on its own goroutine and then, on run's goroutine, the
@@ -306,27 +405,48 @@ func (f *frontier[T]) work(ctx context.Context, j *crawlJob) crawlReport[T] {
 	return r
 }
 
-// vetLinks vets the links of a page for the frontier, once each, leaving
-// out links whose fate is known. It is safe for concurrent use.
-func (f *frontier[T]) vetLinks(links []string, keep func(candidate) bool) []candidate {
-	var out []candidate
+// pageLinks are the links of a page that a crawl follows, as a worker
+// vetted them: the jobs of those the frontier knew, and the new ones.
+type pageLinks struct {
+	known []*crawlJob
+	fresh []candidate
+}
+
+// vetLinks vets the links of a page for the frontier, once each: a link
+// whose fate is known is not parsed again (its job, if it has one, is
+// among known), and one that keep refuses is remembered as refused. It is
+// safe for concurrent use.
+func (f *frontier[T]) vetLinks(links []string, keep func(candidate) bool) pageLinks {
+	var out pageLinks
 	var keys map[string]bool
 	for _, l := range links {
-		if f.known.has(l) {
+		j, ok := f.known.get(l)
+		if ok && j == nil {
 			continue
 		}
-		c, ok := f.filter.vet(l, nil)
-		if !ok || !keep(c) {
-			f.known.add(l)
-			continue
+		var c candidate
+		if !ok {
+			if c, ok = f.filter.vet(l, nil); !ok || !keep(c) {
+				f.known.add(l, nil)
+				continue
+			}
 		}
 		if keys == nil {
 			keys = make(map[string]bool, len(links))
 		}
-		if !keys[c.key] {
-			keys[c.key] = true
+		key := c.key
+		if j != nil {
+			key = j.key // set before the job was remembered
+		}
+		if keys[key] {
+			continue
+		}
+		keys[key] = true
+		if j != nil {
+			out.known = append(out.known, j)
+		} else {
 			c.raw = l
-			out = append(out, c)
+			out.fresh = append(out.fresh, c)
 		}
 	}
 	return out
@@ -336,31 +456,33 @@ func (f *frontier[T]) vetLinks(links []string, keep func(candidate) bool) []cand
 // capacity: past it, links are vetted every time they are met.
 const linkMemoFactor = 4
 
-// linkMemo is a bounded set of raw links, safe for concurrent use. It
-// keeps 64-bit hashes, not the links: a page's links are garbage once
-// vetted, and a false match (about one in 10^11 for a full memo of a
-// 1,000-page crawl) would only skip one spelling of one link.
+// linkMemo is a bounded map from raw links to their jobs (nil: refused),
+// safe for concurrent use. It keeps 64-bit hashes, not the links: a
+// page's links are garbage once vetted, and a false match (about one in
+// 10^11 for a full memo of a 1,000-page crawl) would only mistake one
+// spelling of one link.
 type linkMemo struct {
 	seed maphash.Seed
 	mu   sync.RWMutex
-	seen map[uint64]struct{}
+	seen map[uint64]*crawlJob
 	max  int
 }
 
-func (m *linkMemo) has(raw string) bool {
+// get returns the job of raw and whether raw is known.
+func (m *linkMemo) get(raw string) (*crawlJob, bool) {
 	h := maphash.String(m.seed, raw)
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	_, ok := m.seen[h]
-	return ok
+	j, ok := m.seen[h]
+	return j, ok
 }
 
-func (m *linkMemo) add(raw string) {
+func (m *linkMemo) add(raw string, j *crawlJob) {
 	h := maphash.String(m.seed, raw)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.seen) < m.max {
-		m.seen[h] = struct{}{}
+	if _, ok := m.seen[h]; ok || len(m.seen) < m.max {
+		m.seen[h] = j
 	}
 }
 

@@ -288,6 +288,12 @@ func (s *Service) Gyre(ctx context.Context, workspaceID string, req GyreRequest,
 // req.IgnoreSitemap, at the pages that the site's sitemaps list (read as
 // Map reads them once the start page is done; "via" "sitemap", depth 1).
 // It follows the links of each HTML page up to req.MaxDepth links away.
+// A page's depth is the fewest links from the start page to it among the
+// links the crawl has seen, whichever fetch answers first: a page found
+// again by a shorter path before it is taken gets the shorter depth (and
+// the via of that path), and a page taken with its links cut by maxDepth
+// has them followed when a shorter path to it turns up later. A page is
+// still fetched once.
 // Each URL is fetched once: URLs are identified by NormalizeURL, and a page
 // whose address after redirects, or whose declared canonical URL, is a page
 // already returned is dropped as a duplicate (a canonical URL naming the
@@ -378,8 +384,8 @@ func (s *Service) gyreWith(ctx context.Context, workspaceID string, req GyreRequ
 	}
 	g.f = &frontier[gyreOutcome]{
 		s: s, filter: filter, workers: opt.Workers, perHost: opt.PerHost, delay: opt.Delay,
-		capacity: max(gyreFrontierFactor**req.MaxPages, gyreMinFrontier),
-		visit:    g.visit, take: g.take, mayStart: g.mayStart, over: g.full,
+		capacity: max(gyreFrontierFactor**req.MaxPages, gyreMinFrontier), maxDepth: *req.MaxDepth,
+		visit: g.visit, take: g.take, mayStart: g.mayStart, over: g.full,
 	}
 	if journal != nil {
 		g.f.resume = g.resume
@@ -436,7 +442,7 @@ type gyreOutcome struct {
 	err   error
 	page  *GyrePage
 	keys  []string // final URL and canonical keys of page
-	links []candidate
+	links pageLinks
 }
 
 // mayStart says whether the limits leave room for one more page.
@@ -508,7 +514,8 @@ func (g *gyre) visit(ctx context.Context, j *crawlJob) gyreOutcome {
 		o.err = err
 		return o
 	}
-	p := &GyrePage{URL: res.FinalURL, Title: res.Title, StatusCode: res.StatusCode, Via: j.via, Tier: res.Tier}
+	// Via is set when the page is taken: its depth may still fall.
+	p := &GyrePage{URL: res.FinalURL, Title: res.Title, StatusCode: res.StatusCode, Tier: res.Tier}
 	o.page = p
 	if res.StatusCode >= 400 {
 		return o
@@ -534,7 +541,9 @@ func (g *gyre) visit(ctx context.Context, j *crawlJob) gyreOutcome {
 			}
 		}
 	}
-	if j.depth < *g.req.MaxDepth {
+	if *g.req.MaxDepth > 0 {
+		// Even when the page is at maxDepth: a shorter path to it may turn
+		// up later, and its links are then followed (frontier.relax).
 		o.links = g.f.vetLinks(res.Links, candidate.follow)
 	}
 	if res.Markdown != nil {
@@ -585,7 +594,9 @@ func (g *gyre) take(ctx context.Context, r crawlReport[gyreOutcome]) {
 	dup := false
 	for _, k := range o.keys {
 		dup = dup || g.emitted[k]
-		g.f.seen[k] = true
+		if g.f.jobs[k] == nil {
+			g.f.jobs[k] = r.job
+		}
 	}
 	if dup {
 		return
@@ -596,6 +607,7 @@ func (g *gyre) take(ctx context.Context, r crawlReport[gyreOutcome]) {
 	if g.size >= g.opt.MaxResultBytes {
 		return // a page in flight when the crawl filled up
 	}
+	o.page.Via = r.job.via
 	if g.journal != nil && !g.record(ctx, r) {
 		return
 	}
@@ -605,9 +617,8 @@ func (g *gyre) take(ctx context.Context, r crawlReport[gyreOutcome]) {
 		g.res.Errors = append(g.res.Errors, GyreError{URL: g.req.URL, Code: GyreCodeResultSize,
 			Error: fmt.Sprintf("the crawl stopped after %d MB of page content; ask for fewer pages or formats", g.opt.MaxResultBytes>>20)})
 	}
-	for _, c := range o.links {
-		g.f.admit(ctx, c, o.page.URL, r.job.depth+1)
-	}
+	r.job.taken, r.job.page = true, o.page.URL
+	g.f.follow(ctx, r.job, o.links)
 	if g.progress != nil {
 		n := len(g.res.Pages)
 		g.progress(n, min(*g.req.MaxPages, n+g.f.inflight+g.f.queued))

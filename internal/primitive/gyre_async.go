@@ -49,7 +49,9 @@ func (r *GyreRequest) CheckCrawl() error {
 
 // GyreDone is a page a crawl has taken, as a journal keeps it: the page,
 // the keys that identify it (its URL, its final URL, its canonical URL),
-// the links it showed that the crawl follows, and its depth.
+// the links it showed that the crawl follows (also when the page was at
+// maxDepth: a shorter path to it may turn up), and its depth when it was
+// taken (a resumed crawl works out shorter ones from the links).
 type GyreDone struct {
 	Page  GyrePage `json:"page"`
 	Keys  []string `json:"keys"`
@@ -77,30 +79,42 @@ func (s *Service) GyreJournaled(ctx context.Context, workspaceID string, req Gyr
 	return s.gyreWith(ctx, workspaceID, req, s.Crawl, journal, progress)
 }
 
-// resume takes the journal's pages into the crawl before it starts.
+// resume takes the journal's pages into the crawl before it starts. Their
+// saved depths are where each was taken; following their saved links
+// relaxes them to the shortest paths among the saved pages, so a page
+// saved at maxDepth that another saved page links to from nearer has its
+// links followed.
 func (g *gyre) resume(ctx context.Context) (startDone bool) {
-	for _, d := range g.journal.Done {
+	jobs := make([]*crawlJob, len(g.journal.Done))
+	for i, d := range g.journal.Done {
+		j := &crawlJob{url: d.Page.URL, via: d.Page.Via, depth: d.Depth, taken: true, page: d.Page.URL}
 		if d.Page.Via == GyreViaStart {
 			startDone = true
+			j.start, j.depth = true, 0
 			if u, err := url.Parse(d.Page.URL); err == nil {
 				g.filter.addStart(u)
 			}
 		}
+		if len(d.Keys) > 0 {
+			j.key = d.Keys[0]
+		} else {
+			j.key, _ = NormalizeURL(d.Page.URL)
+		}
 		for _, k := range d.Keys {
 			g.emitted[k] = true
-			g.f.seen[k] = true
+			if g.f.jobs[k] == nil {
+				g.f.jobs[k] = j
+			}
 		}
+		jobs[i] = j
 		g.f.admitted++
 		g.spent += billing.FetchCost(d.Page.Tier)
 		g.size += d.Page.contentSize()
 		g.res.Pages = append(g.res.Pages, d.Page)
 	}
-	for _, d := range g.journal.Done {
-		if d.Depth >= *g.req.MaxDepth {
-			continue
-		}
-		for _, c := range g.f.vetLinks(d.Links, candidate.follow) {
-			g.f.admit(ctx, c, d.Page.URL, d.Depth+1)
+	if *g.req.MaxDepth > 0 {
+		for i, d := range g.journal.Done {
+			g.f.follow(ctx, jobs[i], g.f.vetLinks(d.Links, candidate.follow))
 		}
 	}
 	if startDone {
@@ -115,8 +129,12 @@ func (g *gyre) resume(ctx context.Context) (startDone bool) {
 // record saves a page through the journal before the crawl takes it; it
 // reports whether the crawl takes it.
 func (g *gyre) record(ctx context.Context, r crawlReport[gyreOutcome]) bool {
-	d := GyreDone{Page: *r.out.page, Keys: r.out.keys, Depth: r.job.depth, Links: make([]string, 0, len(r.out.links))}
-	for _, c := range r.out.links {
+	links := r.out.links
+	d := GyreDone{Page: *r.out.page, Keys: r.out.keys, Depth: r.job.depth, Links: make([]string, 0, len(links.known)+len(links.fresh))}
+	for _, j := range links.known {
+		d.Links = append(d.Links, j.url)
+	}
+	for _, c := range links.fresh {
 		d.Links = append(d.Links, c.raw)
 	}
 	ok, err := g.journal.Save(ctx, d)

@@ -252,6 +252,7 @@ func (m *mapper) walk(ctx context.Context, start string) {
 	f := &frontier[pageResult]{
 		s: m.s, filter: m.filter, workers: mapWorkers, perHost: mapWorkers,
 		capacity: mapMaxPages * gyreFrontierFactor, ordered: true,
+		maxDepth: mapMaxPages, // no bound: a walk of mapMaxPages pages goes no deeper
 	}
 	f.visit = func(ctx context.Context, j *crawlJob) pageResult {
 		r := m.fetchPage(ctx, j.url)

@@ -228,26 +228,31 @@ func TestFrontierVetLinks(t *testing.T) {
 	page := []string{"https://example.com/a", "https://example.com/a#x", "https://example.com/a.png",
 		"https://other.org/", "https://example.com/b"}
 	got := f.vetLinks(page, candidate.follow)
-	if len(got) != 2 || got[0].url != "https://example.com/a" || got[0].raw != page[0] || got[1].url != "https://example.com/b" {
+	if len(got.known) != 0 || len(got.fresh) != 2 || got.fresh[0].url != "https://example.com/a" || got.fresh[0].raw != page[0] ||
+		got.fresh[1].url != "https://example.com/b" {
 		t.Fatalf("vetLinks = %+v, want /a and /b once each", got)
 	}
 	// Refused links are settled at once, the others once admitted.
 	for _, l := range page[2:4] {
-		if !f.known.has(l) {
-			t.Errorf("%s refused but not known", l)
+		if j, ok := f.known.get(l); !ok || j != nil {
+			t.Errorf("%s refused but not known as refused", l)
 		}
 	}
-	if f.known.has(page[0]) {
+	if _, ok := f.known.get(page[0]); ok {
 		t.Errorf("%s known before it was admitted", page[0])
 	}
-	f.seen[got[0].key] = true // as if admitted: no robots lookup here
-	f.known.add(got[0].raw)
-	if again := f.vetLinks(page, candidate.follow); len(again) != 2 || again[0].raw != page[1] || again[1].raw != page[4] {
-		t.Errorf("second page: %+v, want the fragment spelling of /a and /b", again)
+	a := &crawlJob{url: got.fresh[0].url, key: got.fresh[0].key} // as if admitted: no robots lookup here
+	f.jobs[a.key] = a
+	f.known.add(got.fresh[0].raw, a)
+	// A second page: /a is its job (its other spelling the same page), /b
+	// is vetted again.
+	again := f.vetLinks(page, candidate.follow)
+	if len(again.known) != 1 || again.known[0] != a || len(again.fresh) != 1 || again.fresh[0].raw != page[4] {
+		t.Errorf("second page: %+v, want the job of /a and /b", again)
 	}
 	// The memo is bounded at linkMemoFactor × capacity entries.
 	for i := range 100 {
-		f.known.add(fmt.Sprintf("https://example.com/%d", i))
+		f.known.add(fmt.Sprintf("https://example.com/%d", i), nil)
 	}
 	if n := len(f.known.seen); n != linkMemoFactor*f.capacity {
 		t.Errorf("memo holds %d links, want %d", n, linkMemoFactor*f.capacity)

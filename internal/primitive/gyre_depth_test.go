@@ -1,0 +1,213 @@
+package primitive
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// depthSite is a small site whose pages can be made to answer only after
+// another page has been answered, so that a test decides which path the
+// crawl finds a page by first:
+//
+//	/p0 → /a → /a1 → /t → /u
+//	/p0 → /b → /t
+//
+// /t is three links away through /a and two through /b, so with maxDepth
+// 3 /u (three links away through /b) is in reach.
+type depthSite struct {
+	*httptest.Server
+	waitFor map[string]string // path → the path whose answer it waits for
+
+	mu     sync.Mutex
+	hits   map[string]int
+	served map[string]chan struct{} // closed once the path has been answered
+}
+
+var depthSiteLinks = map[string][]string{
+	"/p0": {"/a", "/b"},
+	"/a":  {"/a1"},
+	"/a1": {"/t"},
+	"/b":  {"/t"},
+	"/t":  {"/u"},
+	"/u":  nil,
+}
+
+func newDepthSite(t *testing.T, waitFor map[string]string) *depthSite {
+	t.Helper()
+	s := &depthSite{waitFor: waitFor, hits: make(map[string]int), served: make(map[string]chan struct{})}
+	for p := range depthSiteLinks {
+		s.served[p] = make(chan struct{})
+	}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *depthSite) serve(w http.ResponseWriter, r *http.Request) {
+	links, ok := depthSiteLinks[r.URL.Path]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	s.mu.Lock()
+	s.hits[r.URL.Path]++
+	first := s.hits[r.URL.Path] == 1
+	s.mu.Unlock()
+	if other := s.waitFor[r.URL.Path]; other != "" {
+		select {
+		case <-s.served[other]:
+			// Time for the crawl to take the other page before this one
+			// answers.
+			time.Sleep(150 * time.Millisecond)
+		case <-time.After(10 * time.Second):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	var body strings.Builder
+	for _, l := range links {
+		fmt.Fprintf(&body, `<p>See <a href="%s">the page %s</a> for more.</p>`, l, l)
+	}
+	w.Header().Set("Content-Type", "text/html")
+	fmt.Fprint(w, gyrePageHTML("Page "+r.URL.Path, body.String(), ""))
+	w.(http.Flusher).Flush()
+	if first {
+		close(s.served[r.URL.Path])
+	}
+}
+
+func (s *depthSite) hitCounts() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.hits)
+}
+
+// depthCheck checks that a crawl of the depth site returned every page,
+// /u included, each fetched once, with via on a shortest path where the
+// page was not yet taken when the shorter path was found.
+func depthCheck(t *testing.T, s *depthSite, res *GyreResult, tVia string) {
+	t.Helper()
+	got := pagePaths(t, res)
+	if want := []string{"/a", "/a1", "/b", "/p0", "/t", "/u"}; !slices.Equal(got, want) {
+		t.Errorf("pages %v, want %v (/u is three links away through /b)", got, want)
+	}
+	for p, n := range s.hitCounts() {
+		if n > 1 {
+			t.Errorf("%s fetched %d times", p, n)
+		}
+	}
+	for _, p := range res.Pages {
+		if strings.HasSuffix(p.URL, "/u") && p.Via != s.URL+"/t" {
+			t.Errorf("/u via %q, want /t", p.Via)
+		}
+		if strings.HasSuffix(p.URL, "/t") && p.Via != s.URL+tVia {
+			t.Errorf("/t via %q, want %s", p.Via, tVia)
+		}
+	}
+}
+
+func depthRequest(s *depthSite) GyreRequest {
+	return GyreRequest{URL: s.URL + "/p0", MaxPages: gyreInt(100), MaxDepth: gyreInt(3), IgnoreSitemap: true, Tier: "http"}
+}
+
+// memJournal is a GyreJournal that keeps the pages in memory.
+type memJournal struct {
+	GyreJournal
+	saved []GyreDone
+}
+
+func newMemJournal(done []GyreDone) *memJournal {
+	j := &memJournal{}
+	j.Done = done
+	j.Save = func(_ context.Context, d GyreDone) (bool, error) {
+		j.saved = append(j.saved, d)
+		return true, nil
+	}
+	return j
+}
+
+// TestGyreDepthShortestPath: a page found first three links away and then
+// two links away, before its fetch has ended (/t waits for /b's answer) or
+// after it was taken with its links cut by maxDepth (/b waits for /t's
+// answer); /b waits for /a1 in the first case, so that /t is found
+// through /a1 first, has depth 2, and the page it links to is crawled; each page is
+// fetched once. Synchronous and journaled (asynchronous) crawls alike.
+func TestGyreDepthShortestPath(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		waitFor map[string]string
+		tVia    string // where the page is found, as returned
+	}{
+		// The shorter path gives /t its via while the page is not taken.
+		{"found nearer in flight", map[string]string{"/b": "/a1", "/t": "/b"}, "/b"},
+		// After that the page has been returned with its via.
+		{"found nearer after it was taken", map[string]string{"/b": "/t"}, "/a1"},
+	} {
+		t.Run(tc.name+"/sync", func(t *testing.T) {
+			s := newDepthSite(t, tc.waitFor)
+			res := gyreOrFail(t, gyreService(true), depthRequest(s), GyreOptions{})
+			depthCheck(t, s, res, tc.tVia)
+		})
+		t.Run(tc.name+"/journaled", func(t *testing.T) {
+			s := newDepthSite(t, tc.waitFor)
+			svc := gyreService(true)
+			j := newMemJournal(nil)
+			res, err := svc.GyreJournaled(context.Background(), "", depthRequest(s), &j.GyreJournal, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			depthCheck(t, s, res, tc.tVia)
+			if len(j.saved) != len(res.Pages) {
+				t.Errorf("%d pages saved, %d returned", len(j.saved), len(res.Pages))
+			}
+			for _, d := range j.saved {
+				if strings.HasSuffix(d.Page.URL, "/t") && !slices.Contains(d.Links, s.URL+"/u") {
+					t.Errorf("/t saved with links %v, without /u", d.Links)
+				}
+			}
+		})
+	}
+}
+
+// TestGyreResumeShortestPath: a crawl resumed from a journal whose pages
+// were saved with the depth they had when taken (/t at 3, then /b found it
+// at 2) takes the shorter path from the saved links and crawls /u, and
+// fetches none of the saved pages again.
+func TestGyreResumeShortestPath(t *testing.T) {
+	s := newDepthSite(t, nil)
+	u := func(p string) string { return s.URL + p }
+	page := func(p, via string) GyrePage {
+		return GyrePage{URL: u(p), Title: "Page " + p, StatusCode: 200, Via: via, Tier: "http"}
+	}
+	done := []GyreDone{
+		{Page: page("/p0", GyreViaStart), Keys: []string{u("/p0")}, Links: []string{u("/a"), u("/b")}, Depth: 0},
+		{Page: page("/a", u("/p0")), Keys: []string{u("/a")}, Links: []string{u("/a1")}, Depth: 1},
+		{Page: page("/a1", u("/a")), Keys: []string{u("/a1")}, Links: []string{u("/t")}, Depth: 2},
+		{Page: page("/t", u("/a1")), Keys: []string{u("/t")}, Links: []string{u("/u")}, Depth: 3},
+		{Page: page("/b", u("/p0")), Keys: []string{u("/b")}, Links: []string{u("/t")}, Depth: 1},
+	}
+	for i := range done {
+		k, err := NormalizeURL(done[i].Page.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done[i].Keys = []string{k}
+	}
+	j := newMemJournal(done)
+	res, err := gyreService(true).GyreJournaled(context.Background(), "", depthRequest(s), &j.GyreJournal, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.hitCounts(); !maps.Equal(got, map[string]int{"/u": 1}) {
+		t.Errorf("resumed crawl fetched %v, want /u alone", got)
+	}
+	depthCheck(t, s, res, "/a1")
+}
