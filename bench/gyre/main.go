@@ -7,7 +7,7 @@
 // last response the server sees. wget only downloads; gyre also converts
 // every page to markdown. See README.md.
 //
-//	go run ./bench/gyre [-cache DIR] [-max-pages 1000] [-workers 8] [-per-host 4] [-full] [-runs 5]
+//	go run ./bench/gyre [-cache DIR] [-max-pages 1000] [-workers 8] [-per-host 4] [-full] [-runs 5] [-versus BIN]
 package main
 
 import (
@@ -63,6 +63,7 @@ func main() {
 	full := flag.Bool("full", false, "gyre converts whole pages (onlyMainContent=false) instead of the main content")
 	memprofile := flag.String("memprofile", "", "write the gyre child's heap profile (after the crawl, result still held) here")
 	child := flag.String("child", "", "internal: crawl this URL in this process and report as JSON")
+	versus := flag.String("versus", "", "a bench/gyre binary of another build (go build -o BIN ./bench/gyre at that commit): each run also crawls with its gyre child, the two taking turns, and the summary compares their pages per CPU-second")
 	flag.Parse()
 
 	if *child != "" {
@@ -72,13 +73,13 @@ func main() {
 		}
 		return
 	}
-	if err := run(*cache, *maxPages, *workers, *perHost, *runs, *full, *cpuprofile); err != nil {
+	if err := run(*cache, *maxPages, *workers, *perHost, *runs, *full, *cpuprofile, *memprofile, *versus); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/gyre:", err)
 		os.Exit(1)
 	}
 }
 
-func run(cache string, maxPages, workers, perHost, runs int, full bool, cpuprofile string) error {
+func run(cache string, maxPages, workers, perHost, runs int, full bool, cpuprofile, memprofile, versus string) error {
 	orig, err := ensureSite(cache)
 	if err != nil {
 		return err
@@ -109,6 +110,8 @@ func run(cache string, maxPages, workers, perHost, runs int, full bool, cpuprofi
 	}
 	var ratios, windowRatios, oldRatios, gPerCPU, wPerCPU []float64
 	var gMaxRSS, wMaxRSS int64
+	var vRatios, vPerCPU, cpuRatios []float64 // -versus
+	var vMaxRSS int64
 	for i := range runs {
 		// wget and gyre take turns going first, so that a change of load
 		// during the invocation falls on both alike.
@@ -123,12 +126,38 @@ func run(cache string, maxPages, workers, perHost, runs int, full bool, cpuprofi
 			wLog = log.take()
 			return err
 		}
-		runG := func() error {
+		runThis := func() error {
 			log.reset()
 			var err error
-			g, err = runGyre(self, start, maxPages, workers, perHost, full, cpuprofile)
+			g, err = runGyre(self, start, maxPages, workers, perHost, full, cpuprofile, memprofile)
 			gLog = log.take()
 			return err
+		}
+		var v gyreResult
+		var vLog served
+		versusLine := ""
+		runG := runThis
+		if versus != "" {
+			// The other build's child and this one's take turns too.
+			runV := func() error {
+				log.reset()
+				var err error
+				v, err = runGyre(versus, start, maxPages, workers, perHost, full, "", "")
+				vLog = log.take()
+				return err
+			}
+			runG = func() error {
+				if (i/2)%2 == 0 {
+					if err := runV(); err != nil {
+						return err
+					}
+					return runThis()
+				}
+				if err := runThis(); err != nil {
+					return err
+				}
+				return runV()
+			}
 		}
 		if i%2 == 0 {
 			if err = runW(); err == nil {
@@ -141,6 +170,20 @@ func run(cache string, maxPages, workers, perHost, runs int, full bool, cpuprofi
 		}
 		if err != nil {
 			return err
+		}
+		if versus != "" {
+			if !maps.Equal(vLog.pages, gLog.pages) {
+				return fmt.Errorf("run %d: -versus fetched %d HTML pages, this build %d; not the same set (%s)",
+					i+1, len(vLog.pages), len(gLog.pages), setDiff(vLog.pages, gLog.pages))
+			}
+			n := float64(len(vLog.pages))
+			vRatios = append(vRatios, (n/v.wall)/(n/w.seconds))
+			vPerCPU = append(vPerCPU, n/v.cpu)
+			cpuRatios = append(cpuRatios, g.cpu/v.cpu)
+			vMaxRSS = max(vMaxRSS, v.VmHWMKiB)
+			versusLine = fmt.Sprintf("  versus: run %d, -versus %s: process %.2f s, CPU %.2f s (%.0f pages per CPU-s), ratio to wget %.2f, peak RSS %.1f MB, %d pages, markdown %.1f MB; this build: CPU %.2f s, %.0f pages per CPU-s (%.3f × the other's CPU)\n",
+				i+1, versus, v.wall, v.cpu, n/v.cpu, vRatios[len(vRatios)-1], float64(v.VmHWMKiB)/1024, v.Pages, float64(v.MarkdownBytes)/(1<<20),
+				g.cpu, float64(len(gLog.pages))/g.cpu, g.cpu/v.cpu)
 		}
 		// The same pages for both, or the comparison means nothing.
 		if !maps.Equal(wLog.pages, gLog.pages) {
@@ -178,11 +221,18 @@ func run(cache string, maxPages, workers, perHost, runs int, full bool, cpuprofi
 		for _, e := range g.FirstErrors {
 			fmt.Printf("  gyre error: %s: %s\n", e.URL, e.Error)
 		}
+		fmt.Print(versusLine)
 	}
 	fmt.Printf("\n%d runs, the same %d pages each: median ratio gyre/wget %.2f (range %.2f–%.2f; target >= 0.70) as whole processes, %.2f (%.2f–%.2f) first request to last response "+
 		"(old method %.2f); median pages per CPU-second gyre %.0f, wget %.0f; max peak RSS gyre %.1f MB (target < 120 MB), wget %.1f MB\n",
 		runs, pages, median(ratios), slices.Min(ratios), slices.Max(ratios), median(windowRatios), slices.Min(windowRatios), slices.Max(windowRatios),
 		median(oldRatios), median(gPerCPU), median(wPerCPU), float64(gMaxRSS)/1024, float64(wMaxRSS)/1024)
+	if versus != "" {
+		fmt.Printf("-versus %s, same runs: median pages per CPU-second %.0f (this build %.0f); median ratio to wget %.2f (this build %.2f); "+
+			"median of the runs' CPU ratios this/other %.3f (range %.3f–%.3f); max peak RSS %.1f MB (this build %.1f MB)\n",
+			versus, median(vPerCPU), median(gPerCPU), median(vRatios), median(ratios), median(cpuRatios), slices.Min(cpuRatios), slices.Max(cpuRatios),
+			float64(vMaxRSS)/1024, float64(gMaxRSS)/1024)
+	}
 	return nil
 }
 
@@ -337,11 +387,14 @@ func maxRSS(ps *os.ProcessState) int64 {
 
 // runGyre crawls in a child process, so that its peak RSS is the crawl's
 // and its time, like wget's, is the whole process's.
-func runGyre(self, start string, maxPages, workers, perHost int, full bool, cpuprofile string) (gyreResult, error) {
+func runGyre(self, start string, maxPages, workers, perHost int, full bool, cpuprofile, memprofile string) (gyreResult, error) {
 	args := []string{"-child", start, "-max-pages", strconv.Itoa(maxPages),
 		"-workers", strconv.Itoa(workers), "-per-host", strconv.Itoa(perHost), "-full=" + strconv.FormatBool(full)}
 	if cpuprofile != "" {
 		args = append(args, "-cpuprofile", cpuprofile)
+	}
+	if memprofile != "" {
+		args = append(args, "-memprofile", memprofile)
 	}
 	cmd := exec.Command(self, args...)
 	cmd.Stderr = os.Stderr
