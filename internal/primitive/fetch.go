@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -120,8 +121,10 @@ type FetchResult struct {
 	// (maxAge); it costs the same.
 	Cached bool `json:"cached,omitempty"`
 
-	// contentHash identifies the content for the page store and monitors.
-	contentHash string
+	// hashed is the markdown whose hash (contentHash) identifies the
+	// content for the page store, hashed only when a page is kept: most
+	// pages of a crawl without a workspace never are.
+	hashed string
 	// retryAfter is the wait the site asked for with a 429 (Retry-After).
 	retryAfter time.Duration
 }
@@ -464,7 +467,6 @@ func convert(ctx context.Context, resp *fetch.Response, req FetchRequest) (*Fetc
 		return nil, model.Wrap(model.CodeUpstreamError, err, "the page could not be parsed")
 	}
 	m := doc.Metadata
-	sum := sha256.Sum256([]byte(doc.Markdown))
 	res := &FetchResult{
 		URL: req.URL, FinalURL: resp.FinalURL, StatusCode: resp.StatusCode,
 		Title: m.Title, Description: m.Description, Language: m.Language,
@@ -474,10 +476,10 @@ func convert(ctx context.Context, resp *fetch.Response, req FetchRequest) (*Fetc
 			OpenGraph: m.OpenGraph, ETag: resp.ETag, LastModified: resp.LastModified, SizeBytes: len(resp.Body),
 		},
 		Tier: resp.Tier, ContentType: resp.MediaType, FetchedAt: resp.FetchedAt.UTC(),
-		Verdict:     string(content.Classify(resp.StatusCode, resp.Body, doc)),
-		PageType:    string(doc.PageType),
-		contentHash: hex.EncodeToString(sum[:]),
-		retryAfter:  siteRetryAfter(resp.StatusCode, resp.Header.Get("Retry-After"), time.Now()),
+		Verdict:    string(content.Classify(resp.StatusCode, resp.Body, doc)),
+		PageType:   string(doc.PageType),
+		hashed:     doc.Markdown,
+		retryAfter: siteRetryAfter(resp.StatusCode, resp.Header.Get("Retry-After"), time.Now()),
 	}
 	if doc.Confidence >= 0 {
 		c := doc.Confidence
@@ -505,6 +507,13 @@ func convert(ctx context.Context, resp *fetch.Response, req FetchRequest) (*Fetc
 	return res, nil
 }
 
+// contentHash identifies the page's content for the page store.
+func (r *FetchResult) contentHash() string {
+	h := sha256.New()
+	io.WriteString(h, r.hashed)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
 // keep stores the page for maxAge answers and search; a failure to keep
 // it does not fail the fetch.
 func (s *Service) keep(ctx context.Context, workspaceID string, req FetchRequest, res *FetchResult) {
@@ -518,7 +527,7 @@ func (s *Service) keep(ctx context.Context, workspaceID string, req FetchRequest
 	}
 	err = s.Pages.SavePage(context.WithoutCancel(ctx), &store.Page{
 		WorkspaceID: workspaceID, URL: req.URL, Variant: req.variant(), FinalURL: res.FinalURL,
-		Status: res.StatusCode, Tier: res.Tier, Title: res.Title, ContentHash: res.contentHash,
+		Status: res.StatusCode, Tier: res.Tier, Title: res.Title, ContentHash: res.contentHash(),
 		Markdown: md, Result: b, FetchedAt: res.FetchedAt, Quality: pageQuality(res), Key: pageKey(res.FinalURL),
 	})
 	if err != nil {
