@@ -211,3 +211,74 @@ func TestGyreResumeShortestPath(t *testing.T) {
 	}
 	depthCheck(t, s, res, "/a1")
 }
+
+// TestFrontierRelax: a shorter path reaches through pages already taken:
+// x and y were taken at maxDepth 2 (y linking z, parked at 3); x found at
+// depth 0 brings y to 1 and z to 2, which queues z with y as its via. A
+// queued job takes the nearer via; a taken one keeps its own. Parked URLs
+// are bounded by the frontier's capacity, and one left out is not
+// remembered, so it can be met nearer later.
+func TestFrontierRelax(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &frontier[struct{}]{s: gyreService(true), filter: &linkFilter{hosts: newSiteScope("127.0.0.1", false)},
+		capacity: 4, maxDepth: 2, perHost: 1}
+	f.init()
+	defer f.wg.Wait()
+	defer cancel()
+	cand := func(p string) candidate {
+		c, ok := f.filter.vet(srv.URL+p, nil)
+		if !ok {
+			t.Fatalf("%s refused", p)
+		}
+		c.raw = srv.URL + p
+		return c
+	}
+	x := f.admit(ctx, cand("/x"), "/long-x", 2)
+	y := f.admit(ctx, cand("/y"), "/long-y", 2)
+	q := f.admit(ctx, cand("/q"), "/long-q", 2)
+	x.taken, x.page = true, srv.URL+"/x"
+	y.taken, y.page = true, srv.URL+"/y"
+	f.follow(ctx, x, pageLinks{known: []*crawlJob{y}})
+	f.follow(ctx, y, pageLinks{fresh: []candidate{cand("/z")}})
+	z := f.jobs[cand("/z").key]
+	if z == nil || !z.parked || z.depth != 3 || f.queued != 3 {
+		t.Fatalf("z = %+v, %d queued; want z parked at depth 3 beside 3 queued", z, f.queued)
+	}
+	if j, ok := f.known.get(srv.URL + "/z"); !ok || j != z {
+		t.Errorf("the link to z is not remembered as z's job")
+	}
+
+	f.relax(ctx, x, 0, "/start")
+	if x.depth != 0 || y.depth != 1 || z.depth != 2 || z.parked || z.via != srv.URL+"/y" {
+		t.Errorf("after x at 0: x %d, y %d, z %d (parked %v, via %s); want 0, 1, 2, queued, via /y", x.depth, y.depth, z.depth, z.parked, z.via)
+	}
+	if x.via != "/long-x" || y.via != "/long-y" {
+		t.Errorf("taken pages' via changed: %s, %s", x.via, y.via)
+	}
+	if f.queued != 4 || f.admitted != 4 || f.parked != 0 {
+		t.Errorf("queued %d, admitted %d, parked %d; want 4, 4, 0", f.queued, f.admitted, f.parked)
+	}
+	f.relax(ctx, q, 1, "/short-q")
+	if q.depth != 1 || q.via != "/short-q" {
+		t.Errorf("queued q: depth %d via %s, want 1 via /short-q", q.depth, q.via)
+	}
+	f.relax(ctx, q, 2, "/longer-q")
+	if q.depth != 1 || q.via != "/short-q" {
+		t.Errorf("a longer path changed q: depth %d via %s", q.depth, q.via)
+	}
+
+	// Parking stops at capacity (4); the fifth is neither kept nor
+	// remembered.
+	for i := range 5 {
+		c := cand(fmt.Sprintf("/deep%d", i))
+		j := f.admit(ctx, c, y.page, 3)
+		if (j == nil) != (i == 4) {
+			t.Errorf("parking /deep%d: %v", i, j)
+		}
+		if _, ok := f.known.get(c.raw); ok != (i < 4) {
+			t.Errorf("/deep%d remembered: %v", i, ok)
+		}
+	}
+}
