@@ -146,11 +146,10 @@ func TestGyreAsyncContract(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e, _ := newGyreJobEnv(t, dialect, 20)
 		s := smallSite(t, 12)
-		// maxDepth beyond the site's chain: a page's depth is set where the
-		// crawl first finds it, which depends on which fetch answers first,
-		// and at the default depth 3 only 6 pages were in reach when /p3
-		// found /p4 before /p2 did.
-		id := startJob(t, e, `{"url":"`+s.URL+`/p0","maxPages":7,"maxDepth":10,"tier":"http","async":true}`)
+		// At the default depth 3 exactly 7 pages are in reach (/p1 and /p2
+		// at 1, /p3 and /p4 at 2, /p5 and /p6 at 3), whichever fetch
+		// answers first: a page's depth is its shortest link distance.
+		id := startJob(t, e, `{"url":"`+s.URL+`/p0","maxPages":7,"tier":"http","async":true}`)
 		// The hold is drawn with the job: 7 pages at 1 credit.
 		if got := e.balance(); got > 13 {
 			t.Fatalf("balance %d after queueing, want the hold of 7 drawn", got)
