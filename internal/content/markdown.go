@@ -124,18 +124,63 @@ func isElem(n *html.Node, names ...string) bool {
 	return false
 }
 
-func isBold(n *html.Node) bool   { return isElem(n, "strong", "b") }
-func isItalic(n *html.Node) bool { return isElem(n, "em", "i") }
-func isEmph(n *html.Node) bool   { return isElem(n, "strong", "b", "em", "i") }
-func isStrike(n *html.Node) bool { return isElem(n, "del", "s", "strike") }
-func isLink(n *html.Node) bool   { return isElem(n, "a") }
-func isSpan(n *html.Node) bool   { return isElem(n, "span") }
-func isPre(n *html.Node) bool    { return isElem(n, "pre") }
-func isList(n *html.Node) bool   { return isElem(n, "ul", "ol") }
-func isInlineCode(n *html.Node) bool {
-	return isElem(n, "code", "var", "samp", "kbd", "tt")
+// The predicates below read the name, not DataAtom: the preparation
+// renames elements and leaves DataAtom as it was, as the library did.
+
+func elemName(n *html.Node) string {
+	if n == nil || n.Type != html.ElementNode {
+		return ""
+	}
+	return n.Data
 }
-func isHeading(n *html.Node) bool { return isElem(n, "h1", "h2", "h3", "h4", "h5", "h6") }
+
+func isBold(n *html.Node) bool {
+	s := elemName(n)
+	return s == "strong" || s == "b"
+}
+
+func isItalic(n *html.Node) bool {
+	s := elemName(n)
+	return s == "em" || s == "i"
+}
+
+func isEmph(n *html.Node) bool {
+	switch elemName(n) {
+	case "strong", "b", "em", "i":
+		return true
+	}
+	return false
+}
+
+func isStrike(n *html.Node) bool {
+	switch elemName(n) {
+	case "del", "s", "strike":
+		return true
+	}
+	return false
+}
+
+func isLink(n *html.Node) bool { return elemName(n) == "a" }
+func isSpan(n *html.Node) bool { return elemName(n) == "span" }
+func isPre(n *html.Node) bool  { return elemName(n) == "pre" }
+
+func isList(n *html.Node) bool {
+	s := elemName(n)
+	return s == "ul" || s == "ol"
+}
+
+func isInlineCode(n *html.Node) bool {
+	switch elemName(n) {
+	case "code", "var", "samp", "kbd", "tt":
+		return true
+	}
+	return false
+}
+
+func isHeading(n *html.Node) bool {
+	s := elemName(n)
+	return len(s) == 2 && s[0] == 'h' && s[1] >= '1' && s[1] <= '6'
+}
 
 // prepare mends the tree under root for rendering (step 1).
 func prepare(root *html.Node) {
@@ -1572,28 +1617,38 @@ func (w *mdWriter) finish() []byte {
 }
 
 // trimNewlines keeps at most two line breaks in a row and drops the
-// spaces between the breaks beyond them.
+// spaces between the breaks beyond them. Only ' ' counts as a space.
 func trimNewlines(dst, src []byte) []byte {
-	breaks, spaces := 0, 0
-	for _, c := range src {
-		switch c {
-		case '\n':
+	breaks := 0
+	for {
+		i := bytes.IndexByte(src, '\n')
+		if i < 0 {
+			return append(dst, src...)
+		}
+		line := src[:i]
+		if blank(line) {
 			breaks++
 			if breaks <= 2 {
-				dst = appendSpaces(dst, spaces)
+				dst = append(dst, line...)
 				dst = append(dst, '\n')
 			}
-			spaces = 0
-		case ' ':
-			spaces++
-		default:
-			breaks = 0
-			dst = appendSpaces(dst, spaces)
-			spaces = 0
-			dst = append(dst, c)
+		} else {
+			breaks = 1
+			dst = append(dst, line...)
+			dst = append(dst, '\n')
+		}
+		src = src[i+1:]
+	}
+}
+
+// blank tells whether b holds nothing but ' '.
+func blank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' {
+			return false
 		}
 	}
-	return appendSpaces(dst, spaces)
+	return true
 }
 
 // trimHardBreaks drops a hard break ("  \n") before an empty line.
@@ -1611,9 +1666,11 @@ func trimHardBreaks(b []byte) []byte {
 func unescape(dst, src []byte) []byte {
 	last := 0
 	for i := 0; i < len(src); i++ {
-		if src[i] != escMark {
-			continue
+		k := bytes.IndexByte(src[i:], escMark)
+		if k < 0 {
+			break
 		}
+		i += k
 		dst = append(dst, src[last:i]...)
 		last = i + 1
 		if i+1 >= len(src) {
