@@ -5,120 +5,10 @@ import (
 	"strings"
 	"sync/atomic"
 
-	md "github.com/JohannesKaufmann/html-to-markdown/v2/converter"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/marker"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/strikethrough"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 	"github.com/markusmobius/go-trafilatura"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
-
-// converter is built once: building registers plugins and sorts handlers,
-// and a Converter is safe for concurrent use.
-var converter = newConverter()
-
-func newConverter() *md.Converter {
-	c := md.NewConverter(md.WithPlugins(
-		base.NewBasePlugin(),
-		commonmark.NewCommonmarkPlugin(
-			// A link without text or without a target tells a reader
-			// nothing: its text, if any, stays and the link goes.
-			commonmark.WithLinkEmptyContentBehavior(commonmark.LinkBehaviorSkip),
-			commonmark.WithLinkEmptyHrefBehavior(commonmark.LinkBehaviorSkip),
-		),
-		// Aligned columns pad every cell to its column's widest one: a
-		// long cell costs its length again in spaces on every row.
-		table.NewTablePlugin(table.WithCellPaddingBehavior(table.CellPaddingBehaviorMinimal)),
-		strikethrough.NewStrikethroughPlugin(),
-	))
-	// noembed and noframes hold fallback markup as raw text, like iframe,
-	// which the base plugin removes.
-	for _, tag := range []string{"template", "svg", "button", "select", "form", "dialog", "noembed", "noframes"} {
-		c.Register.TagType(tag, md.TagTypeRemove, md.PriorityStandard)
-	}
-	// The base plugin writes every < and > of text as an entity; after it
-	// (and before the escaping is settled) they go back to characters
-	// that are escaped only where markdown would read them as syntax.
-	// A table that the table plugin cannot lay out (a heading or a list in
-	// a cell) is written row by row as text: its cells must not run
-	// together ("[108431](…)2015"). In a laid-out table the plugin trims
-	// each cell, so the spaces cost nothing there.
-	c.Register.RendererFor("td", md.TagTypeInline, renderCell, md.PriorityStandard)
-	c.Register.RendererFor("th", md.TagTypeInline, renderCell, md.PriorityStandard)
-	c.Register.TextTransformer(angleBrackets, md.PriorityStandard+10)
-	c.Register.UnEscaper(unescapeAngle, md.PriorityStandard)
-	return c
-}
-
-// renderCell writes a table cell set apart by a space from the cell
-// before it.
-func renderCell(ctx md.Context, w md.Writer, n *html.Node) md.RenderStatus {
-	for p := n.PrevSibling; p != nil; p = p.PrevSibling {
-		if p.Type == html.ElementNode && (p.Data == "td" || p.Data == "th") {
-			w.WriteString(" ")
-			break
-		}
-	}
-	ctx.RenderChildNodes(ctx, w, n)
-	return md.RenderSuccess
-}
-
-// angleEntities turns the base plugin's entities back into characters
-// marked for escaping. A text that held "&lt;" itself comes out as "<",
-// which is what the entity meant to a markdown reader anyway.
-var angleEntities = strings.NewReplacer(
-	"&lt;", string(marker.BytesMarkerEscaping)+"<",
-	"&gt;", string(marker.BytesMarkerEscaping)+">",
-)
-
-// escapeMark is the converter's mark before a character that may need a
-// backslash; the unescapers decide.
-var escapeMark = marker.BytesMarkerEscaping[0]
-
-func angleBrackets(_ md.Context, s string) string {
-	if !strings.Contains(s, "&") {
-		return s
-	}
-	return angleEntities.Replace(s)
-}
-
-// unescapeAngle tells whether a "<" of text at chars[i] must stay escaped,
-// returning 1 then and -1 otherwise: where it would open a tag, a closing
-// tag, a comment, a declaration or processing instruction (all start with
-// a letter, "/", "!" or "?") or an autolink (a scheme starts with a
-// letter; an e-mail address is a run of address characters up to "@").
-// ">" is the commonmark plugin's: escaped only where it opens a quote.
-func unescapeAngle(chars []byte, i int) int {
-	if chars[i] != '<' {
-		return -1
-	}
-	j := i + 1
-	for j < len(chars) && chars[j] == escapeMark {
-		j++
-	}
-	if j == len(chars) {
-		return -1
-	}
-	switch c := chars[j]; {
-	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '/', c == '!', c == '?':
-		return 1
-	}
-	for ; j < len(chars); j++ {
-		c := chars[j]
-		switch {
-		case c == '@':
-			return 1
-		case c == escapeMark, c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9',
-			strings.IndexByte(".!#$%&'*+/=?^_`{|}~-", c) >= 0:
-		default:
-			return -1
-		}
-	}
-	return -1
-}
 
 // secondOpinionRatio: when the extracted text holds fewer words than
 // this fraction of the page's visible words, extraction runs again with
@@ -543,13 +433,28 @@ func blockNeighbour(n *html.Node, next bool) bool {
 	return true
 }
 
-// toMarkdown converts the children of n. It modifies n.
+// MarkdownHook, when not nil, receives a copy of every tree about to be
+// rendered as markdown (its ancestors copied as bare elements above it)
+// and the markdown rendered from the tree. It is meant for
+// bench/content/mdcompare, which renders the copy with another converter;
+// set it before converting pages, never while pages are converted.
+var MarkdownHook func(tree *html.Node, markdown string)
+
+// toMarkdown converts n and its subtree (see markdown.go). It modifies n.
 func toMarkdown(n *html.Node) string {
-	out, err := converter.ConvertNode(n)
-	if err != nil {
-		return ""
+	if MarkdownHook == nil {
+		return markdown(n)
 	}
-	return strings.TrimSpace(string(out))
+	k := cloneTree(n)
+	top := k
+	for p := n.Parent; p != nil; p = p.Parent {
+		q := &html.Node{Type: p.Type, Data: p.Data, DataAtom: p.DataAtom, Namespace: p.Namespace}
+		q.AppendChild(top)
+		top = q
+	}
+	md := markdown(n)
+	MarkdownHook(k, md)
+	return md
 }
 
 // textOf renders n as plain text: one line per block, white space
