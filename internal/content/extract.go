@@ -89,8 +89,67 @@ func unmarkH1(n *html.Node) {
 // corpora).
 const maxFallbackElements = 50000
 
-// fallbacks counts the pages handed to trafilatura (benchmarks report it).
-var fallbacks atomic.Int64
+// fallbacks counts the pages handed to trafilatura (benchmarks report it),
+// trafilaturaRuns its runs (one or two a page; tests read it).
+var fallbacks, trafilaturaRuns atomic.Int64
+
+// fallbackFirst turns on the skipping of trafilatura's first run when
+// its result cannot pass (see secondOpinionCertain); tests turn it off
+// to compare.
+var fallbackFirst = true
+
+// trafilaturaMinChars is trafilatura's MinExtractedSize: with less text
+// extracted than this it gives its "baseline" instead, which usable
+// rejects.
+const trafilaturaMinChars = 250
+
+// secondOpinionCertain tells whether trafilatura's first run will almost
+// surely not do: the text of body outside the elements that its cleaning
+// removes whole (trafDropped) is under trafilaturaMinChars characters,
+// or under secondOpinionRatio of the page's words. Its extraction is a
+// part of that text, so it fails the test of trafilaturaContent unless
+// it repeats text, which it does on a few pages: a wrong guess costs the
+// fallback extractors' time, not a different output (see above).
+func secondOpinionCertain(body *html.Node, pageWords int) bool {
+	if body == nil {
+		return false
+	}
+	var st stats
+	words := 0
+	keptText(body, &st, &words)
+	return st.length < trafilaturaMinChars || float64(words) < secondOpinionRatio*float64(pageWords)
+}
+
+// keptText adds the text of n's subtree outside trafDropped elements:
+// its collapsed length to st and its words to words.
+func keptText(n *html.Node, st *stats, words *int) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			countText(c.Data, 0, st)
+			*words += countWords(c.Data)
+		case html.ElementNode:
+			if !trafDropped(c.DataAtom) {
+				keptText(c, st, words)
+			}
+		}
+	}
+}
+
+// trafDropped tells the elements that trafilatura's cleaning removes
+// with their content before extraction (figure, picture and source stay
+// when images are kept, as here).
+func trafDropped(a atom.Atom) bool {
+	switch a {
+	case atom.Aside, atom.Embed, atom.Footer, atom.Form, atom.Iframe, atom.Menu, atom.Object, atom.Script,
+		atom.Applet, atom.Audio, atom.Canvas, atom.Map, atom.Svg, atom.Video, atom.Area, atom.Button,
+		atom.Datalist, atom.Dialog, atom.Frame, atom.Frameset, atom.Fieldset, atom.Input, atom.Label,
+		atom.Legend, atom.Math, atom.Nav, atom.Noscript, atom.Optgroup, atom.Option, atom.Output,
+		atom.Param, atom.Progress, atom.Select, atom.Style, atom.Track, atom.Textarea, atom.Time:
+		return true
+	}
+	return false
+}
 
 // trafilaturaContent returns the article body found by trafilatura, or
 // nil when it finds nothing usable, and the languages of the page's
@@ -107,9 +166,21 @@ func trafilaturaContent(root *html.Node, base *url.URL, pageWords int) (*html.No
 		// for dates is the slowest part of trafilatura and is not needed.
 		HtmlDateMode: trafilatura.Disabled,
 	}
-	r, err := trafilatura.ExtractDocument(root, opts)
+	// The second run repeats the first and then weighs the fallback
+	// extractors' candidates against its result; when that result is
+	// bound to fail the test below, the first run is skipped. (Running
+	// the second alone gives the same output as both on every corpus page
+	// and bench/gyre's 1,000; running it on every page costs the
+	// fallback extractors on pages that did not need them.)
+	var r *trafilatura.ExtractResult
+	var err error
+	if !fallbackFirst || !secondOpinionCertain(findBody(root), pageWords) {
+		trafilaturaRuns.Add(1)
+		r, err = trafilatura.ExtractDocument(root, opts)
+	}
 	if !usable(r, err) || float64(countWords(r.ContentText)) < secondOpinionRatio*float64(pageWords) {
 		opts.EnableFallback = true
+		trafilaturaRuns.Add(1)
 		r, err = trafilatura.ExtractDocument(root, opts)
 	}
 	if !usable(r, err) {

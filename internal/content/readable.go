@@ -161,12 +161,25 @@ func (r *readable) attempt(flags int) *html.Node {
 	r.visit(r.body, 0)
 
 	// Scale each candidate by the share of its text that is not links.
+	// The body's share is not known from visit: it is measured (a walk
+	// of the whole page) only when the body may rank among the five
+	// best. Scaling moves a score towards 0, so a body whose score, or
+	// 0, is below five other candidates' cannot, and its score is then
+	// read nowhere.
+	var body *html.Node
 	for _, c := range r.cands {
 		d, ok := r.density[c]
-		if !ok { // the body
+		if !ok {
+			if body == nil {
+				body = c
+				continue
+			}
 			d = r.linkDensity(c)
 		}
 		r.scores[c] *= 1 - d
+	}
+	if body != nil && !r.outranked(body, 5) {
+		r.scores[body] *= 1 - r.linkDensity(body)
 	}
 	var top []*html.Node // the five best, best first
 	for _, c := range r.cands {
@@ -326,6 +339,20 @@ func (r *readable) attempt(flags int) *html.Node {
 	return article
 }
 
+// outranked tells whether k other candidates score above c's score and
+// above 0.
+func (r *readable) outranked(c *html.Node, k int) bool {
+	bound := max(r.scores[c], 0)
+	for _, o := range r.cands {
+		if o != c && r.scores[o] > bound {
+			if k--; k == 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // proseLike tells whether a paragraph outside the best candidate reads
 // like part of the article: long with few links, or a short sentence
 // without links.
@@ -420,11 +447,12 @@ func density(st stats) float64 {
 
 // drop tells whether the pass removes element n before scoring.
 func (r *readable) drop(n *html.Node) bool {
-	if attr(n, "aria-modal") == "true" && attr(n, "role") == "dialog" {
+	a := dropAttrsOf(n)
+	if a.ariaModal == "true" && a.role == "dialog" {
 		return true
 	}
-	match := matchString(n)
-	if !r.byline && isByline(n, match) {
+	match := matchOf(a.class, a.id)
+	if !r.byline && isByline(n, a.rel, a.itemprop, match) {
 		r.byline = true
 		return true
 	}
@@ -441,7 +469,7 @@ func (r *readable) drop(n *html.Node) bool {
 		}
 		// A landmark by role, or a <nav> whatever its class, unless the
 		// page is wrapped in one (see landmark.go).
-		if LandmarkRole(n) || n.DataAtom == atom.Nav && !r.pageWrapper(n, "") {
+		if a.role != "" && LandmarkRole(n) || n.DataAtom == atom.Nav && !r.pageWrapper(n, "") {
 			return true
 		}
 		// Modals, cookie banners and hover cards are shown over the
@@ -699,8 +727,52 @@ func negativeHint(v string) bool {
 	return false
 }
 
+// dropAttrs are the attributes drop reads, found in one pass over an
+// element's attributes (it runs on every element of every attempt).
+type dropAttrs struct {
+	class, id, role, ariaModal, rel, itemprop string
+}
+
+// dropAttrsOf reads n's attributes as attr would: the first of each key.
+func dropAttrsOf(n *html.Node) dropAttrs {
+	var a dropAttrs
+	var seen uint8
+	for _, at := range n.Attr {
+		if at.Namespace != "" {
+			continue
+		}
+		var bit uint8
+		var dst *string
+		switch at.Key {
+		case "class":
+			bit, dst = 1, &a.class
+		case "id":
+			bit, dst = 2, &a.id
+		case "role":
+			bit, dst = 4, &a.role
+		case "aria-modal":
+			bit, dst = 8, &a.ariaModal
+		case "rel":
+			bit, dst = 16, &a.rel
+		case "itemprop":
+			bit, dst = 32, &a.itemprop
+		default:
+			continue
+		}
+		if seen&bit == 0 {
+			seen |= bit
+			*dst = at.Val
+		}
+	}
+	return a
+}
+
 func matchString(n *html.Node) string {
-	class, id := attr(n, "class"), attr(n, "id")
+	return matchOf(attr(n, "class"), attr(n, "id"))
+}
+
+// matchOf is matchString of an element with these class and id values.
+func matchOf(class, id string) string {
 	if class == "" && id == "" {
 		return ""
 	}
@@ -739,8 +811,10 @@ func withoutModifiers(class string) string {
 	return b.String()
 }
 
-func isByline(n *html.Node, match string) bool {
-	if attr(n, "rel") != "author" && !strings.Contains(attr(n, "itemprop"), "author") &&
+// isByline tells whether n, with these rel, itemprop and matchString
+// values, is a short byline.
+func isByline(n *html.Node, rel, itemprop, match string) bool {
+	if rel != "author" && !strings.Contains(itemprop, "author") &&
 		(match == "" || !bylineHints.in(match)) {
 		return false
 	}
