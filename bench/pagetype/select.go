@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/gob"
 	"fmt"
 	"math"
 	"os"
@@ -17,6 +18,7 @@ import (
 
 type cand struct {
 	kind    int
+	score   float64 // the compiled selector's prediction
 	f       []float64
 	f1      float64
 	current bool
@@ -47,6 +49,13 @@ var selectGates = []float64{0.25, 0.4, 0.55, 0.7}
 // rule applied to the folds, chose settings that lowered readability or
 // trafilatura-eval on half B).
 const selectWorst = 0
+
+// selectPageLoss is the most F1 a setting may cost any one readability
+// page on the folds. A group's mean hides one lost page among many
+// pages that did not move; the readability pages are articles a reader
+// tool gets right, where a switch costs a whole page (v7 lost half B's
+// readability 0.009, as if one page of 68 lost 0.6).
+const selectPageLoss = 0.05
 
 // selectProse are the prose guards trainSelect tries (0: none).
 var selectProse = []int{0, 150}
@@ -100,7 +109,7 @@ func candidatePages(wcxbDir string) ([]*candPage, error) {
 			if !c.Selectable && c.Current && c.Kind == "forum" || takenForForum(probs) {
 				cp.locked = true
 			}
-			x := cand{kind: kindIndex(c.Kind), f: c.Features, f1: pageScore(p, c.Text), current: c.Current, chosen: c.Chosen}
+			x := cand{kind: kindIndex(c.Kind), score: c.Score, f: c.Features, f1: pageScore(p, c.Text), current: c.Current, chosen: c.Chosen}
 			if x.current {
 				cp.cur = x.f1
 			}
@@ -488,6 +497,7 @@ func trainSelect(cps []*candPage, path string) error {
 		worstGroup                        string
 		shared, relative                  bool
 		prose                             int
+		pageLoss                          float64 // the largest loss of a readability page on the folds
 	}
 	var res []setting
 	for _, gate := range selectGates {
@@ -504,6 +514,7 @@ func trainSelect(cps []*candPage, path string) error {
 			}{{0.001, false, true}, {0.01, false, true}, {0.1, false, true}, {0.001, true, true}, {0.01, true, true}} {
 				lambda := setup.lambda
 				gains := make([]map[string]float64, len(selectMargins))
+				pageLoss := make([]float64, len(selectMargins))
 				for i := range gains {
 					gains[i] = make(map[string]float64)
 				}
@@ -523,12 +534,16 @@ func trainSelect(cps []*candPage, path string) error {
 					m := fit(tr, lambda, setup.relative)
 					for i, mg := range selectMargins {
 						for _, cp := range va {
-							gains[i][cp.group] += m.choose(cp, mg) - cp.cur
+							d := m.choose(cp, mg) - cp.cur
+							gains[i][cp.group] += d
+							if cp.group == corpus.Readability {
+								pageLoss[i] = max(pageLoss[i], -d)
+							}
 						}
 					}
 				}
 				for i, mg := range selectMargins {
-					st := setting{gate: gate, lambda: lambda, margin: mg, worst: math.Inf(1), shared: setup.shared, relative: setup.relative, prose: prose}
+					st := setting{gate: gate, lambda: lambda, margin: mg, worst: math.Inf(1), shared: setup.shared, relative: setup.relative, prose: prose, pageLoss: pageLoss[i]}
 					for _, g := range groups() {
 						st.gain += gains[i][g]
 						// The mean change over every half-A page of the
@@ -539,14 +554,15 @@ func trainSelect(cps []*candPage, path string) error {
 					}
 					st.gain /= float64(total)
 					res = append(res, st)
-					fmt.Fprintf(os.Stderr, "gate %g prose %d lambda %g shared %v relative %v margin %g: cross-validated mean gain on A %+.4f, worst group %s %+.4f\n",
-						gate, prose, lambda, setup.shared, setup.relative, mg, st.gain, st.worstGroup, st.worst)
+					fmt.Fprintf(os.Stderr, "gate %g prose %d lambda %g shared %v relative %v margin %g: cross-validated mean gain on A %+.4f, worst group %s %+.4f, worst readability page %+.4f\n",
+						gate, prose, lambda, setup.shared, setup.relative, mg, st.gain, st.worstGroup, st.worst, -st.pageLoss)
 				}
 			}
 		}
 	}
 	sort.SliceStable(res, func(i, j int) bool {
-		oi, oj := res[i].worst >= selectWorst, res[j].worst >= selectWorst
+		oi := res[i].worst >= selectWorst && res[i].pageLoss <= selectPageLoss
+		oj := res[j].worst >= selectWorst && res[j].pageLoss <= selectPageLoss
 		if oi != oj {
 			return oi
 		}
@@ -589,4 +605,105 @@ func trainSelect(cps []*candPage, path string) error {
 	}
 	fmt.Fprintf(&buf, "}\n")
 	return write(path, buf.Bytes())
+}
+
+// cachedCandidatePages is candidatePages, read from or written to the
+// gob file cache when cache is not empty. The cache knows nothing of
+// the features' code: remove it when they change.
+func cachedCandidatePages(wcxbDir, cache string) ([]*candPage, error) {
+	type gc struct {
+		Kind            int
+		F               []float64
+		F1, Score       float64
+		Current, Chosen bool
+	}
+	type gp struct {
+		Name, Group   string
+		HalfA, Locked bool
+		Probs         []float64
+		Cands         []gc
+		Cur, Chosen   float64
+	}
+	if cache != "" {
+		if f, err := os.Open(cache); err == nil {
+			defer f.Close()
+			var ps []gp
+			if err := gob.NewDecoder(f).Decode(&ps); err != nil {
+				return nil, err
+			}
+			out := make([]*candPage, len(ps))
+			for i, p := range ps {
+				cp := &candPage{name: p.Name, group: p.Group, halfA: p.HalfA, locked: p.Locked, probs: p.Probs, cur: p.Cur, chosen: p.Chosen}
+				for _, c := range p.Cands {
+					cp.cands = append(cp.cands, cand{kind: c.Kind, score: c.Score, f: c.F, f1: c.F1, current: c.Current, chosen: c.Chosen})
+				}
+				out[i] = cp
+			}
+			return out, nil
+		}
+	}
+	cps, err := candidatePages(wcxbDir)
+	if err != nil || cache == "" {
+		return cps, err
+	}
+	ps := make([]gp, len(cps))
+	for i, cp := range cps {
+		p := gp{Name: cp.name, Group: cp.group, HalfA: cp.halfA, Locked: cp.locked, Probs: cp.probs, Cur: cp.cur, Chosen: cp.chosen}
+		for _, c := range cp.cands {
+			p.Cands = append(p.Cands, gc{Kind: c.kind, Score: c.score, F: c.f, F1: c.f1, Current: c.current, Chosen: c.chosen})
+		}
+		ps[i] = p
+	}
+	f, err := os.Create(cache)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return cps, gob.NewEncoder(f).Encode(ps)
+}
+
+// listSwitches prints every half-A page on which the selector switches:
+// the kind it takes, the F1 before and after and the candidate's
+// features against the article.
+func listSwitches(cps []*candPage) {
+	fmt.Printf("| group | page | kind | F1 before | after | log words | over article | article's it holds | in article | link density | words per line | p(article) |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, cp := range cps {
+		if !cp.halfA {
+			continue
+		}
+		for _, c := range cp.cands {
+			if c.chosen && !c.current {
+				fmt.Printf("| %s | %s | %s<-%s | %.3f | %.3f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", cp.group, cp.name, content.CandidateKinds[c.kind], content.CandidateKinds[cp.curKind()], cp.cur, c.f1,
+					c.f[1], c.f[4], c.f[5], c.f[6], c.f[3], c.f[11], cp.probs[0])
+			}
+		}
+	}
+	fmt.Printf("\nhalf-A readability and eval pages the selector judges, every candidate: kind, F1, predicted score (current marked *), extra share, short, links, article prose, dropped prose\n\n")
+	for _, cp := range cps {
+		if !cp.halfA || !cp.gated() || cp.group != corpus.Readability && cp.group != corpus.Eval {
+			continue
+		}
+		fmt.Printf("%s %s p(article) %.2f:", cp.group, cp.name, cp.probs[0])
+		for _, c := range cp.cands {
+			mark := ""
+			if c.current {
+				mark = "*"
+			}
+			if c.chosen {
+				mark += "+"
+			}
+			fmt.Printf("  %s%s %.3f/%.3f [%.2f %.2f %.2f %.1f %.2f]", content.CandidateKinds[c.kind], mark, c.f1, c.score, c.f[16], c.f[17], c.f[18], c.f[19], c.f[20])
+		}
+		fmt.Println()
+	}
+}
+
+// curKind is the kind of the page's current choice.
+func (cp *candPage) curKind() int {
+	for _, c := range cp.cands {
+		if c.current {
+			return c.kind
+		}
+	}
+	return 0
 }

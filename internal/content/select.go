@@ -31,7 +31,7 @@ import (
 // half B by 0.009 (bench/content/README.md, "the candidate selector"),
 // which quality.md's rule does not allow. Candidates (the trainer's
 // view) computes what it would choose either way.
-const selectOn = false
+const selectOn = true
 
 // Candidate kinds, in the order of CandidateKinds.
 const (
@@ -65,6 +65,11 @@ const (
 	sCurrentCovered
 	sWithinCurrent
 	sReadableOK
+	sExtraShare
+	sExtraShort
+	sExtraLinks
+	sArticleProse
+	sDroppedProse
 	sTypeProbs
 	numSelectFeatures = sTypeProbs + len(PageTypes)
 )
@@ -74,7 +79,9 @@ var SelectFeatureNames = func() [numSelectFeatures]string {
 	n := [numSelectFeatures]string{"bias", "log words", "share of body words", "link density",
 		"log words over article's", "article's words it holds", "its words in the article", "log headings",
 		"holds the h1", "log prices", "log forms and controls", "words per line", "current choice",
-		"current's words it holds", "its words in the current", "article reached its length"}
+		"current's words it holds", "its words in the current", "article reached its length",
+		"share of its words in lines the article lacks", "share of those in short lines", "link density of what it adds",
+		"log words of the article's prose lines", "share of the article's prose it drops"}
 	for i, t := range PageTypes {
 		n[sTypeProbs+i] = "p(" + string(t) + ")"
 	}
@@ -138,6 +145,20 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 		artText = textOf(art)
 	}
 	artWords := countWords(artText)
+	var artLines map[string]bool
+	var artStats stats
+	artProse := 0
+	if art != nil {
+		artStats = textStats(art, nil)
+		artLines = make(map[string]bool)
+		for l := range strings.SplitSeq(artText, "\n") {
+			l = collapse(l)
+			artLines[l] = true
+			if w := countWords(l); w >= proseLineWords {
+				artProse += w
+			}
+		}
+	}
 	curText := artText
 	if cur != art && cur != nil {
 		curText = textOf(cur)
@@ -187,9 +208,64 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 		if readableOK {
 			f[sReadableOK] = 1
 		}
+		if art != nil {
+			addedFeatures(f, text, words, st, artText, artLines, artStats, artProse)
+		}
 		copy(f[sTypeProbs:], probs[:])
 	}
 	return cs
+}
+
+// proseLineWords is the length from which a line of text reads as a
+// paragraph of prose, shortLineWords the length under which it reads as
+// a label, a link or a control.
+const (
+	proseLineWords = 20
+	shortLineWords = 8
+)
+
+// addedFeatures sets the features of a candidate (text, words words,
+// st its text statistics) that compare it line by line with the article
+// (artText, its lines, statistics and words in prose lines): what the
+// candidate adds to the article and what of the article's prose it
+// drops. On a page whose article is already whole prose, a wider region
+// adds mostly short lines and links (menus, related links, footers); on
+// a page whose article is a fragment, it adds the missing text.
+func addedFeatures(f *selectFeatures, text string, words int, st stats, artText string, artLines map[string]bool, artStats stats, artProse int) {
+	extra, short := 0, 0
+	have := make(map[string]bool)
+	for l := range strings.SplitSeq(text, "\n") {
+		l = collapse(l)
+		have[l] = true
+		if artLines[l] {
+			continue
+		}
+		w := countWords(l)
+		extra += w
+		if w < shortLineWords {
+			short += w
+		}
+	}
+	if words > 0 {
+		f[sExtraShare] = float64(extra) / float64(words)
+	}
+	if extra > 0 {
+		f[sExtraShort] = float64(short) / float64(extra)
+	}
+	if d := st.length - artStats.length; d > 0 {
+		f[sExtraLinks] = math.Max(0, math.Min(1, (st.linkLen-artStats.linkLen)/float64(d)))
+	}
+	f[sArticleProse] = math.Log1p(float64(artProse))
+	if artProse > 0 {
+		dropped := 0
+		for l := range strings.SplitSeq(artText, "\n") {
+			l = collapse(l)
+			if w := countWords(l); w >= proseLineWords && !have[l] {
+				dropped += w
+			}
+		}
+		f[sDroppedProse] = float64(dropped) / float64(artProse)
+	}
 }
 
 // selectContent returns the candidate the model prefers to cur, the
@@ -553,6 +629,7 @@ type Candidate struct {
 	Kind     string    // one of CandidateKinds
 	Text     string    // its text, as Document.Text would be
 	Features []float64 // the selector's input, in the order of SelectFeatureNames
+	Score    float64   // the selector's predicted gain (selectScore)
 	Current  bool      // the pipeline's choice before the selector
 	Chosen   bool      // the pipeline's final choice
 	// Selectable tells whether the selector judges the page at all
@@ -591,7 +668,7 @@ func Candidates(body []byte, pageURL string) ([]Candidate, []float64, error) {
 	}
 	out := make([]Candidate, len(cs))
 	for i, c := range cs {
-		out[i] = Candidate{Selectable: judged(art, cur, probs), Kind: CandidateKinds[c.kind], Features: append([]float64(nil), c.f[:]...),
+		out[i] = Candidate{Selectable: judged(art, cur, probs), Kind: CandidateKinds[c.kind], Features: append([]float64(nil), c.f[:]...), Score: selectScore(&cs[i]),
 			Current: c.node == cur, Chosen: c.node == final}
 	}
 	// Rendering modifies a tree; a product candidate holds a copy of
