@@ -478,12 +478,32 @@ func fitShared(cps []*candPage, lambda float64, relative bool) selModel {
 
 var selectMargins = []float64{0, 0.01, 0.02, 0.05, 0.1, 0.15, 0.2}
 
-// trainSelect fits the selector on half A's pages that the gate passes;
-// the gate, the L2 penalty and the margin are chosen by two-fold
-// cross-validation inside A (folds by the hash's second bit): the best
-// mean gain over all of A's pages among the settings that lower no group
-// (corpus or wcxb-dev type) by more than 0.001, as quality.md asks of a
-// rule.
+// setting is one setting of the selector's fit with its cross-validated
+// figures.
+type setting struct {
+	gate, lambda, margin float64
+	gain                 float64 // the mean change over A's pages
+	worst                float64 // the mean change of the group that changed least
+	worstGroup           string
+	shared, relative     bool
+	prose                int
+	pageLoss             float64 // the largest loss of a readability or eval page on the folds
+	se                   float64 // the standard error of gain (per-page gains over A's pages)
+}
+
+// allowed tells whether a setting may be chosen: no group goes down on
+// the folds, and no readability or trafilatura-eval page loses more than
+// selectPageLoss.
+func (st setting) allowed() bool {
+	return st.worst >= selectWorst && st.pageLoss <= selectPageLoss
+}
+
+// trainSelect fits the selector on half A's pages that the gate passes
+// (fitPages); the gate, the L2 penalty, the margin and the prose guard
+// are chosen by two-fold cross-validation inside A (folds by the hash's
+// second bit): the best mean gain over all of A's pages among the
+// allowed settings (no group, corpus or wcxb-dev type, goes down; no
+// readability or trafilatura-eval page loses more than selectPageLoss).
 func trainSelect(cps []*candPage, path string) error {
 	nA := make(map[string]int)
 	total := 0
@@ -492,14 +512,6 @@ func trainSelect(cps []*candPage, path string) error {
 			nA[cp.group]++
 			total++
 		}
-	}
-	type setting struct {
-		gate, lambda, margin, gain, worst float64
-		worstGroup                        string
-		shared, relative                  bool
-		prose                             int
-		pageLoss                          float64 // the largest loss of a readability or eval page on the folds
-		se                                float64 // the standard error of gain (per-page gains over A's pages)
 	}
 	var res []setting
 	for _, gate := range selectGates {
@@ -561,8 +573,7 @@ func trainSelect(cps []*candPage, path string) error {
 		}
 	}
 	sort.SliceStable(res, func(i, j int) bool {
-		oi := res[i].worst >= selectWorst && res[i].pageLoss <= selectPageLoss
-		oj := res[j].worst >= selectWorst && res[j].pageLoss <= selectPageLoss
+		oi, oj := res[i].allowed(), res[j].allowed()
 		if oi != oj {
 			return oi
 		}

@@ -25,12 +25,13 @@ import (
 // structure, and the best one replaces the current choice when it is
 // predicted to be clearly better (selectMargin).
 
-// selectOn switches the selector on in HTML. It is off: with the
-// weights of select_model.go it raised wcxb-dev by 0.020 on half A and
-// 0.021 on half B, every page type on half B, but lowered readability's
-// half B by 0.009 (bench/content/README.md, "the candidate selector"),
-// which quality.md's rule does not allow. Candidates (the trainer's
-// view) computes what it would choose either way.
+// selectOn switches the selector on in HTML. On since i20-select2
+// (variant v12 of bench/content/README.md): with the features of what a
+// candidate adds to the article and the item region kept, it raised
+// wcxb-dev by 0.012 on both halves and lowered no corpus or page type
+// on either half; v7, without them, lowered readability's half B by
+// 0.009. Candidates (the trainer's view) computes what it would choose
+// either way.
 const selectOn = true
 
 // Candidate kinds, in the order of CandidateKinds.
