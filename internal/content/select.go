@@ -146,6 +146,10 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 		artText = textOf(art)
 	}
 	artWords := countWords(artText)
+	var artBag wordBag
+	if artWords > 0 {
+		artBag = newWordBag(artText)
+	}
 	var artLines map[string]bool
 	var artStats stats
 	artProse := 0
@@ -178,9 +182,13 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 			f[sLinkDensity] = st.linkLen / float64(st.length)
 		}
 		f[sArticleRatio] = math.Log(float64(words+1) / float64(artWords+1))
+		var bag wordBag
 		if artWords > 0 {
-			f[sArticleCovered] = shared(artText, text)
-			f[sWithinArticle] = shared(text, artText)
+			// shared(artText, text) and shared(text, artText), from one
+			// count of each text's words.
+			bag = newWordBag(text)
+			in := float64(artBag.overlap(bag))
+			f[sArticleCovered], f[sWithinArticle] = artBag.share(in), bag.share(in)
 		}
 		var heads, controls int
 		walkElements(c.node, func(n *html.Node) {
@@ -202,7 +210,10 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 		if c.node == cur {
 			f[sCurrent] = 1
 		}
-		if curText != "" {
+		if cur == art && artWords > 0 {
+			// The same texts: the two measures against the article.
+			f[sCurrentCovered], f[sWithinCurrent] = f[sArticleCovered], f[sWithinArticle]
+		} else if curText != "" {
 			f[sCurrentCovered] = shared(curText, text)
 			f[sWithinCurrent] = shared(text, curText)
 		}
@@ -215,6 +226,44 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 		copy(f[sTypeProbs:], probs[:])
 	}
 	return cs
+}
+
+// wordBag is the multiset of a text's lower-cased words (split at white
+// space), as shared counts them.
+type wordBag struct {
+	count map[string]int
+	n     int
+}
+
+func newWordBag(s string) wordBag {
+	b := wordBag{count: make(map[string]int)}
+	for w := range strings.FieldsSeq(strings.ToLower(s)) {
+		b.count[w]++
+		b.n++
+	}
+	return b
+}
+
+// overlap is the number of words the two bags share, each counted as
+// often as the bag holding it fewer times.
+func (b wordBag) overlap(o wordBag) int {
+	if len(o.count) < len(b.count) {
+		b, o = o, b
+	}
+	in := 0
+	for w, k := range b.count {
+		in += min(k, o.count[w])
+	}
+	return in
+}
+
+// share is shared(text of b, other) given their overlap in: the share
+// of b's words the other text holds.
+func (b wordBag) share(in float64) float64 {
+	if b.n == 0 {
+		return 1
+	}
+	return in / float64(b.n)
 }
 
 // proseLineWords is the length from which a line of text reads as a

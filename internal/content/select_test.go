@@ -301,3 +301,23 @@ func TestAddedFeatures(t *testing.T) {
 		t.Errorf("the first paragraph drops %.3f of the prose, want about 2/3", g[sDroppedProse])
 	}
 }
+
+// TestWordBagIsShared checks that the word bags give shared's figures
+// in both directions from one overlap.
+func TestWordBagIsShared(t *testing.T) {
+	for _, c := range [][2]string{
+		{"the cat sat on the mat", "The cat and the dog"},
+		{"a a a b", "a b b"},
+		{"", "words here"},
+		{"one", ""},
+	} {
+		a, b := newWordBag(c[0]), newWordBag(c[1])
+		in := float64(a.overlap(b))
+		if got, want := a.share(in), shared(c[0], c[1]); got != want {
+			t.Errorf("%q in %q: %v, shared %v", c[0], c[1], got, want)
+		}
+		if got, want := b.share(in), shared(c[1], c[0]); got != want {
+			t.Errorf("%q in %q: %v, shared %v", c[1], c[0], got, want)
+		}
+	}
+}
