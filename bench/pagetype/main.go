@@ -54,13 +54,19 @@ func main() {
 	only := flag.String("only", "", "score only the pages labelled with this type (quick looks; not with -train)")
 	dump := flag.String("dump", "", "write each page's main-content text to DIR/NNNN.txt")
 	sel := flag.Bool("select", false, "score every candidate main content (headroom per type on half A, the selector on both halves)")
+	cache := flag.String("cache", "", "with -select or -train select: read the scored candidates from FILE if it exists, else write them there (quicker refits while the features stay the same)")
+	switches := flag.Bool("switches", false, "with -select: list the half-A pages on which the selector switches, with the candidate's features")
 	flag.Parse()
 
 	if *sel || *train == "select" {
 		// The selector reads the three corpora (readability and
 		// trafilatura-eval beside wcxb-dev) on its own.
-		cps, err := candidatePages(*dir)
+		cps, err := cachedCandidatePages(*dir, *cache)
 		must(err)
+		if *switches {
+			listSwitches(cps)
+			return
+		}
 		if *sel {
 			headroom(cps)
 			return

@@ -25,13 +25,14 @@ import (
 // structure, and the best one replaces the current choice when it is
 // predicted to be clearly better (selectMargin).
 
-// selectOn switches the selector on in HTML. It is off: with the
-// weights of select_model.go it raised wcxb-dev by 0.020 on half A and
-// 0.021 on half B, every page type on half B, but lowered readability's
-// half B by 0.009 (bench/content/README.md, "the candidate selector"),
-// which quality.md's rule does not allow. Candidates (the trainer's
-// view) computes what it would choose either way.
-const selectOn = false
+// selectOn switches the selector on in HTML. On since i20-select2
+// (variant v12 of bench/content/README.md): with the features of what a
+// candidate adds to the article and the item region kept, it raised
+// wcxb-dev by 0.012 on both halves and lowered no corpus or page type
+// on either half; v7, without them, lowered readability's half B by
+// 0.009. Candidates (the trainer's view) computes what it would choose
+// either way.
+const selectOn = true
 
 // Candidate kinds, in the order of CandidateKinds.
 const (
@@ -65,6 +66,11 @@ const (
 	sCurrentCovered
 	sWithinCurrent
 	sReadableOK
+	sExtraShare
+	sExtraShort
+	sExtraLinks
+	sArticleProse
+	sDroppedProse
 	sTypeProbs
 	numSelectFeatures = sTypeProbs + len(PageTypes)
 )
@@ -74,7 +80,9 @@ var SelectFeatureNames = func() [numSelectFeatures]string {
 	n := [numSelectFeatures]string{"bias", "log words", "share of body words", "link density",
 		"log words over article's", "article's words it holds", "its words in the article", "log headings",
 		"holds the h1", "log prices", "log forms and controls", "words per line", "current choice",
-		"current's words it holds", "its words in the current", "article reached its length"}
+		"current's words it holds", "its words in the current", "article reached its length",
+		"share of its words in lines the article lacks", "share of those in short lines", "link density of what it adds",
+		"log words of the article's prose lines", "share of the article's prose it drops"}
 	for i, t := range PageTypes {
 		n[sTypeProbs+i] = "p(" + string(t) + ")"
 	}
@@ -138,6 +146,24 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 		artText = textOf(art)
 	}
 	artWords := countWords(artText)
+	var artBag wordBag
+	if artWords > 0 {
+		artBag = newWordBag(artText)
+	}
+	var artLines map[string]bool
+	var artStats stats
+	artProse := 0
+	if art != nil {
+		artStats = textStats(art, nil)
+		artLines = make(map[string]bool)
+		for l := range strings.SplitSeq(artText, "\n") {
+			l = collapse(l)
+			artLines[l] = true
+			if w := countWords(l); w >= proseLineWords {
+				artProse += w
+			}
+		}
+	}
 	curText := artText
 	if cur != art && cur != nil {
 		curText = textOf(cur)
@@ -156,9 +182,13 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 			f[sLinkDensity] = st.linkLen / float64(st.length)
 		}
 		f[sArticleRatio] = math.Log(float64(words+1) / float64(artWords+1))
+		var bag wordBag
 		if artWords > 0 {
-			f[sArticleCovered] = shared(artText, text)
-			f[sWithinArticle] = shared(text, artText)
+			// shared(artText, text) and shared(text, artText), from one
+			// count of each text's words.
+			bag = newWordBag(text)
+			in := float64(artBag.overlap(bag))
+			f[sArticleCovered], f[sWithinArticle] = artBag.share(in), bag.share(in)
 		}
 		var heads, controls int
 		walkElements(c.node, func(n *html.Node) {
@@ -180,16 +210,112 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 		if c.node == cur {
 			f[sCurrent] = 1
 		}
-		if curText != "" {
+		if cur == art && artWords > 0 {
+			// The same texts: the two measures against the article.
+			f[sCurrentCovered], f[sWithinCurrent] = f[sArticleCovered], f[sWithinArticle]
+		} else if curText != "" {
 			f[sCurrentCovered] = shared(curText, text)
 			f[sWithinCurrent] = shared(text, curText)
 		}
 		if readableOK {
 			f[sReadableOK] = 1
 		}
+		if art != nil {
+			addedFeatures(f, text, words, st, artText, artLines, artStats, artProse)
+		}
 		copy(f[sTypeProbs:], probs[:])
 	}
 	return cs
+}
+
+// wordBag is the multiset of a text's lower-cased words (split at white
+// space), as shared counts them.
+type wordBag struct {
+	count map[string]int
+	n     int
+}
+
+func newWordBag(s string) wordBag {
+	b := wordBag{count: make(map[string]int)}
+	for w := range strings.FieldsSeq(strings.ToLower(s)) {
+		b.count[w]++
+		b.n++
+	}
+	return b
+}
+
+// overlap is the number of words the two bags share, each counted as
+// often as the bag holding it fewer times.
+func (b wordBag) overlap(o wordBag) int {
+	if len(o.count) < len(b.count) {
+		b, o = o, b
+	}
+	in := 0
+	for w, k := range b.count {
+		in += min(k, o.count[w])
+	}
+	return in
+}
+
+// share is shared(text of b, other) given their overlap in: the share
+// of b's words the other text holds.
+func (b wordBag) share(in float64) float64 {
+	if b.n == 0 {
+		return 1
+	}
+	return in / float64(b.n)
+}
+
+// proseLineWords is the length from which a line of text reads as a
+// paragraph of prose, shortLineWords the length under which it reads as
+// a label, a link or a control.
+const (
+	proseLineWords = 20
+	shortLineWords = 8
+)
+
+// addedFeatures sets the features of a candidate (text, words words,
+// st its text statistics) that compare it line by line with the article
+// (artText, its lines, statistics and words in prose lines): what the
+// candidate adds to the article and what of the article's prose it
+// drops. On a page whose article is already whole prose, a wider region
+// adds mostly short lines and links (menus, related links, footers); on
+// a page whose article is a fragment, it adds the missing text.
+func addedFeatures(f *selectFeatures, text string, words int, st stats, artText string, artLines map[string]bool, artStats stats, artProse int) {
+	extra, short := 0, 0
+	have := make(map[string]bool)
+	for l := range strings.SplitSeq(text, "\n") {
+		l = collapse(l)
+		have[l] = true
+		if artLines[l] {
+			continue
+		}
+		w := countWords(l)
+		extra += w
+		if w < shortLineWords {
+			short += w
+		}
+	}
+	if words > 0 {
+		f[sExtraShare] = float64(extra) / float64(words)
+	}
+	if extra > 0 {
+		f[sExtraShort] = float64(short) / float64(extra)
+	}
+	if d := st.length - artStats.length; d > 0 {
+		f[sExtraLinks] = math.Max(0, math.Min(1, (st.linkLen-artStats.linkLen)/float64(d)))
+	}
+	f[sArticleProse] = math.Log1p(float64(artProse))
+	if artProse > 0 {
+		dropped := 0
+		for l := range strings.SplitSeq(artText, "\n") {
+			l = collapse(l)
+			if w := countWords(l); w >= proseLineWords && !have[l] {
+				dropped += w
+			}
+		}
+		f[sDroppedProse] = float64(dropped) / float64(artProse)
+	}
 }
 
 // selectContent returns the candidate the model prefers to cur, the
@@ -214,9 +340,9 @@ func selectContent(root, art, cur *html.Node, sig signals, readableOK bool, prob
 // selectable tells whether the selector judges a page: one the
 // classifier does not take for an article with probability
 // SelectArticleProb or more nor for a forum with profileProb or more,
-// with a current choice, not the forum profile's thread (the posts a
-// page marks up are the thread on every site that marks them; the
-// selector overruling them lost half B's forum pages 0.02 of F1).
+// whose current choice is the article, not a profile's copy (the forum
+// profile's thread: the selector overruling it lost half B's forum
+// pages 0.02 of F1; the item profile's region).
 func selectable(art, cur *html.Node, probs [len(PageTypes)]float64) bool {
 	return selectOn && judged(art, cur, probs)
 }
@@ -232,8 +358,14 @@ func judged(art, cur *html.Node, probs [len(PageTypes)]float64) bool {
 	if t := argmax(probs[:]); t == typeIndex(TypeForum) && probs[t] >= profileProb {
 		return false
 	}
+	// A profile's copy stays: the forum profile's thread (the posts a
+	// page marks up are the thread on every site that marks them) and
+	// the item profile's region, which has guards of its own; on half A
+	// overruling the item region gained 0.65 of F1 over 33 switches,
+	// with single losses up to 0.54, against 9.0 over 25 switches away
+	// from the article.
 	if cur != art {
-		return probs[typeIndex(TypeCollection)]+probs[typeIndex(TypeListing)] >= itemsProb
+		return false
 	}
 	return !proseArticle(art)
 }
@@ -553,6 +685,7 @@ type Candidate struct {
 	Kind     string    // one of CandidateKinds
 	Text     string    // its text, as Document.Text would be
 	Features []float64 // the selector's input, in the order of SelectFeatureNames
+	Score    float64   // the selector's predicted gain (selectScore)
 	Current  bool      // the pipeline's choice before the selector
 	Chosen   bool      // the pipeline's final choice
 	// Selectable tells whether the selector judges the page at all
@@ -591,7 +724,7 @@ func Candidates(body []byte, pageURL string) ([]Candidate, []float64, error) {
 	}
 	out := make([]Candidate, len(cs))
 	for i, c := range cs {
-		out[i] = Candidate{Selectable: judged(art, cur, probs), Kind: CandidateKinds[c.kind], Features: append([]float64(nil), c.f[:]...),
+		out[i] = Candidate{Selectable: judged(art, cur, probs), Kind: CandidateKinds[c.kind], Features: append([]float64(nil), c.f[:]...), Score: selectScore(&cs[i]),
 			Current: c.node == cur, Chosen: c.node == final}
 	}
 	// Rendering modifies a tree; a product candidate holds a copy of

@@ -1,6 +1,7 @@
 package content
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -206,5 +207,117 @@ func TestCandidatesOfAProductPage(t *testing.T) {
 	}
 	if !strings.Contains(kinds["h1"].Text, "€89.50") {
 		t.Errorf("h1 candidate lacks the price:\n%s", kinds["h1"].Text)
+	}
+}
+
+// TestSelectorKeepsTheItemRegion checks that the item profile's region,
+// like the forum profile's thread, is not judged: on a page taken for a
+// collection whose current choice is the profile's copy, the selector
+// leaves it.
+func TestSelectorKeepsTheItemRegion(t *testing.T) {
+	art, region := &html.Node{}, &html.Node{}
+	var probs [len(PageTypes)]float64
+	probs[typeIndex(TypeCollection)] = 0.9
+	probs[typeIndex(TypeArticle)] = 0.05
+	if judged(art, region, probs) {
+		t.Error("the item profile's region is judged")
+	}
+	if !judged(art, art, probs) {
+		t.Error("the article of a page taken for a collection is not judged")
+	}
+}
+
+// proseArticlePage is an article of three paragraphs of prose between a
+// menu and a footer of links.
+const proseArticlePage = `<html><body>
+<nav><ul><li><a href="/">Home</a></li><li><a href="/news">News</a></li><li><a href="/sport">Sport</a></li></ul></nav>
+<div id="story">
+<p>The river rose overnight after three days of rain in the hills, and by morning the water had reached the steps of the old mill on the north bank of the town.</p>
+<p>Volunteers filled sandbags in the market square while the fire brigade pumped water out of the cellars along the lower street, where most of the shops keep their stock.</p>
+<p>The council said the bridge would stay closed until engineers had inspected its piers, which were last repaired after the floods of the winter twelve years ago.</p>
+</div>
+<div class="more"><a href="/a">Weather warnings for the weekend</a><br><a href="/b">Road closures</a><br><a href="/c">Contact us</a></div>
+</body></html>`
+
+// TestAddedFeatures checks the features that compare a candidate with
+// the article line by line: a wider region that adds short lines of
+// links to whole prose, and a narrower one that drops prose.
+func TestAddedFeatures(t *testing.T) {
+	_, body := parseBody(t, proseArticlePage)
+	var story *html.Node
+	walkElements(body, func(n *html.Node) {
+		if attr(n, "id") == "story" {
+			story = n
+		}
+	})
+	art := cloneTree(story)
+	artText := textOf(art)
+	cs := candidates(body.Parent.Parent, art, art, signals{}, true, [len(PageTypes)]float64{})
+	var wider *candidate
+	for i := range cs {
+		if cs[i].kind == kBody {
+			wider = &cs[i]
+		}
+	}
+	if wider == nil {
+		t.Fatal("no body candidate")
+	}
+	f := wider.f
+	// The body adds the "more" links (three short lines, all link text)
+	// to the story; the menu is a landmark and goes.
+	extraWords := countWords("Weather warnings for the weekend Road closures Contact us")
+	if want := float64(extraWords) / float64(countWords(textOf(wider.node))); math.Abs(f[sExtraShare]-want) > 0.02 {
+		t.Errorf("share of added words %.3f, want %.3f", f[sExtraShare], want)
+	}
+	if f[sExtraShort] != 1 {
+		t.Errorf("share of added words in short lines %.3f, want 1", f[sExtraShort])
+	}
+	if f[sExtraLinks] < 0.9 {
+		t.Errorf("link density of what it adds %.3f, want about 1", f[sExtraLinks])
+	}
+	if want := math.Log1p(float64(countWords(artText))); math.Abs(f[sArticleProse]-want) > 1e-9 {
+		t.Errorf("log words of the article's prose %.3f, want %.3f (every line is prose)", f[sArticleProse], want)
+	}
+	if f[sDroppedProse] != 0 {
+		t.Errorf("a superset drops %.3f of the prose, want 0", f[sDroppedProse])
+	}
+	// A candidate holding the first paragraph only drops two thirds of
+	// the prose and adds nothing.
+	first := cloneTree(story)
+	for first.LastChild != nil && first.LastChild != first.FirstChild.NextSibling {
+		first.RemoveChild(first.LastChild)
+	}
+	var g selectFeatures
+	var artLines = map[string]bool{}
+	for l := range strings.SplitSeq(artText, "\n") {
+		artLines[collapse(l)] = true
+	}
+	text := textOf(first)
+	addedFeatures(&g, text, countWords(text), textStats(first, nil), artText, artLines, textStats(art, nil), countWords(artText))
+	if g[sExtraShare] != 0 {
+		t.Errorf("a subset adds %.3f of its words, want 0", g[sExtraShare])
+	}
+	if g[sDroppedProse] < 0.6 || g[sDroppedProse] > 0.7 {
+		t.Errorf("the first paragraph drops %.3f of the prose, want about 2/3", g[sDroppedProse])
+	}
+}
+
+// TestWordBagIsShared checks that the word bags give shared's figures
+// in both directions from one overlap.
+func TestWordBagIsShared(t *testing.T) {
+	for _, c := range [][2]string{
+		{"the cat sat on the mat", "The cat and the dog"},
+		{"a a a b", "a b b"},
+		{"", "words here"},
+		{"one", ""},
+	} {
+		a, b := newWordBag(c[0]), newWordBag(c[1])
+		in := float64(a.overlap(b))
+		if got, want := a.share(in), shared(c[0], c[1]); got != want {
+			t.Errorf("%q in %q: %v, shared %v", c[0], c[1], got, want)
+		}
+		if got, want := b.share(in), shared(c[1], c[0]); got != want {
+			t.Errorf("%q in %q: %v, shared %v", c[1], c[0], got, want)
+		}
 	}
 }
