@@ -91,11 +91,33 @@ var SelectFeatureNames = func() [numSelectFeatures]string {
 
 type selectFeatures [numSelectFeatures]float64
 
-// candidate is one possible main content of a page: a detached tree.
+// candidate is one possible main content of a page. Its features are
+// measured on src without the subtrees in drop: a region of the page
+// itself for the kinds cut out of the body (items, body, h1), so that
+// only the winner is copied (tree); the detached tree itself (node) for
+// the others.
 type candidate struct {
 	kind int
-	node *html.Node
+	node *html.Node          // the detached tree, nil until tree builds it
+	src  *html.Node          // what the features are measured on
+	drop map[*html.Node]bool // src's subtrees the tree leaves out
 	f    selectFeatures
+}
+
+// tree returns c's detached tree, copying its region the first time.
+func (c *candidate) tree() *html.Node {
+	if c.node == nil {
+		switch c.kind {
+		case kItems:
+			c.node = cloneTree(c.src)
+			prune(c.node)
+		case kBody:
+			c.node = bodyWithoutLandmarks(c.src)
+		case kH1:
+			c.node = h1Copy(c.src)
+		}
+	}
+	return c.node
 }
 
 // candidates returns the page's candidates, art (the article) and cur
@@ -106,10 +128,15 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 	if body == nil {
 		return nil
 	}
-	var cs []candidate
+	cs := make([]candidate, 0, numKinds)
 	add := func(kind int, n *html.Node) {
 		if n != nil {
-			cs = append(cs, candidate{kind: kind, node: n})
+			cs = append(cs, candidate{kind: kind, node: n, src: n})
+		}
+	}
+	view := func(kind int, src *html.Node, drop map[*html.Node]bool) {
+		if src != nil {
+			cs = append(cs, candidate{kind: kind, src: src, drop: drop})
 		}
 	}
 	add(kArticle, art)
@@ -130,68 +157,72 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 		return false
 	}
 	if !have(kItems) {
-		add(kItems, itemRegion(body))
+		if grid := itemRegionRoot(body); grid != nil {
+			view(kItems, grid, viewDrops(grid, nil))
+		}
 	}
 	if !have(kForum) {
 		add(kForum, forumContent(root, body, art))
 	}
-	add(kBody, bodyWithoutLandmarks(body))
-	add(kH1, h1Region(body))
-	if art != nil {
-		add(kProduct, productContent(root, art))
+	view(kBody, body, viewDrops(body, bodyStrips))
+	if region := h1RegionRoot(body); region != nil {
+		view(kH1, region, viewDrops(region, Landmark))
 	}
 
 	artText := ""
 	if art != nil {
 		artText = textOf(art)
+		add(kProduct, productContent(root, art, artText))
 	}
 	artWords := countWords(artText)
-	var artBag wordBag
+	var bag *artBag
 	if artWords > 0 {
-		artBag = newWordBag(artText)
+		bag = newArtBag(artText)
 	}
-	var artLines map[string]bool
+	var al artLines
 	var artStats stats
-	artProse := 0
 	if art != nil {
 		artStats = textStats(art, nil)
-		artLines = make(map[string]bool)
-		for l := range strings.SplitSeq(artText, "\n") {
-			l = collapse(l)
-			artLines[l] = true
-			if w := countWords(l); w >= proseLineWords {
-				artProse += w
-			}
-		}
+		al = newArtLines(artText)
 	}
 	curText := artText
 	if cur != art && cur != nil {
 		curText = textOf(cur)
 	}
 	h1 := collapse(sig.h1)
+	h1m := newH1Match(h1)
 	for i := range cs {
 		c := &cs[i]
-		text := textOf(c.node)
+		isArt := c.src == art && art != nil
+		var text string
+		var st stats
+		if isArt {
+			text, st = artText, artStats
+		} else {
+			text, st = viewText(c.src, c.drop), textStats(c.src, c.drop)
+		}
 		words := countWords(text)
 		f := &c.f
 		f[sBias] = 1
 		f[sWords] = math.Log1p(float64(words))
 		f[sBodyShare] = math.Min(1, float64(words)/float64(max(sig.bodyWords, 1)))
-		st := textStats(c.node, nil)
 		if st.length > 0 {
 			f[sLinkDensity] = st.linkLen / float64(st.length)
 		}
 		f[sArticleRatio] = math.Log(float64(words+1) / float64(artWords+1))
-		var bag wordBag
 		if artWords > 0 {
 			// shared(artText, text) and shared(text, artText), from one
-			// count of each text's words.
-			bag = newWordBag(text)
-			in := float64(artBag.overlap(bag))
-			f[sArticleCovered], f[sWithinArticle] = artBag.share(in), bag.share(in)
+			// count of the words they share.
+			var in, n int
+			if isArt {
+				in, n = bag.n, bag.n
+			} else {
+				in, n = bag.overlap(text)
+			}
+			f[sArticleCovered], f[sWithinArticle] = shareOf(in, bag.n), shareOf(in, n)
 		}
 		var heads, controls int
-		walkElements(c.node, func(n *html.Node) {
+		walkView(c.src, c.drop, func(n *html.Node) {
 			switch n.DataAtom {
 			case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
 				heads++
@@ -200,7 +231,7 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 			}
 		})
 		f[sHeadings] = math.Log1p(float64(heads))
-		if h1 != "" && strings.Contains(collapse(text), h1) {
+		if h1 != "" && h1m.in(text) {
 			f[sHasH1] = 1
 		}
 		f[sPrices] = math.Log1p(float64(prices(text)))
@@ -221,49 +252,17 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 			f[sReadableOK] = 1
 		}
 		if art != nil {
-			addedFeatures(f, text, words, st, artText, artLines, artStats, artProse)
+			if isArt {
+				// All its lines are the article's: it adds and drops
+				// nothing.
+				f[sArticleProse] = math.Log1p(float64(al.prose))
+			} else {
+				addedFeatures(f, text, words, st, &al, artStats)
+			}
 		}
 		copy(f[sTypeProbs:], probs[:])
 	}
 	return cs
-}
-
-// wordBag is the multiset of a text's lower-cased words (split at white
-// space), as shared counts them.
-type wordBag struct {
-	count map[string]int
-	n     int
-}
-
-func newWordBag(s string) wordBag {
-	b := wordBag{count: make(map[string]int)}
-	for w := range strings.FieldsSeq(strings.ToLower(s)) {
-		b.count[w]++
-		b.n++
-	}
-	return b
-}
-
-// overlap is the number of words the two bags share, each counted as
-// often as the bag holding it fewer times.
-func (b wordBag) overlap(o wordBag) int {
-	if len(o.count) < len(b.count) {
-		b, o = o, b
-	}
-	in := 0
-	for w, k := range b.count {
-		in += min(k, o.count[w])
-	}
-	return in
-}
-
-// share is shared(text of b, other) given their overlap in: the share
-// of b's words the other text holds.
-func (b wordBag) share(in float64) float64 {
-	if b.n == 0 {
-		return 1
-	}
-	return in / float64(b.n)
 }
 
 // proseLineWords is the length from which a line of text reads as a
@@ -276,18 +275,28 @@ const (
 
 // addedFeatures sets the features of a candidate (text, words words,
 // st its text statistics) that compare it line by line with the article
-// (artText, its lines, statistics and words in prose lines): what the
+// (al: its lines and prose lines, artStats its statistics): what the
 // candidate adds to the article and what of the article's prose it
 // drops. On a page whose article is already whole prose, a wider region
 // adds mostly short lines and links (menus, related links, footers); on
 // a page whose article is a fragment, it adds the missing text.
-func addedFeatures(f *selectFeatures, text string, words int, st stats, artText string, artLines map[string]bool, artStats stats, artProse int) {
+func addedFeatures(f *selectFeatures, text string, words int, st stats, al *artLines, artStats stats) {
 	extra, short := 0, 0
-	have := make(map[string]bool)
+	// Which lines the candidate holds matters only for the article's
+	// prose lines.
+	have := al.prose > 0
+	if have {
+		if al.have == nil {
+			al.have = make(map[string]bool)
+		}
+		clear(al.have)
+	}
 	for l := range strings.SplitSeq(text, "\n") {
-		l = collapse(l)
-		have[l] = true
-		if artLines[l] {
+		l = collapseLine(l)
+		if have {
+			al.have[l] = true
+		}
+		if al.lines[l] {
 			continue
 		}
 		w := countWords(l)
@@ -305,16 +314,15 @@ func addedFeatures(f *selectFeatures, text string, words int, st stats, artText 
 	if d := st.length - artStats.length; d > 0 {
 		f[sExtraLinks] = math.Max(0, math.Min(1, (st.linkLen-artStats.linkLen)/float64(d)))
 	}
-	f[sArticleProse] = math.Log1p(float64(artProse))
-	if artProse > 0 {
+	f[sArticleProse] = math.Log1p(float64(al.prose))
+	if al.prose > 0 {
 		dropped := 0
-		for l := range strings.SplitSeq(artText, "\n") {
-			l = collapse(l)
-			if w := countWords(l); w >= proseLineWords && !have[l] {
-				dropped += w
+		for i, l := range al.proseLines {
+			if !al.have[l] {
+				dropped += al.proseWords[i]
 			}
 		}
-		f[sDroppedProse] = float64(dropped) / float64(artProse)
+		f[sDroppedProse] = float64(dropped) / float64(al.prose)
 	}
 }
 
@@ -330,8 +338,13 @@ func selectContent(root, art, cur *html.Node, sig signals, readableOK bool, prob
 	if !selectable(art, cur, probs) {
 		return nil
 	}
-	n := pick(candidates(root, art, cur, sig, readableOK, probs), cur)
-	if n != nil && n != art {
+	cs := candidates(root, art, cur, sig, readableOK, probs)
+	i := pick(cs, cur)
+	if i < 0 {
+		return nil
+	}
+	n := cs[i].tree()
+	if n != art {
 		prune(n)
 	}
 	return n
@@ -381,9 +394,9 @@ func proseArticle(art *html.Node) bool {
 	return st.linkLen < 0.05*float64(st.length) && countWords(textOf(art)) >= selectProseWords
 }
 
-// pick returns the candidate of cs the model prefers to cur, or nil to
-// keep cur.
-func pick(cs []candidate, cur *html.Node) *html.Node {
+// pick returns the index of the candidate of cs the model prefers to
+// cur, or -1 to keep cur.
+func pick(cs []candidate, cur *html.Node) int {
 	best, curScore, bestScore := -1, math.Inf(-1), math.Inf(-1)
 	for i := range cs {
 		s := selectScore(&cs[i])
@@ -395,9 +408,9 @@ func pick(cs []candidate, cur *html.Node) *html.Node {
 		}
 	}
 	if best < 0 || cs[best].node == cur || bestScore < curScore+selectMargin {
-		return nil
+		return -1
 	}
-	return cs[best].node
+	return best
 }
 
 // selectScore is the predicted word F1 of c.
@@ -424,10 +437,48 @@ func walkElements(n *html.Node, fn func(*html.Node)) {
 // with the heading above it (as itemsContent, without its guards), or
 // nil when the page has no run of items.
 func itemRegion(body *html.Node) *html.Node {
+	grid := itemRegionRoot(body)
+	if grid == nil {
+		return nil
+	}
+	k := cloneTree(grid)
+	prune(k)
+	return k
+}
+
+// itemRegionRoot returns the element of the body that itemRegion copies,
+// or nil.
+func itemRegionRoot(body *html.Node) *html.Node {
 	grid, _ := itemRun(body)
 	if grid == nil {
 		return nil
 	}
+	// countWords(nodeText(p)) of each ancestor p, each from the run of
+	// the one below it and the runs of its other children, without
+	// writing the texts out (nodeRun), unless a text ends inside a
+	// character.
+	start := grid
+	run := nodeRun(grid, nil, wordRun{})
+	if run.broken {
+		return climbItems(body, start)
+	}
+	own := run.words()
+	for p := grid.Parent; p != nil && p != body; p = p.Parent {
+		run = nodeRun(p, grid, run)
+		if run.broken {
+			return climbItems(body, start)
+		}
+		if float64(run.words()) > 1.25*float64(own) {
+			break
+		}
+		grid = p
+	}
+	return grid
+}
+
+// climbItems is itemRegionRoot's climb from grid, with the texts
+// written out.
+func climbItems(body, grid *html.Node) *html.Node {
 	own := countWords(nodeText(grid))
 	for p := grid.Parent; p != nil && p != body; p = p.Parent {
 		if float64(countWords(nodeText(p))) > 1.25*float64(own) {
@@ -435,9 +486,7 @@ func itemRegion(body *html.Node) *html.Node {
 		}
 		grid = p
 	}
-	k := cloneTree(grid)
-	prune(k)
-	return k
+	return grid
 }
 
 // bodyWithoutLandmarks returns a copy of body without its landmarks
@@ -455,6 +504,17 @@ func bodyWithoutLandmarks(body *html.Node) *html.Node {
 // <h1> that holds half or more of the body's words outside links,
 // without its landmarks, or nil when the body has no <h1>.
 func h1Region(body *html.Node) *html.Node {
+	region := h1RegionRoot(body)
+	if region == nil {
+		return nil
+	}
+	return h1Copy(region)
+}
+
+// h1RegionRoot returns the element of the body that h1Region copies
+// (the body itself when no smaller ancestor of the <h1> holds half of
+// its words), or nil when the body has no <h1>.
+func h1RegionRoot(body *html.Node) *html.Node {
 	var h1 *html.Node
 	var find func(n *html.Node)
 	find = func(n *html.Node) {
@@ -505,6 +565,12 @@ func h1Region(body *html.Node) *html.Node {
 			break
 		}
 	}
+	return region
+}
+
+// h1Copy returns h1Region's copy of region: without what prune removes
+// and without its landmarks.
+func h1Copy(region *html.Node) *html.Node {
 	k := cloneTree(region)
 	prune(k)
 	// Landmarks only: class and id names of boilerplate inside the
@@ -560,16 +626,16 @@ type ldProduct struct {
 	name, description, price, currency, availability string
 }
 
-// productContent returns a copy of art with the name, price,
+// productContent returns a copy of art (whose text is artText) with the name, price,
 // availability and description of the page's JSON-LD Product that art
 // lacks put first, or nil when the page declares no Product or art holds
 // all of it.
-func productContent(root, art *html.Node) *html.Node {
+func productContent(root, art *html.Node, artText string) *html.Node {
 	p, ok := jsonLDProduct(root)
 	if !ok {
 		return nil
 	}
-	at := collapse(textOf(art))
+	at := collapse(artText)
 	var lines []*html.Node
 	if p.name != "" && !strings.Contains(at, collapse(p.name)) {
 		h := &html.Node{Type: html.ElementNode, Data: "h1", DataAtom: atom.H1}
@@ -718,11 +784,14 @@ func Candidates(body []byte, pageURL string) ([]Candidate, []float64, error) {
 	cs := candidates(root, art, cur, s.sig, facts.readableOK, probs)
 	final := cur
 	if judged(art, cur, probs) {
-		if n := pick(cs, cur); n != nil {
-			final = n
+		if i := pick(cs, cur); i >= 0 {
+			final = cs[i].tree()
 		}
 	}
 	out := make([]Candidate, len(cs))
+	for i := range cs {
+		cs[i].tree()
+	}
 	for i, c := range cs {
 		out[i] = Candidate{Selectable: judged(art, cur, probs), Kind: CandidateKinds[c.kind], Features: append([]float64(nil), c.f[:]...), Score: selectScore(&cs[i]),
 			Current: c.node == cur, Chosen: c.node == final}

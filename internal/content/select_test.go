@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 func parseBody(t *testing.T, page string) (*html.Node, *html.Node) {
@@ -96,7 +97,7 @@ func TestProductContentAddsWhatTheArticleLacks(t *testing.T) {
 		}
 	})
 	art := cloneTree(desc)
-	k := productContent(root, art)
+	k := productContent(root, art, textOf(art))
 	if k == nil {
 		t.Fatal("productContent: nil")
 	}
@@ -111,7 +112,7 @@ func TestProductContentAddsWhatTheArticleLacks(t *testing.T) {
 		t.Errorf("description repeated:\n%s", got)
 	}
 	root2, _ := parseBody(t, `<body><p>no product here</p></body>`)
-	if k := productContent(root2, art); k != nil {
+	if k := productContent(root2, art, textOf(art)); k != nil {
 		t.Errorf("productContent without a Product = %q, want nil", textOf(k))
 	}
 }
@@ -143,12 +144,12 @@ func TestPickNeedsTheMargin(t *testing.T) {
 	}
 	selectWeights = [numKinds][numSelectFeatures]float64{}
 	selectWeights[kH1][sBias] = 2 // predicted 0.88 against 0.5
-	if got := pick(cs, cur); got != h1 {
-		t.Errorf("pick = %p, want the h1 region %p", got, h1)
+	if got := pick(cs, cur); got != 1 {
+		t.Errorf("pick = %d, want the h1 region (1)", got)
 	}
 	selectWeights[kH1][sBias] = 0.001 // the same as the article, give or take
-	if got := pick(cs, cur); got != nil {
-		t.Errorf("pick within the margin = %p, want nil (keep the current choice)", got)
+	if got := pick(cs, cur); got != -1 {
+		t.Errorf("pick within the margin = %d, want -1 (keep the current choice)", got)
 	}
 }
 
@@ -266,7 +267,7 @@ func TestAddedFeatures(t *testing.T) {
 	// The body adds the "more" links (three short lines, all link text)
 	// to the story; the menu is a landmark and goes.
 	extraWords := countWords("Weather warnings for the weekend Road closures Contact us")
-	if want := float64(extraWords) / float64(countWords(textOf(wider.node))); math.Abs(f[sExtraShare]-want) > 0.02 {
+	if want := float64(extraWords) / float64(countWords(textOf(wider.tree()))); math.Abs(f[sExtraShare]-want) > 0.02 {
 		t.Errorf("share of added words %.3f, want %.3f", f[sExtraShare], want)
 	}
 	if f[sExtraShort] != 1 {
@@ -288,12 +289,9 @@ func TestAddedFeatures(t *testing.T) {
 		first.RemoveChild(first.LastChild)
 	}
 	var g selectFeatures
-	var artLines = map[string]bool{}
-	for l := range strings.SplitSeq(artText, "\n") {
-		artLines[collapse(l)] = true
-	}
+	al := newArtLines(artText)
 	text := textOf(first)
-	addedFeatures(&g, text, countWords(text), textStats(first, nil), artText, artLines, textStats(art, nil), countWords(artText))
+	addedFeatures(&g, text, countWords(text), textStats(first, nil), &al, textStats(art, nil))
 	if g[sExtraShare] != 0 {
 		t.Errorf("a subset adds %.3f of its words, want 0", g[sExtraShare])
 	}
@@ -302,22 +300,200 @@ func TestAddedFeatures(t *testing.T) {
 	}
 }
 
-// TestWordBagIsShared checks that the word bags give shared's figures
-// in both directions from one overlap.
-func TestWordBagIsShared(t *testing.T) {
+// TestArtBagIsShared checks that the article's word counts give
+// shared's figures in both directions from one overlap, for words in
+// any case and script.
+func TestArtBagIsShared(t *testing.T) {
 	for _, c := range [][2]string{
 		{"the cat sat on the mat", "The cat and the dog"},
 		{"a a a b", "a b b"},
 		{"", "words here"},
 		{"one", ""},
+		{"Straße STRASSE straße", "STRAßE straße Straße"},
+		{"ÉCOLE école İstanbul istanbul", "école École i̇stanbul ÉCOLE"},
+		{"A\u00a0b c\u2028D", "a B\u00a0C d"},
+		{"bad \xff\xfe bytes", "BAD \ufffd\ufffd Bytes \xff\xfe"},
 	} {
-		a, b := newWordBag(c[0]), newWordBag(c[1])
-		in := float64(a.overlap(b))
-		if got, want := a.share(in), shared(c[0], c[1]); got != want {
+		bag := newArtBag(c[0])
+		in, n := bag.overlap(c[1])
+		if got, want := shareOf(in, bag.n), shared(c[0], c[1]); got != want {
 			t.Errorf("%q in %q: %v, shared %v", c[0], c[1], got, want)
 		}
-		if got, want := b.share(in), shared(c[1], c[0]); got != want {
+		if got, want := shareOf(in, n), shared(c[1], c[0]); got != want {
 			t.Errorf("%q in %q: %v, shared %v", c[1], c[0], got, want)
 		}
+	}
+}
+
+// viewPage has what the copies of the candidates drop: landmarks,
+// boilerplate names and a form in the body, scripts, an iframe and a
+// template, a <header> inside and outside an <article>, and text in
+// <pre> and with other white space.
+const viewPage = `<html><body>
+<header class="site"><a href="/">Home</a></header>
+<div class="wrap">
+ <article>
+  <header><h1>The  Title&nbsp;here</h1><p>By someone</p></header>
+  <p>First <b>para</b>graph with a <a href="/x">link</a> and <script>var x = 1;</script>more text.</p>
+  <iframe src="/ad">fallback text</iframe><template><h2>hidden</h2></template>
+  <div class="share-bar"><a href="/s">Share</a></div>
+  <pre>  code   line
+  two</pre>
+  <form><input name="q"><button>Go</button></form>
+  <ul class="items"><li class="item"><a href="/1"><img src="1.jpg">One thing</a> $5</li>
+  <li class="item"><a href="/2"><img src="2.jpg">Two thing</a> $6</li>
+  <li class="item"><a href="/3"><img src="3.jpg">Three thing</a> $7</li>
+  <li class="item"><a href="/4"><img src="4.jpg">Four thing</a> $8</li></ul>
+ </article>
+ <aside>Side</aside>
+</div>
+<footer>Foot</footer>
+</body></html>`
+
+// TestViewsMeasureAsTheirCopies checks that a candidate measured on the
+// page's own tree without what its copy drops (viewDrops) reads as the
+// copy: the same text, text statistics and elements.
+func TestViewsMeasureAsTheirCopies(t *testing.T) {
+	for _, page := range []string{viewPage, productPage, proseArticlePage} {
+		_, body := parseBody(t, page)
+		before := textOf(body)
+		type view struct {
+			name      string
+			src, copy *html.Node
+			drop      map[*html.Node]bool
+		}
+		views := []view{{"body", body, bodyWithoutLandmarks(body), viewDrops(body, bodyStrips)}}
+		if r := h1RegionRoot(body); r != nil {
+			views = append(views, view{"h1", r, h1Copy(r), viewDrops(r, Landmark)})
+		}
+		if g := itemRegionRoot(body); g != nil {
+			views = append(views, view{"items", g, itemRegion(body), viewDrops(g, nil)})
+		}
+		for _, v := range views {
+			if got, want := viewText(v.src, v.drop), textOf(v.copy); got != want {
+				t.Errorf("%s: view text\n%q\ncopy text\n%q", v.name, got, want)
+			}
+			if got, want := textStats(v.src, v.drop), textStats(v.copy, nil); got != want {
+				t.Errorf("%s: view stats %+v, copy stats %+v", v.name, got, want)
+			}
+			var got, want []string
+			walkView(v.src, v.drop, func(n *html.Node) { got = append(got, n.Data) })
+			walkElements(v.copy, func(n *html.Node) { want = append(want, n.Data) })
+			if strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("%s: view elements %v, copy elements %v", v.name, got, want)
+			}
+		}
+		if textOf(body) != before {
+			t.Error("measuring the views changed the page")
+		}
+	}
+	// The page has something for each kind of drop to do.
+	_, body := parseBody(t, viewPage)
+	if d := viewDrops(body, bodyStrips); len(d) < 7 {
+		t.Errorf("body view drops %d subtrees, want the site header, script, iframe, template, share bar, form, aside, footer", len(d))
+	}
+}
+
+// TestSelectorCopiesOnlyTheWinner checks that candidates measures the
+// regions of the body without copying them, and that the copy the
+// selector returns is the winner's, detached from the page.
+func TestSelectorCopiesOnlyTheWinner(t *testing.T) {
+	root, body := parseBody(t, viewPage)
+	art := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+	art.AppendChild(line("By someone"))
+	cs := candidates(root, art, art, signals{}, true, [len(PageTypes)]float64{})
+	views := 0
+	for i := range cs {
+		c := &cs[i]
+		switch c.kind {
+		case kItems, kBody, kH1:
+			views++
+			if c.node != nil {
+				t.Errorf("%s: copied before the choice", CandidateKinds[c.kind])
+			}
+			n := c.tree()
+			if n == nil || n.Parent != nil || n == c.src {
+				t.Errorf("%s: tree is not a detached copy", CandidateKinds[c.kind])
+			}
+			if c.tree() != n {
+				t.Errorf("%s: copied twice", CandidateKinds[c.kind])
+			}
+		}
+	}
+	if views != 3 {
+		t.Errorf("%d candidates of the body's regions, want 3 (items, body, h1)", views)
+	}
+	if findBody(root) != body || !strings.Contains(textOf(body), "Foot") {
+		t.Error("the candidates changed the page")
+	}
+}
+
+// TestCollapseLineIsCollapse checks collapseLine against collapse.
+func TestCollapseLineIsCollapse(t *testing.T) {
+	for _, s := range []string{"", " ", "a", "a b", "a  b", " a", "a ", "a\tb", "a\vb", "a\u00a0b",
+		"\u00a0a", "a\u2028", "é è", "é  è", "bad\xffbyte", "\xc2", "a\u0085b", "line one two three"} {
+		if got, want := collapseLine(s), collapse(s); got != want {
+			t.Errorf("collapseLine(%q) = %q, collapse %q", s, got, want)
+		}
+	}
+}
+
+// TestH1Match checks h1Match.in against
+// strings.Contains(collapse(text), h1).
+func TestH1Match(t *testing.T) {
+	texts := []string{"", "The Title here\nBy someone", "The  Title\u00a0here", "xThe Title herex",
+		"The\nTitle here", "Title here The", "a\vb c", "a\vb\nc", "a b\u00a0c", "a\u00a0b c", "x a b cx"}
+	subs := []string{"The Title here", "Title", "he Title her", "a\vb c", "b c", "c", "a b c", "a\u00a0b c"}
+	for _, text := range texts {
+		for _, sub := range subs {
+			sub = collapse(sub)
+			m := newH1Match(sub)
+			if got, want := m.in(text), strings.Contains(collapse(text), sub); got != want {
+				t.Errorf("h1Match(%q).in(%q) = %v, want %v", sub, text, got, want)
+			}
+		}
+	}
+}
+
+// TestWordRunsCountAsTheirText checks that joining the runs of texts
+// counts the words of the texts written one after the other, and that a
+// text ending inside a character says so.
+func TestWordRunsCountAsTheirText(t *testing.T) {
+	parts := []string{"", " ", "a", "word", "two words", " lead", "trail ", "中文", "字", "日本語の", "ab中",
+		"中cd", "\u00a0", "x\u00a0y", "\v", "é", "end.", "\t\n", "한국어", "ไทย"}
+	for _, a := range parts {
+		for _, b := range parts {
+			for _, c := range parts {
+				r := textRun(a)
+				r.join(textRun(b))
+				r.join(textRun(c))
+				if got, want := r.words(), countWords(a+b+c); got != want || r.broken {
+					t.Errorf("%q + %q + %q: %d words (broken %v), countWords %d", a, b, c, got, r.broken, want)
+				}
+			}
+		}
+	}
+	if r := textRun("caf\xc3"); !r.broken {
+		t.Error("a text ending in half a character is not broken")
+	}
+}
+
+// TestItemRegionClimbsAsBefore checks itemRegionRoot's climb without
+// writing texts against the climb that writes them.
+func TestItemRegionClimbsAsBefore(t *testing.T) {
+	page := `<html><body><div id="outer"><h2>Shoes</h2><p>Our range of shoes for every path.</p><div id="mid"><ul class="grid">` +
+		strings.Repeat(`<li class="item"><a href="/p"><img src="p.jpg">Trail shoe</a> <span>$89</span></li>`, 12) +
+		`</ul></div></div><div class="side">` + strings.Repeat("Long sidebar prose goes on and on here. ", 30) + `</div></body></html>`
+	_, body := parseBody(t, page)
+	grid, _ := itemRun(body)
+	if grid == nil {
+		t.Fatal("no run of items")
+	}
+	got, want := itemRegionRoot(body), climbItems(body, grid)
+	if got != want {
+		t.Errorf("itemRegionRoot = <%s id=%q>, climbing with texts <%s id=%q>", got.Data, attr(got, "id"), want.Data, attr(want, "id"))
+	}
+	if attr(got, "id") != "outer" {
+		t.Errorf("itemRegionRoot = <%s id=%q>, want the div around the heading", got.Data, attr(got, "id"))
 	}
 }

@@ -1,0 +1,415 @@
+package content
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// The selector measures its candidates cut out of the body (the item
+// region, the body without landmarks, the h1 region) on the page's own
+// tree, leaving out the subtrees their copies would drop, and copies
+// only the one it picks (candidate.tree). Every measure here gives
+// exactly what the same measure gives on the copy: go run
+// ./bench/content/outhash prints the same line for every page with the
+// copies and with the views (bench/content/README.md, "the selector's
+// cost").
+
+// viewDrops returns the subtrees under n that a copy of n loses to
+// prune (comments aside, which no measure reads) and, when strip is
+// not nil, to strip: an element for which strip(element, inArticle)
+// holds, inArticle telling whether it lies in an <article> or <main>
+// under n. It is nil when there are none.
+func viewDrops(n *html.Node, strip func(*html.Node, bool) bool) map[*html.Node]bool {
+	var drop map[*html.Node]bool
+	var walk func(n *html.Node, inArticle bool)
+	walk = func(n *html.Node, inArticle bool) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			if pruned(c) || strip != nil && strip(c, inArticle) {
+				if drop == nil {
+					drop = make(map[*html.Node]bool)
+				}
+				drop[c] = true
+				continue
+			}
+			walk(c, inArticle || c.DataAtom == atom.Article || c.DataAtom == atom.Main)
+		}
+	}
+	walk(n, false)
+	return drop
+}
+
+// pruned tells whether prune removes the element n.
+func pruned(n *html.Node) bool {
+	switch n.Data {
+	case "script", "style", "noscript", "template", "svg", "iframe", "link", "meta":
+		return true
+	}
+	return false
+}
+
+// bodyStrips tells whether stripBoilerplate removes the element n.
+func bodyStrips(n *html.Node, inArticle bool) bool {
+	return Landmark(n, inArticle) || n.DataAtom == atom.Form ||
+		BoilerplateName(attr(n, "class"), inArticle) || BoilerplateName(attr(n, "id"), inArticle)
+}
+
+// viewText is textOf of n without the subtrees in drop.
+func viewText(n *html.Node, drop map[*html.Node]bool) string {
+	if drop == nil {
+		return textOf(n)
+	}
+	var t textWriter
+	t.viewNode(n, false, drop)
+	return strings.TrimSpace(t.b.String())
+}
+
+// viewNode is textWriter.node skipping the subtrees in drop.
+func (t *textWriter) viewNode(n *html.Node, pre bool, drop map[*html.Node]bool) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			t.text(c.Data, pre)
+		case html.ElementNode:
+			if drop[c] {
+				continue
+			}
+			switch c.DataAtom {
+			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Head,
+				atom.Iframe, atom.Noembed, atom.Noframes:
+				continue
+			case atom.Br:
+				t.newline()
+				continue
+			}
+			block := isBlock(c.DataAtom)
+			if block {
+				t.newline()
+			} else if c.DataAtom == atom.Td || c.DataAtom == atom.Th || c.DataAtom == atom.Img {
+				t.space = true
+			}
+			t.viewNode(c, pre || c.DataAtom == atom.Pre, drop)
+			if block {
+				t.newline()
+			}
+		}
+	}
+}
+
+// walkView calls fn for every element under n outside the subtrees in
+// drop.
+func walkView(n *html.Node, drop map[*html.Node]bool, fn func(*html.Node)) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && !drop[c] {
+			fn(c)
+			walkView(c, drop, fn)
+		}
+	}
+}
+
+// artBag is the multiset of the article's lower-cased words (split at
+// white space), as shared counts them, kept as counts per distinct word
+// so that a candidate's overlap with it needs no multiset of its own.
+type artBag struct {
+	index map[string]int32 // word → position in count
+	count []int32          // times each word occurs
+	rem   []int32          // scratch: what overlap has not matched yet
+	buf   []byte           // scratch: a lower-cased word
+	n     int              // words in all
+}
+
+func newArtBag(text string) *artBag {
+	b := &artBag{index: make(map[string]int32)}
+	for w := range strings.FieldsSeq(strings.ToLower(text)) {
+		i, ok := b.index[w]
+		if !ok {
+			i = int32(len(b.count))
+			b.index[w] = i
+			b.count = append(b.count, 0)
+		}
+		b.count[i]++
+		b.n++
+	}
+	b.rem = make([]int32, len(b.count))
+	return b
+}
+
+// overlap returns the number of words text shares with the article,
+// each counted as often as the text holding it fewer times, and the
+// number of words of text. Lower-casing each word alone gives the words
+// of the lower-cased text: no character lower-cases to white space.
+func (b *artBag) overlap(text string) (in, n int) {
+	copy(b.rem, b.count)
+	for w := range strings.FieldsSeq(text) {
+		n++
+		i, ok := b.lookup(w)
+		if ok && b.rem[i] > 0 {
+			b.rem[i]--
+			in++
+		}
+	}
+	return in, n
+}
+
+// lookup finds strings.ToLower(w) in the index.
+func (b *artBag) lookup(w string) (int32, bool) {
+	upper := false
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= utf8.RuneSelf {
+			i, ok := b.index[strings.ToLower(w)]
+			return i, ok
+		}
+		upper = upper || 'A' <= c && c <= 'Z'
+	}
+	if !upper {
+		i, ok := b.index[w]
+		return i, ok
+	}
+	b.buf = b.buf[:0]
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b.buf = append(b.buf, c)
+	}
+	i, ok := b.index[string(b.buf)]
+	return i, ok
+}
+
+// shareOf is wordBag's share: in of n words, 1 when there are none.
+func shareOf(in, n int) float64 {
+	if n == 0 {
+		return 1
+	}
+	return float64(in) / float64(n)
+}
+
+// artLines are the article's lines as addedFeatures compares them.
+type artLines struct {
+	lines      map[string]bool // every line, collapsed
+	proseLines []string        // the lines of proseLineWords words or more, in order
+	proseWords []int           // their words
+	prose      int             // words in them
+	have       map[string]bool // scratch: a candidate's lines
+}
+
+func newArtLines(artText string) artLines {
+	al := artLines{lines: make(map[string]bool)}
+	for l := range strings.SplitSeq(artText, "\n") {
+		l = collapseLine(l)
+		al.lines[l] = true
+		if w := countWords(l); w >= proseLineWords {
+			al.prose += w
+			al.proseLines = append(al.proseLines, l)
+			al.proseWords = append(al.proseWords, w)
+		}
+	}
+	return al
+}
+
+// collapseLine is collapse(s), without its copy when s is collapsed
+// already (plainLine; textOf writes its lines so, but for other white
+// space characters and <pre>).
+func collapseLine(s string) string {
+	if plainLine(s) {
+		return s
+	}
+	return collapse(s)
+}
+
+// plainLine tells whether collapse(s) is s: s has no white space at
+// either end and none inside but single ASCII spaces. collapse trims s
+// and, when s holds other white space or runs of it, joins its fields
+// (split at unicode.IsSpace) with single spaces; neither changes s.
+func plainLine(s string) bool {
+	space := true // at the start, as after a space
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch c {
+			case ' ':
+				if space {
+					return false
+				}
+				space = true
+			case '\t', '\n', '\v', '\f', '\r':
+				return false
+			default:
+				space = false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			return false
+		}
+		space = false
+		i += size
+	}
+	return !space || len(s) == 0
+}
+
+// longestField returns the longest of the space-separated words of a
+// collapsed text.
+func longestField(s string) string {
+	long := ""
+	for w := range strings.SplitSeq(s, " ") {
+		if len(w) > len(long) {
+			long = w
+		}
+	}
+	return long
+}
+
+// h1Match tells whether a text holds the page's <h1> as the selector's
+// feature reads it: strings.Contains(collapse(text), h1), h1 collapsed.
+type h1Match struct {
+	h1    string
+	field string // h1's longest word
+	plain bool   // plainLine(h1)
+}
+
+func newH1Match(h1 string) h1Match {
+	return h1Match{h1: h1, field: longestField(h1), plain: plainLine(h1)}
+}
+
+// in is strings.Contains(collapse(text), m.h1), mostly without
+// collapsing text. Each word of h1 lies within one word of
+// collapse(text), which is a word of text, so text lacking h1's longest
+// word cannot hold it. A plain h1 (words without white space, single
+// spaces between them) that text holds as it is, collapse(text) holds
+// too: its inner words are whole words of text, joined there by single
+// spaces, its first word ends one and its last word starts one.
+func (m *h1Match) in(text string) bool {
+	if !strings.Contains(text, m.field) {
+		return false
+	}
+	if m.plain && strings.Contains(text, m.h1) {
+		return true
+	}
+	return strings.Contains(collapse(text), m.h1)
+}
+
+// wordRun is what countWords needs to know of a run of text to count
+// the words of a longer text it is part of: its words counted as from
+// outside a word, its CJK characters, the kind of its first character
+// that is not CJK (runNone when every character is), and whether it
+// ends inside a word. CJK characters leave countWords's state as it is.
+type wordRun struct {
+	n, cjk int
+	first  int8
+	in     bool
+	// broken: a text of the run ends in an incomplete character, which
+	// the text after it could complete; the run then counts nothing
+	// reliably.
+	broken bool
+}
+
+const (
+	runNone = iota
+	runSpace
+	runWord
+)
+
+// text returns the run of s, countWords's loop from outside a word.
+func textRun(s string) wordRun {
+	var r wordRun
+	for i := 0; i < len(s); {
+		switch byteKinds[s[i]] {
+		case byteSpace:
+			if r.first == runNone {
+				r.first = runSpace
+			}
+			r.in = false
+			i++
+			continue
+		case byteWord:
+			if r.first == runNone {
+				r.first = runWord
+			}
+			if !r.in {
+				r.n++
+			}
+			r.in = true
+			for i++; i < len(s) && byteKinds[s[i]] == byteWord; i++ {
+			}
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if unicode.IsSpace(c) {
+			if r.first == runNone {
+				r.first = runSpace
+			}
+			r.in = false
+			continue
+		}
+		if unicode.In(c, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Thai) {
+			r.cjk++
+			continue
+		}
+		if r.first == runNone {
+			r.first = runWord
+		}
+		if !r.in {
+			r.n++
+		}
+		r.in = true
+	}
+	if len(s) > 0 && s[len(s)-1] >= utf8.RuneSelf {
+		if c, size := utf8.DecodeLastRuneInString(s); c == utf8.RuneError && size == 1 {
+			r.broken = true
+		}
+	}
+	return r
+}
+
+// join appends the run o to r.
+func (r *wordRun) join(o wordRun) {
+	r.n += o.n
+	if r.first != runNone && r.in && o.first == runWord {
+		r.n-- // o's first word goes on r's last
+	}
+	r.cjk += o.cjk
+	if r.first == runNone {
+		r.first = o.first
+	}
+	if o.first != runNone {
+		r.in = o.in
+	}
+	r.broken = r.broken || o.broken
+}
+
+// words is countWords of the run's text.
+func (r *wordRun) words() int { return r.n + r.cjk/2 }
+
+// nodeRun is the run of nodeText(n): its text nodes in order, without
+// scripts and styles; the run of the child known is given (kr).
+func nodeRun(n, known *html.Node, kr wordRun) wordRun {
+	var r wordRun
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			r.join(textRun(c.Data))
+		case html.ElementNode:
+			if c.DataAtom == atom.Script || c.DataAtom == atom.Style {
+				continue
+			}
+			if c == known {
+				r.join(kr)
+			} else {
+				r.join(nodeRun(c, nil, wordRun{}))
+			}
+		}
+	}
+	return r
+}
