@@ -92,16 +92,17 @@ var SelectFeatureNames = func() [numSelectFeatures]string {
 type selectFeatures [numSelectFeatures]float64
 
 // candidate is one possible main content of a page. Its features are
-// measured on src without the subtrees in drop: a region of the page
-// itself for the kinds cut out of the body (items, body, h1), so that
-// only the winner is copied (tree); the detached tree itself (node) for
-// the others.
+// measured on src: a region of the page itself for the kinds cut out of
+// the body (items, body, h1), without what their copies leave out (view,
+// strip; see measure), so that only the winner is copied (tree); the
+// detached tree itself (node) for the others.
 type candidate struct {
-	kind int
-	node *html.Node          // the detached tree, nil until tree builds it
-	src  *html.Node          // what the features are measured on
-	drop map[*html.Node]bool // src's subtrees the tree leaves out
-	f    selectFeatures
+	kind  int
+	node  *html.Node // the detached tree, nil until tree builds it
+	src   *html.Node // what the features are measured on
+	view  bool
+	strip func(*html.Node, bool) bool
+	f     selectFeatures
 }
 
 // tree returns c's detached tree, copying its region the first time.
@@ -134,9 +135,9 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 			cs = append(cs, candidate{kind: kind, node: n, src: n})
 		}
 	}
-	view := func(kind int, src *html.Node, drop map[*html.Node]bool) {
+	view := func(kind int, src *html.Node, strip func(*html.Node, bool) bool) {
 		if src != nil {
-			cs = append(cs, candidate{kind: kind, src: src, drop: drop})
+			cs = append(cs, candidate{kind: kind, src: src, view: true, strip: strip})
 		}
 	}
 	add(kArticle, art)
@@ -157,21 +158,19 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 		return false
 	}
 	if !have(kItems) {
-		if grid := itemRegionRoot(body); grid != nil {
-			view(kItems, grid, viewDrops(grid, nil))
-		}
+		view(kItems, itemRegionRoot(body), nil)
 	}
 	if !have(kForum) {
 		add(kForum, forumContent(root, body, art))
 	}
-	view(kBody, body, viewDrops(body, bodyStrips))
-	if region := h1RegionRoot(body); region != nil {
-		view(kH1, region, viewDrops(region, Landmark))
-	}
+	view(kBody, body, bodyStrips)
+	view(kH1, h1RegionRoot(body), Landmark)
 
 	artText := ""
+	var artStats stats
+	var artHeads, artControls int
 	if art != nil {
-		artText = textOf(art)
+		artText, artStats, artHeads, artControls = measureTree(art, false, nil)
 		add(kProduct, productContent(root, art, artText))
 	}
 	artWords := countWords(artText)
@@ -180,9 +179,7 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 		bag = newArtBag(artText)
 	}
 	var al artLines
-	var artStats stats
 	if art != nil {
-		artStats = textStats(art, nil)
 		al = newArtLines(artText)
 	}
 	curText := artText
@@ -196,10 +193,11 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 		isArt := c.src == art && art != nil
 		var text string
 		var st stats
+		var heads, controls int
 		if isArt {
-			text, st = artText, artStats
+			text, st, heads, controls = artText, artStats, artHeads, artControls
 		} else {
-			text, st = viewText(c.src, c.drop), textStats(c.src, c.drop)
+			text, st, heads, controls = measureTree(c.src, c.view, c.strip)
 		}
 		words := countWords(text)
 		f := &c.f
@@ -221,15 +219,6 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 			}
 			f[sArticleCovered], f[sWithinArticle] = shareOf(in, bag.n), shareOf(in, n)
 		}
-		var heads, controls int
-		walkView(c.src, c.drop, func(n *html.Node) {
-			switch n.DataAtom {
-			case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-				heads++
-			case atom.Form, atom.Input, atom.Button, atom.Select, atom.Textarea:
-				controls++
-			}
-		})
 		f[sHeadings] = math.Log1p(float64(heads))
 		if h1 != "" && h1m.in(text) {
 			f[sHasH1] = 1

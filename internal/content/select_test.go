@@ -360,27 +360,38 @@ func TestViewsMeasureAsTheirCopies(t *testing.T) {
 		type view struct {
 			name      string
 			src, copy *html.Node
-			drop      map[*html.Node]bool
+			strip     func(*html.Node, bool) bool
 		}
-		views := []view{{"body", body, bodyWithoutLandmarks(body), viewDrops(body, bodyStrips)}}
+		views := []view{{"body", body, bodyWithoutLandmarks(body), bodyStrips}}
 		if r := h1RegionRoot(body); r != nil {
-			views = append(views, view{"h1", r, h1Copy(r), viewDrops(r, Landmark)})
+			views = append(views, view{"h1", r, h1Copy(r), Landmark})
 		}
 		if g := itemRegionRoot(body); g != nil {
-			views = append(views, view{"items", g, itemRegion(body), viewDrops(g, nil)})
+			views = append(views, view{"items", g, itemRegion(body), nil})
 		}
 		for _, v := range views {
-			if got, want := viewText(v.src, v.drop), textOf(v.copy); got != want {
-				t.Errorf("%s: view text\n%q\ncopy text\n%q", v.name, got, want)
+			text, st, heads, controls := measureTree(v.src, true, v.strip)
+			if want := textOf(v.copy); text != want {
+				t.Errorf("%s: view text\n%q\ncopy text\n%q", v.name, text, want)
 			}
-			if got, want := textStats(v.src, v.drop), textStats(v.copy, nil); got != want {
-				t.Errorf("%s: view stats %+v, copy stats %+v", v.name, got, want)
+			if want := textStats(v.copy, nil); st != want {
+				t.Errorf("%s: view stats %+v, copy stats %+v", v.name, st, want)
 			}
-			var got, want []string
-			walkView(v.src, v.drop, func(n *html.Node) { got = append(got, n.Data) })
-			walkElements(v.copy, func(n *html.Node) { want = append(want, n.Data) })
-			if strings.Join(got, " ") != strings.Join(want, " ") {
-				t.Errorf("%s: view elements %v, copy elements %v", v.name, got, want)
+			var h, k int
+			walkElements(v.copy, func(n *html.Node) {
+				switch n.DataAtom {
+				case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+					h++
+				case atom.Form, atom.Input, atom.Button, atom.Select, atom.Textarea:
+					k++
+				}
+			})
+			if heads != h || controls != k {
+				t.Errorf("%s: view %d headings, %d controls; copy %d, %d", v.name, heads, controls, h, k)
+			}
+			// Measured as a detached tree, the copy reads the same.
+			if ct, cst, ch, ck := measureTree(v.copy, false, nil); ct != text || cst != st || ch != h || ck != k {
+				t.Errorf("%s: the copy measures %q %+v %d %d", v.name, ct, cst, ch, ck)
 			}
 		}
 		if textOf(body) != before {
@@ -389,8 +400,14 @@ func TestViewsMeasureAsTheirCopies(t *testing.T) {
 	}
 	// The page has something for each kind of drop to do.
 	_, body := parseBody(t, viewPage)
-	if d := viewDrops(body, bodyStrips); len(d) < 7 {
-		t.Errorf("body view drops %d subtrees, want the site header, script, iframe, template, share bar, form, aside, footer", len(d))
+	text, _, _, controls := measureTree(body, true, bodyStrips)
+	for _, unwanted := range []string{"Home", "Share", "Side", "Foot"} {
+		if strings.Contains(text, unwanted) {
+			t.Errorf("the body's view holds %q", unwanted)
+		}
+	}
+	if controls != 0 {
+		t.Errorf("the body's view holds %d form controls, want 0", controls)
 	}
 }
 
@@ -495,5 +512,40 @@ func TestItemRegionClimbsAsBefore(t *testing.T) {
 	}
 	if attr(got, "id") != "outer" {
 		t.Errorf("itemRegionRoot = <%s id=%q>, want the div around the heading", got.Data, attr(got, "id"))
+	}
+}
+
+// TestMeasureIsTextOfAndTextStats checks measureTree on a tree as it is
+// against textOf, textStats and walkElements, on markup whose text the
+// three read differently: styles, scripts (one in SVG holding elements),
+// iframes, line breaks, table cells and <pre>.
+func TestMeasureIsTextOfAndTextStats(t *testing.T) {
+	for _, page := range []string{viewPage, productPage, proseArticlePage,
+		`<html><head><title>T</title><style>p{}</style></head><body><p>a<br>b<style>x{}</style><noscript>ns</noscript></p>` +
+			`<svg><script><h1>in svg</h1><input></script><title>t</title></svg><table><tr><td>c</td><td>d</td></tr></table>` +
+			`<a href="#x">in-page</a><a href="/doc.pdf">doc</a><pre> a  b </pre><img alt="i">x<iframe>raw</iframe></body></html>`} {
+		root, err := html.Parse(strings.NewReader(page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, st, heads, controls := measureTree(root, false, nil)
+		var h, k int
+		walkElements(root, func(n *html.Node) {
+			switch n.DataAtom {
+			case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+				h++
+			case atom.Form, atom.Input, atom.Button, atom.Select, atom.Textarea:
+				k++
+			}
+		})
+		if want := textOf(root); text != want {
+			t.Errorf("text\n%q\ntextOf\n%q", text, want)
+		}
+		if want := textStats(root, nil); st != want {
+			t.Errorf("stats %+v, textStats %+v", st, want)
+		}
+		if heads != h || controls != k {
+			t.Errorf("%d headings, %d controls; walkElements %d, %d", heads, controls, h, k)
+		}
 	}
 }

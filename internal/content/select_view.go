@@ -11,39 +11,12 @@ import (
 
 // The selector measures its candidates cut out of the body (the item
 // region, the body without landmarks, the h1 region) on the page's own
-// tree, leaving out the subtrees their copies would drop, and copies
-// only the one it picks (candidate.tree). Every measure here gives
+// tree, leaving out the subtrees their copies would drop (measure), and
+// copies only the one it picks (candidate.tree). Every measure here gives
 // exactly what the same measure gives on the copy: go run
 // ./bench/content/outhash prints the same line for every page with the
 // copies and with the views (bench/content/README.md, "the selector's
 // cost").
-
-// viewDrops returns the subtrees under n that a copy of n loses to
-// prune (comments aside, which no measure reads) and, when strip is
-// not nil, to strip: an element for which strip(element, inArticle)
-// holds, inArticle telling whether it lies in an <article> or <main>
-// under n. It is nil when there are none.
-func viewDrops(n *html.Node, strip func(*html.Node, bool) bool) map[*html.Node]bool {
-	var drop map[*html.Node]bool
-	var walk func(n *html.Node, inArticle bool)
-	walk = func(n *html.Node, inArticle bool) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type != html.ElementNode {
-				continue
-			}
-			if pruned(c) || strip != nil && strip(c, inArticle) {
-				if drop == nil {
-					drop = make(map[*html.Node]bool)
-				}
-				drop[c] = true
-				continue
-			}
-			walk(c, inArticle || c.DataAtom == atom.Article || c.DataAtom == atom.Main)
-		}
-	}
-	walk(n, false)
-	return drop
-}
 
 // pruned tells whether prune removes the element n.
 func pruned(n *html.Node) bool {
@@ -58,59 +31,6 @@ func pruned(n *html.Node) bool {
 func bodyStrips(n *html.Node, inArticle bool) bool {
 	return Landmark(n, inArticle) || n.DataAtom == atom.Form ||
 		BoilerplateName(attr(n, "class"), inArticle) || BoilerplateName(attr(n, "id"), inArticle)
-}
-
-// viewText is textOf of n without the subtrees in drop.
-func viewText(n *html.Node, drop map[*html.Node]bool) string {
-	if drop == nil {
-		return textOf(n)
-	}
-	var t textWriter
-	t.viewNode(n, false, drop)
-	return strings.TrimSpace(t.b.String())
-}
-
-// viewNode is textWriter.node skipping the subtrees in drop.
-func (t *textWriter) viewNode(n *html.Node, pre bool, drop map[*html.Node]bool) {
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		switch c.Type {
-		case html.TextNode:
-			t.text(c.Data, pre)
-		case html.ElementNode:
-			if drop[c] {
-				continue
-			}
-			switch c.DataAtom {
-			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Head,
-				atom.Iframe, atom.Noembed, atom.Noframes:
-				continue
-			case atom.Br:
-				t.newline()
-				continue
-			}
-			block := isBlock(c.DataAtom)
-			if block {
-				t.newline()
-			} else if c.DataAtom == atom.Td || c.DataAtom == atom.Th || c.DataAtom == atom.Img {
-				t.space = true
-			}
-			t.viewNode(c, pre || c.DataAtom == atom.Pre, drop)
-			if block {
-				t.newline()
-			}
-		}
-	}
-}
-
-// walkView calls fn for every element under n outside the subtrees in
-// drop.
-func walkView(n *html.Node, drop map[*html.Node]bool, fn func(*html.Node)) {
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type == html.ElementNode && !drop[c] {
-			fn(c)
-			walkView(c, drop, fn)
-		}
-	}
 }
 
 // artBag is the multiset of the article's lower-cased words (split at
@@ -412,4 +332,98 @@ func nodeRun(n, known *html.Node, kr wordRun) wordRun {
 		}
 	}
 	return r
+}
+
+// measure is one walk of a candidate for what the selector reads of its
+// tree: textOf's text, textStats's statistics and the headings and form
+// controls walkElements meets. With views set, it walks the page's own
+// tree and leaves out what the candidate's copy would lack: what prune
+// removes and the elements for which strip (when not nil) holds.
+type measure struct {
+	t               textWriter
+	st              stats
+	heads, controls int
+	views           bool
+	strip           func(n *html.Node, inArticle bool) bool
+}
+
+// measureTree measures n; see measure.
+func measureTree(n *html.Node, views bool, strip func(*html.Node, bool) bool) (text string, st stats, heads, controls int) {
+	m := measure{views: views, strip: strip}
+	m.visit(n, false, true, 0, false)
+	return strings.TrimSpace(m.t.b.String()), m.st, m.heads, m.controls
+}
+
+// dropped tells whether c, inArticle telling whether an <article> or
+// <main> lies between it and the measured node, is left out.
+func (m *measure) dropped(c *html.Node, inArticle bool) bool {
+	return m.views && (pruned(c) || m.strip != nil && m.strip(c, inArticle))
+}
+
+func (m *measure) count(c *html.Node) {
+	switch c.DataAtom {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		m.heads++
+	case atom.Form, atom.Input, atom.Button, atom.Select, atom.Textarea:
+		m.controls++
+	}
+}
+
+// visit does, for n's children, what textWriter.node does when text is
+// on (pre as there), what addText does with link, and what
+// walkElements does.
+func (m *measure) visit(n *html.Node, pre, text bool, link float64, inArticle bool) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			if text {
+				m.t.text(c.Data, pre)
+			}
+			countText(c.Data, link, &m.st)
+		case html.ElementNode:
+			if m.dropped(c, inArticle) {
+				continue
+			}
+			m.count(c)
+			in := inArticle || c.DataAtom == atom.Article || c.DataAtom == atom.Main
+			if c.DataAtom == atom.Script {
+				// Neither text nor statistics; its elements (in foreign
+				// content) still count.
+				m.elements(c, in)
+				continue
+			}
+			ctext, block := text, false
+			if text {
+				switch c.DataAtom {
+				case atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Head,
+					atom.Iframe, atom.Noembed, atom.Noframes:
+					ctext = false
+				case atom.Br:
+					m.t.newline()
+					ctext = false
+				default:
+					block = isBlock(c.DataAtom)
+					if block {
+						m.t.newline()
+					} else if c.DataAtom == atom.Td || c.DataAtom == atom.Th || c.DataAtom == atom.Img {
+						m.t.space = true
+					}
+				}
+			}
+			m.visit(c, pre || c.DataAtom == atom.Pre, ctext, linkWeight(c, link), in)
+			if block {
+				m.t.newline()
+			}
+		}
+	}
+}
+
+// elements counts the elements under n, as walkElements meets them.
+func (m *measure) elements(n *html.Node, inArticle bool) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && !m.dropped(c, inArticle) {
+			m.count(c)
+			m.elements(c, inArticle || c.DataAtom == atom.Article || c.DataAtom == atom.Main)
+		}
+	}
 }
