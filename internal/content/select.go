@@ -103,6 +103,7 @@ type candidate struct {
 	view  bool
 	strip func(*html.Node, bool) bool
 	f     selectFeatures
+	skip  bool // unmeasured: it cannot win (candidates' bound)
 }
 
 // tree returns c's detached tree, copying its region the first time.
@@ -124,7 +125,11 @@ func (c *candidate) tree() *html.Node {
 // candidates returns the page's candidates, art (the article) and cur
 // (the pipeline's choice so far, art or a profile's copy) among them.
 // Kinds that find nothing are left out.
-func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64) []candidate {
+//
+// With bound (pick's use, when cur is art), a candidate whose score
+// cannot reach the current choice's plus selectMargin, whatever its
+// comparisons with the article, is left unmeasured (skip; mayWin).
+func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64, bound bool) []candidate {
 	body := findBody(root)
 	if body == nil {
 		return nil
@@ -174,13 +179,13 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 		add(kProduct, productContent(root, art, artText))
 	}
 	artWords := countWords(artText)
+	// The article's words and lines, for the comparisons with it: made
+	// when a candidate other than the article first needs them.
 	var bag *artBag
-	if artWords > 0 {
-		bag = newArtBag(artText)
-	}
 	var al artLines
+	prose := 0
 	if art != nil {
-		al = newArtLines(artText)
+		prose = artProse(artText)
 	}
 	curText := artText
 	if cur != art && cur != nil {
@@ -188,6 +193,8 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 	}
 	h1 := collapse(sig.h1)
 	h1m := newH1Match(h1)
+	bound = bound && cur == art && art != nil
+	curScore := math.Inf(1)
 	for i := range cs {
 		c := &cs[i]
 		isArt := c.src == art && art != nil
@@ -208,17 +215,6 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 			f[sLinkDensity] = st.linkLen / float64(st.length)
 		}
 		f[sArticleRatio] = math.Log(float64(words+1) / float64(artWords+1))
-		if artWords > 0 {
-			// shared(artText, text) and shared(text, artText), from one
-			// count of the words they share.
-			var in, n int
-			if isArt {
-				in, n = bag.n, bag.n
-			} else {
-				in, n = bag.overlap(text)
-			}
-			f[sArticleCovered], f[sWithinArticle] = shareOf(in, bag.n), shareOf(in, n)
-		}
 		f[sHeadings] = math.Log1p(float64(heads))
 		if h1 != "" && h1m.in(text) {
 			f[sHasH1] = 1
@@ -230,6 +226,33 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 		if c.node == cur {
 			f[sCurrent] = 1
 		}
+		if readableOK {
+			f[sReadableOK] = 1
+		}
+		if art != nil {
+			f[sArticleProse] = math.Log1p(float64(prose))
+		}
+		copy(f[sTypeProbs:], probs[:])
+		if bound && i > 0 && !mayWin(c, curScore, text) {
+			// The comparisons with the article cannot lift it to the
+			// current choice's score plus the margin: pick would not
+			// return it, and without it returns the same.
+			c.skip = true
+			continue
+		}
+		if artWords > 0 {
+			// shared(artText, text) and shared(text, artText), from one
+			// count of the words they share.
+			if isArt {
+				f[sArticleCovered], f[sWithinArticle] = 1, 1
+			} else {
+				if bag == nil {
+					bag = newArtBag(artText)
+				}
+				in, n := bag.overlap(text)
+				f[sArticleCovered], f[sWithinArticle] = shareOf(in, bag.n), shareOf(in, n)
+			}
+		}
 		if cur == art && artWords > 0 {
 			// The same texts: the two measures against the article.
 			f[sCurrentCovered], f[sWithinCurrent] = f[sArticleCovered], f[sWithinArticle]
@@ -237,17 +260,16 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 			f[sCurrentCovered] = shared(curText, text)
 			f[sWithinCurrent] = shared(text, curText)
 		}
-		if readableOK {
-			f[sReadableOK] = 1
-		}
-		if art != nil {
-			if isArt {
-				// All its lines are the article's: it adds and drops
-				// nothing.
-				f[sArticleProse] = math.Log1p(float64(al.prose))
-			} else {
-				addedFeatures(f, text, words, st, &al, artStats)
+		if art != nil && !isArt {
+			// The article's own lines are all the article's: it adds and
+			// drops nothing.
+			if al.lines == nil {
+				al = newArtLines(artText)
 			}
+			addedFeatures(f, text, words, st, &al, artStats)
+		}
+		if bound && i == 0 {
+			curScore = selectScore(c)
 		}
 		copy(f[sTypeProbs:], probs[:])
 	}
@@ -327,7 +349,7 @@ func selectContent(root, art, cur *html.Node, sig signals, readableOK bool, prob
 	if !selectable(art, cur, probs) {
 		return nil
 	}
-	cs := candidates(root, art, cur, sig, readableOK, probs)
+	cs := candidates(root, art, cur, sig, readableOK, probs, true)
 	i := pick(cs, cur)
 	if i < 0 {
 		return nil
@@ -388,6 +410,9 @@ func proseArticle(art *html.Node) bool {
 func pick(cs []candidate, cur *html.Node) int {
 	best, curScore, bestScore := -1, math.Inf(-1), math.Inf(-1)
 	for i := range cs {
+		if cs[i].skip {
+			continue
+		}
 		s := selectScore(&cs[i])
 		if cs[i].node == cur {
 			curScore = s
@@ -400,6 +425,34 @@ func pick(cs []candidate, cur *html.Node) int {
 		return -1
 	}
 	return best
+}
+
+// comparedFeatures are the features that compare a candidate with the
+// article (or the current choice), which candidates measures only for a
+// candidate that may win; each lies in [0, 1].
+var comparedFeatures = [...]int{sArticleCovered, sWithinArticle, sCurrentCovered, sWithinCurrent,
+	sExtraShare, sExtraShort, sExtraLinks, sDroppedProse}
+
+// mayWin tells whether c, its other features set and those of
+// comparedFeatures still 0, could score curScore plus selectMargin or
+// more: its score with each compared feature at whichever end of [0, 1]
+// raises it. The share of added words (added words over text's words)
+// exceeds 1 only when text holds a vertical tab, which countWords reads
+// as part of a word and collapse as a space; then it may always win.
+func mayWin(c *candidate, curScore float64, text string) bool {
+	w := &selectWeights[c.kind]
+	if w[sExtraShare] > 0 && strings.IndexByte(text, '\v') >= 0 {
+		return true
+	}
+	z := 0.0
+	for i, x := range c.f {
+		z += w[i] * x
+	}
+	for _, i := range comparedFeatures {
+		z += max(0, w[i])
+	}
+	// The slack covers rounding: the sum above in another order.
+	return 1/(1+math.Exp(-(z+1e-9))) >= curScore+selectMargin-1e-12
 }
 
 // selectScore is the predicted word F1 of c.
@@ -770,7 +823,7 @@ func Candidates(body []byte, pageURL string) ([]Candidate, []float64, error) {
 	if k := typedContent(root, art, PageTypes[argmax(probs[:])], probs); k != nil {
 		cur = k
 	}
-	cs := candidates(root, art, cur, s.sig, facts.readableOK, probs)
+	cs := candidates(root, art, cur, s.sig, facts.readableOK, probs, false)
 	final := cur
 	if judged(art, cur, probs) {
 		if i := pick(cs, cur); i >= 0 {
