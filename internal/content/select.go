@@ -179,13 +179,12 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 		add(kProduct, productContent(root, art, artText))
 	}
 	artWords := countWords(artText)
-	// The article's words and lines, for the comparisons with it: made
-	// when a candidate other than the article first needs them.
+	// The article's lines, and its words for the comparisons with it,
+	// made when a candidate other than the article first needs them.
 	var bag *artBag
 	var al artLines
-	prose := 0
 	if art != nil {
-		prose = artProse(artText)
+		al = newArtLines(artText)
 	}
 	curText := artText
 	if cur != art && cur != nil {
@@ -230,7 +229,7 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 			f[sReadableOK] = 1
 		}
 		if art != nil {
-			f[sArticleProse] = math.Log1p(float64(prose))
+			f[sArticleProse] = math.Log1p(float64(al.prose))
 		}
 		copy(f[sTypeProbs:], probs[:])
 		if bound && i > 0 && !mayWin(c, curScore, text) {
@@ -263,9 +262,6 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 		if art != nil && !isArt {
 			// The article's own lines are all the article's: it adds and
 			// drops nothing.
-			if al.lines == nil {
-				al = newArtLines(artText)
-			}
 			addedFeatures(f, text, words, st, &al, artStats)
 		}
 		if bound && i == 0 {

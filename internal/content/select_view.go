@@ -121,17 +121,6 @@ type artLines struct {
 	have       map[string]bool // scratch: a candidate's lines
 }
 
-// artProse is newArtLines(artText).prose without the lines.
-func artProse(artText string) int {
-	prose := 0
-	for l := range strings.SplitSeq(artText, "\n") {
-		if w := countWords(collapseLine(l)); w >= proseLineWords {
-			prose += w
-		}
-	}
-	return prose
-}
-
 func newArtLines(artText string) artLines {
 	al := artLines{lines: make(map[string]bool)}
 	for l := range strings.SplitSeq(artText, "\n") {
