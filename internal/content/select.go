@@ -222,7 +222,9 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 		f[sControls] = math.Log1p(float64(controls))
 		lines := strings.Count(text, "\n") + 1
 		f[sWordsPerLine] = math.Log1p(float64(words) / float64(lines))
-		if c.node == cur {
+		if cur != nil && c.node == cur {
+			// (A view's node is nil until copied; cur is nil when the
+			// page has no article.)
 			f[sCurrent] = 1
 		}
 		if readableOK {
@@ -410,7 +412,7 @@ func pick(cs []candidate, cur *html.Node) int {
 			continue
 		}
 		s := selectScore(&cs[i])
-		if cs[i].node == cur {
+		if cur != nil && cs[i].node == cur {
 			curScore = s
 		}
 		if s > bestScore {

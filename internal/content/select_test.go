@@ -606,3 +606,19 @@ func TestBoundSkipsOnlyLosers(t *testing.T) {
 		}
 	}
 }
+
+// TestViewsAreNotTheMissingArticle checks that on a page without an
+// article (cur nil) no candidate reads as the current choice: a view's
+// node is nil until it is copied.
+func TestViewsAreNotTheMissingArticle(t *testing.T) {
+	root, _ := parseBody(t, viewPage)
+	cs := candidates(root, nil, nil, signals{}, false, [len(PageTypes)]float64{}, false)
+	if len(cs) == 0 {
+		t.Fatal("no candidates")
+	}
+	for _, c := range cs {
+		if c.f[sCurrent] != 0 {
+			t.Errorf("%s reads as the current choice on a page without one", CandidateKinds[c.kind])
+		}
+	}
+}
