@@ -1654,7 +1654,7 @@ func blank(b []byte) bool {
 
 // trimHardBreaks drops a hard break ("  \n") before an empty line.
 func trimHardBreaks(b []byte) []byte {
-	if bytes.Index(b, []byte("  \n")) < 0 {
+	if !bytes.Contains(b, []byte("  \n")) {
 		return b
 	}
 	b = bytes.ReplaceAll(b, []byte("  \n\n"), []byte("\n\n"))
