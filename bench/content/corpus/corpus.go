@@ -105,6 +105,24 @@ func (p *Page) Body() ([]byte, error) {
 	return out, nil
 }
 
+// LoadAll loads the three corpora under shared (../shared/corpus):
+// readability's pages, then trafilatura-eval's, then wcxb-dev's.
+func LoadAll(shared string) ([]*Page, error) {
+	var pages []*Page
+	for _, load := range []func() ([]*Page, error){
+		func() ([]*Page, error) { return LoadReadability(shared + "/readability/test-pages") },
+		func() ([]*Page, error) { return LoadEval(shared + "/trafilatura-eval") },
+		func() ([]*Page, error) { return LoadWCXB(shared + "/wcxb-dev") },
+	} {
+		ps, err := load()
+		if err != nil {
+			return nil, err
+		}
+		pages = append(pages, ps...)
+	}
+	return pages, nil
+}
+
 // LoadReadability reads readability's test pages: DIR/<name>/source.html,
 // expected.html and expected-metadata.json.
 func LoadReadability(dir string) ([]*Page, error) {

@@ -33,18 +33,10 @@ func main() {
 	full := flag.Bool("full", false, "with -page: the whole body, not the main content")
 	flag.Parse()
 
-	var pages []*corpus.Page
-	for _, load := range []func() ([]*corpus.Page, error){
-		func() ([]*corpus.Page, error) { return corpus.LoadReadability(*shared + "/readability/test-pages") },
-		func() ([]*corpus.Page, error) { return corpus.LoadEval(*shared + "/trafilatura-eval") },
-		func() ([]*corpus.Page, error) { return corpus.LoadWCXB(*shared + "/wcxb-dev") },
-	} {
-		ps, err := load()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		pages = append(pages, ps...)
+	pages, err := corpus.LoadAll(*shared)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
 
 	var ours, lib []string
