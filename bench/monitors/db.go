@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -12,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"webacq/bench/internal/benchdb"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite"
@@ -43,34 +43,18 @@ func newDatabase(dialect, dir, pg string) (*database, error) {
 }
 
 func newSchema(base string) (*database, error) {
-	admin, err := sql.Open("pgx", base)
+	read, drop, err := benchdb.Schema(base, "bench")
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	var b [6]byte
-	rand.Read(b[:])
-	schema := "bench_" + hex.EncodeToString(b[:])
-	if _, err := admin.ExecContext(ctx, `CREATE SCHEMA `+schema); err != nil {
-		admin.Close()
-		return nil, fmt.Errorf("postgres at %s: %w", base, err)
-	}
-	u, err := url.Parse(base)
+	u, err := url.Parse(read)
 	if err != nil {
-		admin.Close()
+		drop()
 		return nil, err
 	}
 	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	read := u.String()
 	q.Set("application_name", nodeApp)
 	u.RawQuery = q.Encode()
-	drop := func() {
-		admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`)
-		admin.Close()
-	}
 	return &database{url: u.String(), readURL: read, drop: drop}, nil
 }
 
