@@ -233,7 +233,7 @@ func dropBoilerplate(art *html.Node) {
 		case k&(kindRelated|kindBio|kindCTA) != 0:
 			return true
 		case k&kindCredit != 0:
-			return st.length < 200 && !inCaption(n)
+			return st.length < 200 && !captionShared(n, st.length)
 		case k&kindMeta != 0:
 			// Dates, bylines and tag lists are short lines; a long
 			// block named "post-meta" holds more than that.
@@ -507,10 +507,25 @@ func embedsPost(n *html.Node, depth int) bool {
 // <figcaption>, or a <figure> a few levels up. A credit there is part of
 // the caption, which stays with its image.
 func inCaption(n *html.Node) bool {
+	return captionOf(n) != nil
+}
+
+// captionOf returns the <figcaption> or <figure> a few levels up from n
+// (n itself included), or nil.
+func captionOf(n *html.Node) *html.Node {
 	for p, d := n, 0; p != nil && d < 6; p, d = p.Parent, d+1 {
 		if p.DataAtom == atom.Figcaption || p.DataAtom == atom.Figure {
-			return true
+			return p
 		}
 	}
-	return false
+	return nil
+}
+
+// captionShared tells whether n, of text length l, sits in a caption
+// that says more than n: a credit there goes with the caption's words,
+// while a caption that is only a credit ("Credit: Getty Images") names
+// a source and describes nothing.
+func captionShared(n *html.Node, l int) bool {
+	c := captionOf(n)
+	return c != nil && textWithin(c, l+2) < 0
 }
