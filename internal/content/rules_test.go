@@ -364,13 +364,15 @@ func TestNoscriptPost(t *testing.T) {
 }
 
 // TestCreditsBesideImages: a block that holds a picture and its credit
-// is the picture, not a credit line; a link alone in a table cell (an
-// infobox's "Coat of arms") is the table's data, not a link-only
-// paragraph.
+// is the picture, not a credit line (the picture stays; a caption that
+// is only the credit goes, a credit beside the caption's words stays);
+// a link alone in a table cell (an infobox's "Coat of arms") is the
+// table's data, not a link-only paragraph.
 func TestCreditsBesideImages(t *testing.T) {
 	body := rulePage(`<article><div class="entry-content">
 <p>` + strings.Repeat(ruleProse, 3) + `</p>
 <div class="wp-block-image"><figure><img src="/mill.jpg" alt="The mill"><figcaption>Photo by Joan Roe</figcaption></figure></div>
+<figure><img src="/bridge.jpg" alt="The bridge"><figcaption><span>The old bridge over the river, rebuilt in 1921.</span> <span class="credit">Photo: Ann Lee</span></figcaption></figure>
 <table class="infobox"><tr><th><div><a href="/wiki/Coat_of_arms">Coat of arms here</a></div></th><td><div><a href="/wiki/Statute">Statute of Westminster adopted</a></div></td></tr></table>
 <p>` + strings.Repeat(ruleProse, 2) + `</p>
 </div></article>`)
@@ -378,7 +380,8 @@ func TestCreditsBesideImages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkText(t, doc.Text, []string{"Photo by Joan Roe", "Coat of arms here", "Statute of Westminster adopted"}, nil)
+	checkText(t, doc.Text, []string{"The old bridge over the river", "Photo: Ann Lee", "Coat of arms here", "Statute of Westminster adopted"},
+		[]string{"Photo by Joan Roe"})
 	if !strings.Contains(doc.Markdown, "/mill.jpg") {
 		t.Errorf("the picture is gone:\n%s", doc.Markdown)
 	}
