@@ -414,3 +414,25 @@ func TestHostileNoscripts(t *testing.T) {
 		t.Errorf("2,000 <noscript> siblings: %d weighed (each against all its siblings), want at most %d", n, maxNoscriptTries)
 	}
 }
+
+// TestEntryForms: a form the reader types into (a newsletter sign-up
+// with its help lines) goes, even when its paragraphs outnumber its
+// fields; a form that wraps the whole page (ASP.NET's single form)
+// keeps the article.
+func TestEntryForms(t *testing.T) {
+	body := rulePage(`<article><div class="entry-content">
+<p>` + strings.Repeat(ruleProse, 3) + `</p>
+<form action="/signup" method="post"><p>Get all the latest news, reviews and exclusives, direct to your inbox.</p>
+<p>By signing up you agree to receive news and offers by email from the paper.</p>
+<p>You can leave the list at any time.</p>
+<p>We send one letter a week.</p>
+<label for="email">Your Email*</label><input id="email" type="email" name="email"><button type="submit">Go</button></form>
+<p>` + strings.Repeat(ruleProse, 2) + `</p>
+</div></article>`)
+	checkText(t, mainText(t, body), []string{"The council met"}, []string{"Your Email", "latest news, reviews", "leave the list"})
+
+	wrapped := rulePage(`<form method="post" action="./budget.aspx"><input type="hidden" name="__VIEWSTATE" value="x">
+<div class="search"><input type="text" name="q"></div>
+<article><p>` + strings.Repeat(ruleProse, 3) + `</p><p>The vote was seven to two.</p></article></form>`)
+	checkText(t, mainText(t, wrapped), []string{"The council met", "seven to two"}, nil)
+}
