@@ -64,10 +64,10 @@ func labelLine(n *html.Node) bool {
 		return l <= 30
 	}
 	full = strings.TrimLeft(full, "([ ")
-	// A credit inside a caption is part of it, unless it is all the
-	// caption says; a block that holds an image is the picture with its
-	// credit, not a credit line.
-	if captionShared(n, l) || hasMedia(n) {
+	// A block that holds an image is the picture with its credit, not a
+	// credit line. A credit line inside a caption goes like any other:
+	// trafilatura-eval's and wcxb-dev's annotators leave it out.
+	if hasMedia(n) {
 		return false
 	}
 	for _, p := range creditPrefixes {

@@ -197,9 +197,9 @@ func TestCallsToAction(t *testing.T) {
 }
 
 // TestPhotoCredits: credit lines of photos (by class, or a short line of
-// its own that starts "Foto:", "Photo by", "©") are dropped; the caption
-// itself, a credit that is part of it (inside the <figcaption>) and a
-// sentence that mentions a photo stay.
+// its own that starts "Foto:", "Photo by", "©") are dropped, inside a
+// <figcaption> too; the caption's own words and a sentence that mentions
+// a photo stay.
 func TestPhotoCredits(t *testing.T) {
 	body := rulePage(`<article><div class="entry-content">
 <p>` + strings.Repeat(ruleProse, 3) + `</p>
@@ -212,8 +212,8 @@ func TestPhotoCredits(t *testing.T) {
 <p>` + strings.Repeat(ruleProse, 2) + `</p>
 </div></article>`)
 	checkText(t, mainText(t, body),
-		[]string{"The council met", "The town hall on Tuesday evening.", "Jane Roe", "the mayor said the picture"},
-		[]string{"Max Muster", "Example Images", "Ray Doe", "Riivka", "()"})
+		[]string{"The council met", "The town hall on Tuesday evening.", "the mayor said the picture"},
+		[]string{"Max Muster", "Example Images", "Ray Doe", "Riivka", "()", "Jane Roe"})
 }
 
 // TestLeadOutsideBody: the lead paragraph set apart in the article's
@@ -365,7 +365,8 @@ func TestNoscriptPost(t *testing.T) {
 
 // TestCreditsBesideImages: a block that holds a picture and its credit
 // is the picture, not a credit line (the picture stays; a caption that
-// is only the credit goes, a credit beside the caption's words stays);
+// is only the credit goes, and so does a credit line of its own beside
+// the caption's words, which stay);
 // a link alone in a table cell (an infobox's "Coat of arms") is the
 // table's data, not a link-only paragraph.
 func TestCreditsBesideImages(t *testing.T) {
@@ -380,8 +381,8 @@ func TestCreditsBesideImages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkText(t, doc.Text, []string{"The old bridge over the river", "Photo: Ann Lee", "Coat of arms here", "Statute of Westminster adopted"},
-		[]string{"Photo by Joan Roe"})
+	checkText(t, doc.Text, []string{"The old bridge over the river", "Coat of arms here", "Statute of Westminster adopted"},
+		[]string{"Photo by Joan Roe", "Photo: Ann Lee"})
 	if !strings.Contains(doc.Markdown, "/mill.jpg") {
 		t.Errorf("the picture is gone:\n%s", doc.Markdown)
 	}
