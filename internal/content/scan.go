@@ -53,6 +53,9 @@ type scanner struct {
 	// (<div hidden id="S:0">), in document order (see streamSlot).
 	slots    map[string]*html.Node
 	streamed []*html.Node
+	// fallbacks are the nodes each boundary shows until its content
+	// arrives, by placeholder.
+	fallbacks map[*html.Node][]*html.Node
 }
 
 func scan(root *html.Node, pageURL *url.URL, wantLinks bool) scanResult {
@@ -211,10 +214,11 @@ func (s *scanner) walkChildren(n *html.Node, inBody bool) {
 // its placeholder (<template id="P:5">) the same way, without a
 // fallback. The ids of boundaries and segments come from one counter.
 // Without scripts the article of such a page is hidden text at the end
-// of the body. streamSlot keeps
-// both for fillSlots and drops the fallback: it walks a hidden block
-// whose placeholder came before it and keeps it, and returns whether it
-// handled c. A hidden "S:" block without its placeholder stays hidden.
+// of the body. streamSlot keeps both for fillSlots, which puts the
+// content in place of the fallback: it walks a hidden block whose
+// placeholder came before it and keeps it, and returns whether it
+// handled c. A hidden "S:" block without its placeholder stays hidden;
+// a placeholder without its block keeps its fallback.
 func (s *scanner) streamSlot(c *html.Node) bool {
 	switch c.DataAtom {
 	case atom.Template:
@@ -231,7 +235,7 @@ func (s *scanner) streamSlot(c *html.Node) bool {
 		}
 		s.slots[id[2:]] = c
 		if boundary {
-			dropFallback(c)
+			s.fallback(c)
 		}
 		return true
 	case atom.Div:
@@ -249,10 +253,12 @@ func (s *scanner) streamSlot(c *html.Node) bool {
 	return false
 }
 
-// dropFallback removes the siblings after a boundary's placeholder up to
+// fallback records the siblings after a boundary's placeholder up to
 // the comment that closes the boundary (<!--/$-->), nested boundaries
-// counted; nothing when the boundary is not closed.
-func dropFallback(slot *html.Node) {
+// counted: what a browser shows until the content arrives, and still
+// shows when the page holds no content for it. None when the boundary
+// is not closed.
+func (s *scanner) fallback(slot *html.Node) {
 	depth := 0
 	end := slot.NextSibling
 	for ; end != nil; end = end.NextSibling {
@@ -268,11 +274,16 @@ func dropFallback(slot *html.Node) {
 			depth--
 		}
 	}
-	if end == nil {
+	if end == nil || end == slot.NextSibling {
 		return
 	}
-	for c := slot.NextSibling; c != end; c = slot.NextSibling {
-		slot.Parent.RemoveChild(c)
+	if s.fallbacks == nil {
+		s.fallbacks = make(map[*html.Node][]*html.Node)
+	}
+	for c := slot.NextSibling; c != end; c = c.NextSibling {
+		if c.Type != html.CommentNode {
+			s.fallbacks[slot] = append(s.fallbacks[slot], c)
+		}
 	}
 }
 
@@ -284,6 +295,11 @@ func (s *scanner) fillSlots() {
 		slot := s.slots[id]
 		if slot == nil || slot.Parent == nil || d.Parent == nil || isAncestor(d, slot) {
 			continue
+		}
+		for _, f := range s.fallbacks[slot] {
+			if f.Parent == slot.Parent {
+				f.Parent.RemoveChild(f)
+			}
 		}
 		for k := d.FirstChild; k != nil; k = d.FirstChild {
 			d.RemoveChild(k)
