@@ -225,7 +225,7 @@ func dropBoilerplate(art *html.Node) {
 		}
 		// An inline element counts only as a line of its own: a
 		// link with class "meta-loc" inside a sentence is words. A
-		// credit is inline in its caption, and goes from it.
+		// credit is inline in its caption.
 		if isPhrasing(n) && k&kindCredit == 0 && !alone(n, st.length) {
 			return false
 		}
@@ -233,7 +233,7 @@ func dropBoilerplate(art *html.Node) {
 		case k&(kindRelated|kindBio|kindCTA) != 0:
 			return true
 		case k&kindCredit != 0:
-			return st.length < 200
+			return st.length < 200 && !inCaption(n)
 		case k&kindMeta != 0:
 			// Dates, bylines and tag lists are short lines; a long
 			// block named "post-meta" holds more than that.
@@ -501,4 +501,16 @@ func embedsPost(n *html.Node, depth int) bool {
 		c := attr(e, "class")
 		return c != "" && postEmbeds.in(c)
 	})
+}
+
+// inCaption tells whether n is part of an image's caption: a
+// <figcaption>, or a <figure> a few levels up. A credit there is part of
+// the caption, which stays with its image.
+func inCaption(n *html.Node) bool {
+	for p, d := n, 0; p != nil && d < 6; p, d = p.Parent, d+1 {
+		if p.DataAtom == atom.Figcaption || p.DataAtom == atom.Figure {
+			return true
+		}
+	}
+	return false
 }

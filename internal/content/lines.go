@@ -64,10 +64,9 @@ func labelLine(n *html.Node) bool {
 		return l <= 30
 	}
 	full = strings.TrimLeft(full, "([ ")
-	// A block that holds an image is the picture with its credit, not a
-	// credit line. A credit line inside a caption goes like any other:
-	// trafilatura-eval's and wcxb-dev's annotators leave it out.
-	if hasMedia(n) {
+	// A credit inside a caption is part of it; a block that holds an
+	// image is the picture with its credit, not a credit line.
+	if inCaption(n) || hasMedia(n) {
 		return false
 	}
 	for _, p := range creditPrefixes {

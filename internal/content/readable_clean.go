@@ -21,7 +21,6 @@ func (r *readable) prepare(art *html.Node) {
 		dropRelatedLabels(art)
 		dropLinkOnly(art, r.host)
 	}
-	dropEntryForms(art)
 	dataTables := make(map[*html.Node]bool)
 	markDataTables(art, dataTables)
 	r.cleanConditionally(art, atom.Form, dataTables)
@@ -58,38 +57,6 @@ func (r *readable) prepare(art *html.Node) {
 		}
 		return false
 	})
-}
-
-// dropEntryForms removes the forms that ask the reader to type
-// something (a sign-up, contact, search or comment form: its text is
-// field labels and help lines) on every attempt, also the ones that do
-// not clean conditionally. A form that holds half of the article or
-// more wraps the page (ASP.NET's single form) and stays.
-func dropEntryForms(art *html.Node) {
-	total := -1
-	removeTags(art, func(n *html.Node) bool {
-		if n.DataAtom != atom.Form || !within(n, 64, typedField) {
-			return false
-		}
-		if total < 0 {
-			total = textStats(art, nil).length
-		}
-		return 2*textStats(n, nil).length < total
-	})
-}
-
-// typedField tells whether n is a field the reader types into.
-func typedField(n *html.Node) bool {
-	switch n.DataAtom {
-	case atom.Textarea:
-		return true
-	case atom.Input:
-		switch strings.ToLower(attr(n, "type")) {
-		case "", "text", "email", "tel", "password", "search", "url":
-			return true
-		}
-	}
-	return false
 }
 
 // removeTags removes every element of the subtree of n (not n) that
