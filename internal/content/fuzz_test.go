@@ -36,6 +36,10 @@ func FuzzHTML(f *testing.F) {
 		"<div class=\"side\">" + strings.Repeat("<div><h4>Desk</h4><span>$5</span></div>", 12) + "</div><form><form><ul class=\"grid\">" +
 			strings.Repeat("<li class=\"card\"><a href=/p><img src=x>Desk</a><span>$9</span><label>Qty:</label><input><button>Add</button><select><option>1</select></li>", 6) + "</ul></form>",
 		`<div itemtype="https://schema.org/DiscussionForumPosting"><a href="/t/1">t</a></div>$` + "\xe2\x82",
+		// React's streamed boundaries: a slot inside its own content, a
+		// duplicate slot, an unclosed fallback, nested and segment slots.
+		`<!--$?--><template id="B:0"></template><p>Loading</p><div hidden id="S:0"><template id="B:0"></template><!--$?--><template id="P:1"></template></div>` +
+			`<div hidden id="S:1"><div hidden id="S:0">x</div><!--/$--></div><template id="B:"></template><div hidden id="S:">y</div><div hidden id="S:0"></div>`,
 	} {
 		f.Add([]byte(seed), true)
 	}

@@ -411,3 +411,29 @@ func TestHostileNoscripts(t *testing.T) {
 		t.Errorf("2,000 <noscript> siblings: %d weighed (each against all its siblings), want at most %d", n, maxNoscriptTries)
 	}
 }
+
+// TestStreamedBoundaries: a page streamed by React's server renderer
+// sends its article later, hidden (<div hidden id="S:0">), with a script
+// that moves it into its placeholder (<template id="B:0">) over the
+// fallback; a segment fills its placeholder (<template id="P:1">) the
+// same way. The article is read in its place, the fallback is not; a
+// hidden "S:" block with no placeholder stays hidden, and a placeholder
+// whose content never came keeps its fallback.
+func TestStreamedBoundaries(t *testing.T) {
+	body := `<html><head><title>Budget approved</title></head><body>
+<nav><ul><li><a href="/">Home</a></li><li><a href="/news">News</a></li></ul></nav>
+<main><!--$?--><template id="B:0"></template><div class="skeleton"><p>Loading the story, please wait a moment while it arrives.</p></div><!--/$--></main>
+<footer><p>Copyright 2025 The Daily</p></footer>
+<div hidden id="S:0"><article><h1>Budget approved</h1><p>` + strings.Repeat(ruleProse, 3) + `</p><template id="P:1"></template>
+<!--$?--><template id="B:2"></template><p>The minutes of the meeting list every speaker and every vote of the evening.</p><!--/$--></article></div>
+<script>$RC("B:0","S:0")</script>
+<div hidden id="S:1"><p>The vote was seven to two, and the mayor signed the budget the same evening in the town hall.</p></div>
+<script>$RS("S:1","P:1")</script>
+<div hidden id="S:7"><p>A hidden block that nothing shows.</p></div>
+</body></html>`
+	text := mainText(t, body)
+	checkText(t, text, []string{"The council met", "seven to two", "minutes of the meeting"}, []string{"Loading the story", "nothing shows"})
+	if i, j := strings.Index(text, "The council met"), strings.Index(text, "seven to two"); i > j {
+		t.Errorf("the segment is not in its place:\n%s", text)
+	}
+}

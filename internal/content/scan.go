@@ -48,6 +48,14 @@ type scanner struct {
 	noscriptTries int
 	// ld is the JSON-LD of the page, parsed by metadata.
 	ld jsonLD
+	// slots are the placeholders of React's streamed boundaries by id
+	// (<template id="B:0">), streamed the hidden blocks that fill them
+	// (<div hidden id="S:0">), in document order (see streamSlot).
+	slots    map[string]*html.Node
+	streamed []*html.Node
+	// fallbacks are the nodes each boundary shows until its content
+	// arrives, by placeholder.
+	fallbacks map[*html.Node][]*html.Node
 }
 
 func scan(root *html.Node, pageURL *url.URL, wantLinks bool) scanResult {
@@ -62,6 +70,7 @@ func scan(root *html.Node, pageURL *url.URL, wantLinks bool) scanResult {
 		s.seen = make(map[string]struct{})
 	}
 	s.walk(root, false)
+	s.fillSlots()
 
 	r := scanResult{base: s.base, links: s.links}
 	r.meta = s.metadata()
@@ -186,9 +195,128 @@ func (s *scanner) walkChildren(n *html.Node, inBody bool) {
 				continue
 			}
 		}
+		if inBody && c.Type == html.ElementNode && s.streamSlot(c) {
+			next = c.NextSibling
+			continue
+		}
 		s.walk(c, inBody)
 		if removable(c) {
 			n.RemoveChild(c)
+		}
+	}
+}
+
+// React's streamed server rendering sends a boundary's fallback (a
+// spinner, an empty shell) in place, marked <!--$?--><template
+// id="B:0"></template>…<!--/$-->, and its content later in the page as
+// <div hidden id="S:0">…</div> with a script that moves the content into
+// the placeholder, replacing the fallback; a segment sent later fills
+// its placeholder (<template id="P:5">) the same way, without a
+// fallback. The ids of boundaries and segments come from one counter.
+// Without scripts the article of such a page is hidden text at the end
+// of the body. streamSlot keeps both for fillSlots, which puts the
+// content in place of the fallback: it walks a hidden block whose
+// placeholder came before it and keeps it, and returns whether it
+// handled c. A hidden "S:" block without its placeholder stays hidden;
+// a placeholder without its block keeps its fallback.
+func (s *scanner) streamSlot(c *html.Node) bool {
+	switch c.DataAtom {
+	case atom.Template:
+		id := attr(c, "id")
+		boundary := strings.HasPrefix(id, "B:")
+		if !boundary && !strings.HasPrefix(id, "P:") {
+			return false
+		}
+		if s.slots == nil {
+			s.slots = make(map[string]*html.Node)
+		}
+		if _, dup := s.slots[id[2:]]; dup {
+			return false
+		}
+		s.slots[id[2:]] = c
+		if boundary {
+			s.fallback(c)
+		}
+		return true
+	case atom.Div:
+		if s.slots == nil {
+			return false
+		}
+		id := attr(c, "id")
+		if !strings.HasPrefix(id, "S:") || s.slots[id[2:]] == nil || !hasAttr(c, "hidden") {
+			return false
+		}
+		s.walk(c, true)
+		s.streamed = append(s.streamed, c)
+		return true
+	}
+	return false
+}
+
+// fallback records the siblings after a boundary's placeholder up to
+// the comment that closes the boundary (<!--/$-->), nested boundaries
+// counted: what a browser shows until the content arrives, and still
+// shows when the page holds no content for it. None when the boundary
+// is not closed.
+func (s *scanner) fallback(slot *html.Node) {
+	depth := 0
+	end := slot.NextSibling
+	for ; end != nil; end = end.NextSibling {
+		if end.Type != html.CommentNode {
+			continue
+		}
+		if end.Data == "$" || end.Data == "$?" || end.Data == "$!" {
+			depth++
+		} else if end.Data == "/$" {
+			if depth == 0 {
+				break
+			}
+			depth--
+		}
+	}
+	if end == nil || end == slot.NextSibling {
+		return
+	}
+	if s.fallbacks == nil {
+		s.fallbacks = make(map[*html.Node][]*html.Node)
+	}
+	for c := slot.NextSibling; c != end; c = c.NextSibling {
+		if c.Type != html.CommentNode {
+			s.fallbacks[slot] = append(s.fallbacks[slot], c)
+		}
+	}
+}
+
+// fillSlots moves each streamed block's content into its placeholder,
+// as React's script does, and removes the placeholders left empty.
+func (s *scanner) fillSlots() {
+	for _, d := range s.streamed {
+		id := attr(d, "id")[2:]
+		slot := s.slots[id]
+		if slot == nil || slot.Parent == nil || d.Parent == nil || isAncestor(d, slot) {
+			continue
+		}
+		for _, f := range s.fallbacks[slot] {
+			if f.Parent == slot.Parent {
+				f.Parent.RemoveChild(f)
+			}
+		}
+		for k := d.FirstChild; k != nil; k = d.FirstChild {
+			d.RemoveChild(k)
+			slot.Parent.InsertBefore(k, slot)
+		}
+		d.Parent.RemoveChild(d)
+		slot.Parent.RemoveChild(slot)
+		delete(s.slots, id)
+	}
+	for _, slot := range s.slots {
+		if slot.Parent != nil {
+			slot.Parent.RemoveChild(slot)
+		}
+	}
+	for _, d := range s.streamed {
+		if d.Parent != nil {
+			d.Parent.RemoveChild(d)
 		}
 	}
 }
@@ -410,6 +538,16 @@ func Hidden(n *html.Node) bool {
 					return true
 				}
 			}
+		}
+	}
+	return false
+}
+
+// hasAttr tells whether n has the attribute key (any value).
+func hasAttr(n *html.Node, key string) bool {
+	for _, a := range n.Attr {
+		if a.Namespace == "" && a.Key == key {
+			return true
 		}
 	}
 	return false
