@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 )
 
 // TestHintsIn checks the one-pass matcher against a strings.Contains per
@@ -78,4 +79,90 @@ func TestCountWords(t *testing.T) {
 			t.Errorf("countWords(%q) = %d, want %d", s, got, want)
 		}
 	}
+}
+
+// countWordsBytewise is countWords as it was before it read eight bytes
+// at a time: the reference the faster one must equal on every string.
+func countWordsBytewise(s string) int {
+	n, cjk := 0, 0
+	in := false
+	for i := 0; i < len(s); {
+		switch byteKinds[s[i]] {
+		case byteSpace:
+			in = false
+			i++
+			continue
+		case byteWord:
+			if !in {
+				n++
+			}
+			in = true
+			for i++; i < len(s) && byteKinds[s[i]] == byteWord; i++ {
+			}
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if unicode.IsSpace(r) {
+			in = false
+			continue
+		}
+		if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Thai) {
+			cjk++
+			continue
+		}
+		if !in {
+			n++
+		}
+		in = true
+	}
+	return n + cjk/2
+}
+
+// TestCountWordsEightAtATime compares countWords with the byte-wise
+// count on every string of up to 6 pieces over bytes that take each of
+// its paths (word bytes on both sides of 0x21, the five ASCII spaces,
+// '\v' and other control characters, which are word bytes, NUL, high
+// bytes alone, a no-break space, CJK), each piece also repeated so that
+// runs cross the eight-byte boundaries, after prefixes of 0-7 bytes.
+func TestCountWordsEightAtATime(t *testing.T) {
+	pieces := []string{"a", "!", "~", " ", "\n", "\t", "\r", "\f", "\v", "\x01", "\x00", "\x7f", "\xff",
+		"é", "\u00a0", "日", "\u2003", "abcdefghi", "         "}
+	prefixes := []string{"", "x", "  ", "ab ", "a\nb ", "é b ", "\u00a0ab", "日本 a "}
+	checked := 0
+	var each func(s string, depth int)
+	each = func(s string, depth int) {
+		for _, p := range prefixes {
+			if got, want := countWords(p+s), countWordsBytewise(p+s); got != want {
+				t.Fatalf("countWords(%q) = %d, byte-wise %d", p+s, got, want)
+			}
+			checked++
+		}
+		if depth == 0 {
+			return
+		}
+		for _, p := range pieces {
+			each(s+p, depth-1)
+		}
+	}
+	each("", 4)
+	long := strings.Repeat("The quick brown fox\njumps over  the lazy dog. ", 40) + "Ünïcödé  日本語テキスト \t end"
+	for i := range len(long) {
+		if got, want := countWords(long[i:]), countWordsBytewise(long[i:]); got != want {
+			t.Fatalf("countWords(long[%d:]) = %d, byte-wise %d", i, got, want)
+		}
+	}
+	t.Logf("%d strings", checked)
+}
+
+// FuzzCountWords compares countWords with the byte-wise count.
+func FuzzCountWords(f *testing.F) {
+	for _, seed := range []string{"", "a b", "abcdefgh ijklmnop", "a\vb\tc\rd\fe\nf g", "\xff\xfe a", "日本語 テスト x", "ab\u00a0cd\u2003ef        gh"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := countWords(s), countWordsBytewise(s); got != want {
+			t.Fatalf("countWords(%q) = %d, byte-wise %d", s, got, want)
+		}
+	})
 }

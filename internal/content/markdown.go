@@ -1611,10 +1611,32 @@ func (w *mdWriter) finish() []byte {
 	w.t1 = trimNewlines(w.t1[:0], bytes.TrimSpace(w.b))
 	w.t1 = trimHardBreaks(w.t1)
 	w.b = unescape(w.b[:0], w.t1)
-	if bytes.Contains(w.b, []byte(codeNewline)) {
-		w.b = bytes.ReplaceAll(w.b, []byte(codeNewline), []byte{'\n'})
+	return replaceShrink(w.b, codeNewline, "\n")
+}
+
+// replaceShrink replaces every old in b by new, as bytes.ReplaceAll
+// does (left to right, not overlapping), in b itself: new is not longer
+// than old, so the writing never overtakes the reading. The renderer's
+// buffers keep their capacity from page to page that way; a fresh
+// slice in their place, sized to one page, grew again on the next.
+func replaceShrink(b []byte, old, new string) []byte {
+	i := bytes.Index(b, []byte(old))
+	if i < 0 {
+		return b
 	}
-	return w.b
+	w, r := i, i
+	for {
+		w += copy(b[w:], new)
+		r += len(old)
+		j := bytes.Index(b[r:], []byte(old))
+		if j < 0 {
+			break
+		}
+		w += copy(b[w:], b[r:r+j])
+		r += j
+	}
+	w += copy(b[w:], b[r:])
+	return b[:w]
 }
 
 // trimNewlines keeps at most two line breaks in a row and drops the
@@ -1652,14 +1674,14 @@ func blank(b []byte) bool {
 	return true
 }
 
-// trimHardBreaks drops a hard break ("  \n") before an empty line.
+// trimHardBreaks drops a hard break ("  \n") before an empty line, in b.
 func trimHardBreaks(b []byte) []byte {
 	if !bytes.Contains(b, []byte("  \n")) {
 		return b
 	}
-	b = bytes.ReplaceAll(b, []byte("  \n\n"), []byte("\n\n"))
-	b = bytes.ReplaceAll(b, []byte("  \n  \n"), []byte("\n\n"))
-	return bytes.ReplaceAll(b, []byte("  \n \n"), []byte("\n\n"))
+	b = replaceShrink(b, "  \n\n", "\n\n")
+	b = replaceShrink(b, "  \n  \n", "\n\n")
+	return replaceShrink(b, "  \n \n", "\n\n")
 }
 
 // unescape writes src without its marks, a backslash in place of each

@@ -1,6 +1,7 @@
 package content
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -159,4 +160,42 @@ func FuzzMarkdown(f *testing.F) {
 			t.Fatalf("markdown is not valid UTF-8: %q", md)
 		}
 	})
+}
+
+// TestReplaceShrink compares replaceShrink with bytes.ReplaceAll on every
+// string of up to 9 bytes over the bytes the finish's patterns are made
+// of, and checks that it works in the slice it is given: the renderer's
+// pooled buffers keep their capacity (a fresh slice from bytes.ReplaceAll
+// had one page's size, and the next page grew it again).
+func TestReplaceShrink(t *testing.T) {
+	pats := []struct{ old, new string }{
+		{"  \n\n", "\n\n"}, {"  \n  \n", "\n\n"}, {"  \n \n", "\n\n"}, {codeNewline, "\n"}, {"aa", "a"}, {"a", ""},
+	}
+	alphabet := []string{" ", "\n", "a", codeNewline}
+	var each func(s string, depth int)
+	each = func(s string, depth int) {
+		for _, p := range pats {
+			want := string(bytes.ReplaceAll([]byte(s), []byte(p.old), []byte(p.new)))
+			b := append(make([]byte, 0, len(s)+8), s...)
+			got := replaceShrink(b, p.old, p.new)
+			if string(got) != want {
+				t.Fatalf("replaceShrink(%q, %q, %q) = %q, want %q", s, p.old, p.new, got, want)
+			}
+			if cap(got) != cap(b) || (len(got) > 0 && &got[0] != &b[0]) {
+				t.Fatalf("replaceShrink(%q, %q, %q) left the slice it was given", s, p.old, p.new)
+			}
+		}
+		if depth == 0 {
+			return
+		}
+		for _, a := range alphabet {
+			each(s+a, depth-1)
+		}
+	}
+	each("", 6)
+	b := []byte("a  \n\nb  \n  \nc  \n \nd")
+	got := trimHardBreaks(b)
+	if string(got) != "a\n\nb\n\nc\n\nd" || &got[0] != &b[0] {
+		t.Fatalf("trimHardBreaks = %q, not in place", got)
+	}
 }
