@@ -41,9 +41,10 @@ type page struct {
 	html  []byte
 	halfA bool
 
-	doc  *content.Document
-	f1   float64
-	pred int
+	doc   *content.Document
+	feats []float64 // the classifier's input (from doc, or alone with -fast)
+	f1    float64
+	pred  int
 }
 
 func main() {
@@ -56,6 +57,10 @@ func main() {
 	sel := flag.Bool("select", false, "score every candidate main content (headroom per type on half A, the selector on both halves)")
 	cache := flag.String("cache", "", "with -select or -train select: read the scored candidates from FILE if it exists, else write them there (quicker refits while the features stay the same)")
 	switches := flag.Bool("switches", false, "with -select: list the half-A pages on which the selector switches, with the candidate's features")
+	fast := flag.Bool("fast", false, "compute only the classifier's features (no extraction): -train types, or half A's confusion")
+	flag.BoolVar(&misread, "misread", false, "with -train types: list the half-A pages the cross-validated classifier misreads")
+	onePage := flag.String("page", "", "with -fast: print one half-A page's type probabilities (NNNN)")
+	drop := flag.String("drop", "", "with -fast: comma-separated features to zero before fitting (ablation; not for a model to keep)")
 	flag.Parse()
 
 	if *sel || *train == "select" {
@@ -88,12 +93,44 @@ func main() {
 		}
 		pages = sel
 	}
+	if *fast {
+		for _, p := range pages {
+			f, probs, err := content.PageTypeFeatures(p.html, p.url)
+			must(err)
+			for _, d := range strings.Split(*drop, ",") {
+				for i, n := range content.TypeFeatureNames {
+					if n == d {
+						f[i] = 0
+					}
+				}
+			}
+			p.feats = f
+			p.pred = argmax(probs)
+			if p.name == *onePage && p.halfA {
+				fmt.Printf("%s %s:", p.name, content.PageTypes[p.label])
+				for k, t := range content.PageTypes {
+					fmt.Printf(" %s %.2f", abbrev(t), probs[k])
+				}
+				fmt.Println()
+			}
+		}
+		switch *train {
+		case "types":
+			must(trainTypes(pages, filepath.Join(*out, "pagetype_model.go")))
+		case "":
+			confusion(pages, true)
+		default:
+			must(fmt.Errorf("-fast: only with -train types"))
+		}
+		return
+	}
 	for _, p := range pages {
 		doc, err := content.HTML(p.html, p.url, content.Options{OnlyMainContent: true})
 		if err != nil {
 			doc = &content.Document{}
 		}
 		p.doc = doc
+		p.feats = doc.TypeFeatures()
 		p.f1 = f1(tokens(doc.Text), tokens(p.truth))
 		if *dump != "" {
 			must(os.WriteFile(filepath.Join(*dump, p.name+".txt"), []byte(doc.Text), 0o644))
@@ -233,8 +270,26 @@ func f1(got, want []string) float64 {
 }
 
 func report(pages []*page) {
+	confusion(pages, true)
+	confusion(pages, false)
+	reportF1(pages)
+}
+
+func argmax(p []float64) int {
+	k := 0
+	for i, x := range p {
+		if x > p[k] {
+			k = i
+		}
+	}
+	return k
+}
+
+// confusion prints the classifier's accuracy and confusion table on one
+// half.
+func confusion(pages []*page, half bool) {
 	nt := len(content.PageTypes)
-	for _, half := range []bool{true, false} {
+	{
 		name := "B (held out)"
 		if half {
 			name = "A (trained on)"
@@ -274,6 +329,9 @@ func report(pages []*page) {
 			fmt.Printf(" %.2f |\n", float64(conf[i][i])/float64(max(tot, 1)))
 		}
 	}
+}
+
+func reportF1(pages []*page) {
 	fmt.Printf("\nF1 by labelled type (mean per-page word F1, main content):\n\n| type | A pages | A | B pages | B | all |\n|---|---|---|---|---|---|\n")
 	rows := append([]string{"all"}, typeNames()...)
 	for _, t := range rows {

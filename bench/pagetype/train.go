@@ -6,6 +6,7 @@ import (
 	"go/format"
 	"math"
 	"os"
+	"sort"
 
 	"webacq/internal/content"
 )
@@ -62,16 +63,18 @@ func trainTypes(pages []*page, path string) error {
 	var xs [][]float64
 	var ys []int
 	var fold []bool
+	var apages []*page
 	for _, p := range pages {
 		if p.halfA {
-			xs = append(xs, p.doc.TypeFeatures())
+			xs = append(xs, p.feats)
 			ys = append(ys, p.label)
 			fold = append(fold, hash(p.name)&2 == 0)
+			apages = append(apages, p)
 		}
 	}
 	bestL, bestAcc := 0.0, -1.0
 	for _, lambda := range []float64{0.01, 0.03, 0.1, 0.3, 1} {
-		right := 0
+		right, loss := 0, 0.0
 		for _, f := range []bool{true, false} {
 			var tx, vx [][]float64
 			var ty, vy []int
@@ -84,18 +87,22 @@ func trainTypes(pages []*page, path string) error {
 			}
 			mean, scale := standardize(tx)
 			w, b := fitTypes(zs(tx, mean, scale), ty, lambda, iterations/2)
+			pr := make([]float64, len(w))
 			for i, x := range zs(vx, mean, scale) {
-				if predict(w, b, x) == vy[i] {
+				scores(w, b, x, pr)
+				if argmax(pr) == vy[i] {
 					right++
 				}
+				loss -= math.Log(max(pr[vy[i]], 1e-9))
 			}
 		}
 		acc := float64(right) / float64(len(xs))
-		fmt.Fprintf(os.Stderr, "lambda %g: cross-validated accuracy on A %.3f\n", lambda, acc)
+		fmt.Fprintf(os.Stderr, "lambda %g: cross-validated accuracy on A %.3f (log loss %.4f)\n", lambda, acc, loss/float64(len(xs)))
 		if acc > bestAcc {
 			bestL, bestAcc = lambda, acc
 		}
 	}
+	outOfFold(apages, xs, ys, fold, bestL)
 	mean, scale := standardize(xs)
 	w, b := fitTypes(zs(xs, mean, scale), ys, bestL, iterations)
 	var buf bytes.Buffer
@@ -257,14 +264,58 @@ func scores(w [][]float64, b, x, p []float64) {
 	}
 }
 
-func predict(w [][]float64, b, x []float64) int {
-	p := make([]float64, len(w))
-	scores(w, b, x, p)
-	k := 0
-	for c := range p {
-		if p[c] > p[k] {
-			k = c
+// misread asks trainTypes to list the half-A pages that the model fitted
+// on the other fold misreads.
+var misread bool
+
+// outOfFold prints the confusion of half A's pages, each predicted by the
+// model fitted on the other fold with the chosen penalty (what the
+// cross-validation scored), and with -misread lists the misread pages.
+func outOfFold(pages []*page, xs [][]float64, ys []int, fold []bool, lambda float64) {
+	nt := len(content.PageTypes)
+	conf := make([][]int, nt)
+	for i := range conf {
+		conf[i] = make([]int, nt)
+	}
+	var lines []string
+	for _, f := range []bool{true, false} {
+		var tx [][]float64
+		var ty []int
+		for i := range xs {
+			if fold[i] == f {
+				tx, ty = append(tx, xs[i]), append(ty, ys[i])
+			}
+		}
+		mean, scale := standardize(tx)
+		w, b := fitTypes(zs(tx, mean, scale), ty, lambda, iterations/2)
+		pr := make([]float64, nt)
+		for i := range xs {
+			if fold[i] == f {
+				continue
+			}
+			z := zs([][]float64{xs[i]}, mean, scale)[0]
+			scores(w, b, z, pr)
+			k := argmax(pr)
+			conf[ys[i]][k]++
+			if k != ys[i] {
+				lines = append(lines, fmt.Sprintf("  %s %-13s read as %-13s p=%.2f (own %.2f) %s", pages[i].name,
+					content.PageTypes[ys[i]], content.PageTypes[k], pr[k], pr[ys[i]], pages[i].url))
+			}
 		}
 	}
-	return k
+	fmt.Fprintf(os.Stderr, "out-of-fold on A (lambda %g), recall:", lambda)
+	for i, t := range content.PageTypes {
+		tot := 0
+		for _, c := range conf[i] {
+			tot += c
+		}
+		fmt.Fprintf(os.Stderr, " %s %.2f", abbrev(t), float64(conf[i][i])/float64(max(tot, 1)))
+	}
+	fmt.Fprintln(os.Stderr)
+	if misread {
+		sort.Strings(lines)
+		for _, l := range lines {
+			fmt.Fprintln(os.Stderr, l)
+		}
+	}
 }

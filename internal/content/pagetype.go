@@ -1,9 +1,11 @@
 package content
 
 import (
+	"bytes"
 	"math"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -670,4 +672,23 @@ func (r *jsonLD) addTypes(v any) {
 			r.addTypes(e)
 		}
 	}
+}
+
+// PageTypeFeatures returns the page-type classifier's input for an HTML
+// page and the probabilities it gives, without extracting the main
+// content: what bench/pagetype's feature work needs (-fast), at the cost
+// of a parse and a scan.
+func PageTypeFeatures(body []byte, pageURL string) ([]float64, []float64, error) {
+	if !utf8.Valid(body) {
+		body = bytes.ToValidUTF8(body, []byte("\uFFFD"))
+	}
+	root, err := html.Parse(bytes.NewReader(body))
+	if err != nil {
+		return nil, nil, err
+	}
+	base, _ := url.Parse(pageURL)
+	s := scan(root, base, false)
+	f := pageFeatures(root, s.base, s.sig.ldTypes, s.meta.OpenGraph["og:type"])
+	p := classify(&f)
+	return f[:], p[:], nil
 }
