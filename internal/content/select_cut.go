@@ -81,7 +81,20 @@ func mainRoot(body *html.Node) *html.Node {
 		}
 	}
 	find(body)
+	if found != nil && hasArticle(body) {
+		return nil
+	}
 	return found
+}
+
+// hasArticle tells whether n holds an <article> element.
+func hasArticle(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && (c.DataAtom == atom.Article || hasArticle(c)) {
+			return true
+		}
+	}
+	return false
 }
 
 // firstH1 returns the first <h1> under n, or nil.
