@@ -142,3 +142,12 @@ func TestHeadDropsNotAtTheStart(t *testing.T) {
 		t.Errorf("trimDrops: %d elements, want the 3 cards", len(d))
 	}
 }
+
+func TestMainRootNotBesideAnArticle(t *testing.T) {
+	// A page that marks its article up has no use for the wider <main>.
+	_, body := parseBody(t, `<html><body><main><article><h1>T</h1><p>Text.</p></article>
+<div class="teasers"><a href="/a">Another story</a></div></main></body></html>`)
+	if m := mainRoot(body); m != nil {
+		t.Errorf("mainRoot beside an <article>: %v", m)
+	}
+}
