@@ -33,6 +33,29 @@ type runFacts struct {
 	items                                        int
 }
 
+// itemRuns hands itemRun's answer for one page's body from the item
+// profile (itemsContent) to the selector (itemRegionRoot): between them
+// the tree does not change, and on a collection or listing page whose
+// profile declined the region the selector asked for the same walk
+// again. A nil *itemRuns walks every time.
+type itemRuns struct {
+	body  *html.Node
+	grid  *html.Node
+	words int
+}
+
+// of returns itemRun(body), walking the body once per body.
+func (m *itemRuns) of(body *html.Node) (*html.Node, int) {
+	if m == nil {
+		return itemRun(body)
+	}
+	if m.body != body {
+		m.body = body
+		m.grid, m.words = itemRun(body)
+	}
+	return m.grid, m.words
+}
+
 // itemRun finds, under body, the region of the page's runs of items:
 // the element whose runs of repeated children (the same tag and first
 // class word, at least minItems of them, most of them items: a link with
@@ -145,9 +168,9 @@ const itemsProb = 0.5
 // typedContent returns the main content the page type asks for, as a
 // detached copy, or nil to keep the readability article art. probs are
 // the page-type probabilities, t the most likely type.
-func typedContent(root *html.Node, art *html.Node, t PageType, probs [len(PageTypes)]float64) *html.Node {
+func typedContent(root *html.Node, art *html.Node, t PageType, probs [len(PageTypes)]float64, runs *itemRuns) *html.Node {
 	if probs[typeIndex(TypeCollection)]+probs[typeIndex(TypeListing)] >= itemsProb {
-		return itemsContent(root, art)
+		return itemsContentOf(root, art, runs)
 	}
 	if probs[typeIndex(t)] < profileProb {
 		return nil
@@ -176,11 +199,16 @@ func typeIndex(t PageType) int {
 // itemsContent returns the region of the page's items, with the heading
 // and count above it, when it holds clearly more than the article art.
 func itemsContent(root *html.Node, art *html.Node) *html.Node {
+	return itemsContentOf(root, art, nil)
+}
+
+// itemsContentOf is itemsContent with the body's item run from runs.
+func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns) *html.Node {
 	body := findBody(root)
 	if body == nil {
 		return nil
 	}
-	grid, words := itemRun(body)
+	grid, words := runs.of(body)
 	if grid == nil {
 		return nil
 	}

@@ -253,7 +253,7 @@ func TestAddedFeatures(t *testing.T) {
 	})
 	art := cloneTree(story)
 	artText := textOf(art)
-	cs := candidates(body.Parent.Parent, art, art, signals{}, true, [len(PageTypes)]float64{}, false)
+	cs := candidates(body.Parent.Parent, art, art, signals{}, true, [len(PageTypes)]float64{}, false, nil)
 	var wider *candidate
 	for i := range cs {
 		if cs[i].kind == kBody {
@@ -418,7 +418,7 @@ func TestSelectorCopiesOnlyTheWinner(t *testing.T) {
 	root, body := parseBody(t, viewPage)
 	art := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
 	art.AppendChild(line("By someone"))
-	cs := candidates(root, art, art, signals{}, true, [len(PageTypes)]float64{}, false)
+	cs := candidates(root, art, art, signals{}, true, [len(PageTypes)]float64{}, false, nil)
 	views := 0
 	for i := range cs {
 		c := &cs[i]
@@ -575,8 +575,8 @@ func TestBoundSkipsOnlyLosers(t *testing.T) {
 	selectWeights[kH1][sArticleCovered] = 2
 	selectWeights[kBody][sArticleCovered] = 0.5
 	selectWeights[kItems][sBias] = -5
-	bounded := candidates(root, art, art, signals{}, true, probs, true)
-	full := candidates(root, art, art, signals{}, true, probs, false)
+	bounded := candidates(root, art, art, signals{}, true, probs, true, nil)
+	full := candidates(root, art, art, signals{}, true, probs, false, nil)
 	skipped := map[string]bool{}
 	for _, c := range bounded {
 		skipped[CandidateKinds[c.kind]] = c.skip
@@ -600,8 +600,8 @@ func TestBoundSkipsOnlyLosers(t *testing.T) {
 	for _, page := range []string{viewPage, productPage, proseArticlePage} {
 		root, body := parseBody(t, page)
 		art := cloneTree(body.FirstChild.NextSibling)
-		if a, b := pick(candidates(root, art, art, signals{}, true, probs, true), art),
-			pick(candidates(root, art, art, signals{}, true, probs, false), art); a != b {
+		if a, b := pick(candidates(root, art, art, signals{}, true, probs, true, nil), art),
+			pick(candidates(root, art, art, signals{}, true, probs, false, nil), art); a != b {
 			t.Errorf("pick with the bound %d, without %d", a, b)
 		}
 	}
@@ -612,7 +612,7 @@ func TestBoundSkipsOnlyLosers(t *testing.T) {
 // node is nil until it is copied.
 func TestViewsAreNotTheMissingArticle(t *testing.T) {
 	root, _ := parseBody(t, viewPage)
-	cs := candidates(root, nil, nil, signals{}, false, [len(PageTypes)]float64{}, false)
+	cs := candidates(root, nil, nil, signals{}, false, [len(PageTypes)]float64{}, false, nil)
 	if len(cs) == 0 {
 		t.Fatal("no candidates")
 	}
