@@ -212,7 +212,13 @@ func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns) *html.Node 
 	if grid == nil {
 		return nil
 	}
-	own := countWords(nodeText(grid))
+	// countWords(nodeText(grid)), without writing the text out unless
+	// a text ends inside a character (nodeRun).
+	run := nodeRun(grid, nil, wordRun{})
+	own := run.words()
+	if run.broken {
+		own = countWords(nodeText(grid))
+	}
 	artWords := 0
 	if art != nil {
 		at := textOf(art)
@@ -232,13 +238,9 @@ func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns) *html.Node 
 		return nil
 	}
 	// The heading and the count of results above a grid belong to it:
-	// climb while the parent adds little text.
-	for p := grid.Parent; p != nil && p != body; p = p.Parent {
-		if float64(countWords(nodeText(p))) > 1.25*float64(own) {
-			break
-		}
-		grid = p
-	}
+	// climb while the parent adds little text (climbItems, from the
+	// runs of words).
+	grid = climbRun(body, grid, run)
 	k := cloneTree(grid)
 	prune(k)
 	// Controls are not content: a card's "Add to cart" and "Compare"

@@ -498,12 +498,15 @@ func itemRegionRootOf(body *html.Node, runs *itemRuns) *html.Node {
 	if grid == nil {
 		return nil
 	}
-	// countWords(nodeText(p)) of each ancestor p, each from the run of
-	// the one below it and the runs of its other children, without
-	// writing the texts out (nodeRun), unless a text ends inside a
-	// character.
+	return climbRun(body, grid, nodeRun(grid, nil, wordRun{}))
+}
+
+// climbRun is climbItems from grid, whose run is run (nodeRun(grid)):
+// countWords(nodeText(p)) of each ancestor p comes from the run of the
+// one below it and the runs of its other children, without writing the
+// texts out, unless a text ends inside a character.
+func climbRun(body, grid *html.Node, run wordRun) *html.Node {
 	start := grid
-	run := nodeRun(grid, nil, wordRun{})
 	if run.broken {
 		return climbItems(body, start)
 	}

@@ -515,6 +515,33 @@ func TestItemRegionClimbsAsBefore(t *testing.T) {
 	}
 }
 
+// TestItemRunsHandedOver checks that the item profile and the selector
+// sharing one itemRuns get the region each gets on its own, with one
+// walk of the body.
+func TestItemRunsHandedOver(t *testing.T) {
+	page := `<html><body><div id="outer"><h2>Shoes</h2><p>Our range of shoes for every path.</p><div id="mid"><ul class="grid">` +
+		strings.Repeat(`<li class="item"><a href="/p"><img src="p.jpg">Trail shoe</a> <span>$89</span></li>`, 12) +
+		`</ul></div></div><div class="side">` + strings.Repeat("Long sidebar prose goes on and on here. ", 30) + `</div></body></html>`
+	root, body := parseBody(t, page)
+	var runs itemRuns
+	shared := itemsContentOf(root, nil, &runs)
+	alone := itemsContent(root, nil)
+	if shared == nil || alone == nil || textOf(shared) != textOf(alone) {
+		t.Fatalf("itemsContent with runs %v, alone %v", shared != nil, alone != nil)
+	}
+	if runs.body != body || runs.grid == nil {
+		t.Fatal("the profile's walk was not kept")
+	}
+	side := body.LastChild
+	runs.grid = side // what the selector now reads comes from runs
+	if got := itemRegionRootOf(body, &runs); got != side {
+		t.Errorf("itemRegionRootOf walked again: <%s id=%q>", got.Data, attr(got, "id"))
+	}
+	if got := itemRegionRoot(body); attr(got, "id") != "outer" {
+		t.Errorf("itemRegionRoot = <%s id=%q>, want the div around the heading", got.Data, attr(got, "id"))
+	}
+}
+
 // TestMeasureIsTextOfAndTextStats checks measureTree on a tree as it is
 // against textOf, textStats and walkElements, on markup whose text the
 // three read differently: styles, scripts (one in SVG holding elements),
