@@ -150,12 +150,22 @@ func readableContent(root *html.Node, base *url.URL, title string, facts *extrac
 
 func (r *readable) attempt(flags int) *html.Node {
 	r.flags = flags
-	r.scores = make(map[*html.Node]float64, 256)
-	r.density = make(map[*html.Node]float64, 256)
+	// A later attempt reuses the maps of the one before (nothing keeps
+	// them once an attempt returns its copy).
+	if r.scores == nil {
+		r.scores = make(map[*html.Node]float64, 256)
+		r.density = make(map[*html.Node]float64, 256)
+		r.dropped = make(map[*html.Node]bool)
+		r.collapsed = make(map[*html.Node]bool)
+		r.asP = make(map[*html.Node]bool)
+	} else {
+		clear(r.scores)
+		clear(r.density)
+		clear(r.dropped)
+		clear(r.collapsed)
+		clear(r.asP)
+	}
 	r.cands = r.cands[:0]
-	r.dropped = make(map[*html.Node]bool)
-	r.collapsed = make(map[*html.Node]bool)
-	r.asP = make(map[*html.Node]bool)
 	r.byline, r.titled = false, false
 
 	r.visit(r.body, 0)
