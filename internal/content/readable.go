@@ -802,11 +802,16 @@ func matchOf(class, id string) string {
 // hints read what a block is.
 func withoutModifiers(class string) string {
 	found := false
-	for i := 0; i < len(class) && !found; i++ {
-		// Only the first letters of the modifiers start a search.
-		if (i == 0 || class[i-1] == ' ') && strings.IndexByte("hHwWnNeEsS", class[i]) >= 0 {
-			found = stateModifier(class[i:])
+	// Each name that starts the string or follows a space (the next
+	// space found by IndexByte, not byte by byte: long utility class
+	// lists are common).
+	for i := 0; i < len(class) && !found; {
+		found = stateModifier(class[i:])
+		j := strings.IndexByte(class[i:], ' ')
+		if j < 0 {
+			break
 		}
+		i += j + 1
 	}
 	if !found {
 		return class
