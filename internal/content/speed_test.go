@@ -1,3 +1,6 @@
+// Tests that a function rewritten for speed gives the answers of its
+// first, plainer version.
+
 package content
 
 import (
@@ -52,6 +55,55 @@ func TestStateModifierAsEqualFold(t *testing.T) {
 	for _, s := range []string{"has-sidebar", "HAS_x", "post With-share", "show-more", "shows", "no", "enable-"} {
 		if stateModifier(s) != stateModifierFold(s) {
 			t.Errorf("stateModifier(%q) differs", s)
+		}
+	}
+}
+
+// pricesBytes is prices as it was written first: every byte tested.
+func pricesBytes(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		var sign int
+		switch c := s[i]; {
+		case c == '$':
+			sign = 1
+		case c == 0xC2 && i+1 < len(s) && (s[i+1] == 0xA3 || s[i+1] == 0xA5):
+			sign = 2
+		case c == 0xE2 && i+2 < len(s) && s[i+1] == 0x82 && (s[i+2] == 0xAC || s[i+2] == 0xB9):
+			sign = 3
+		default:
+			continue
+		}
+		after := i + sign
+		for after < len(s) && s[after] == ' ' {
+			after++
+		}
+		before := i - 1
+		for before >= 0 && s[before] == ' ' {
+			before--
+		}
+		if after < len(s) && s[after] >= '0' && s[after] <= '9' || before >= 0 && s[before] >= '0' && s[before] <= '9' {
+			n++
+		}
+		i += sign - 1
+	}
+	return n
+}
+
+// TestPricesAsByteByByte checks prices against the byte-by-byte count on
+// random texts of signs, their first bytes alone, digits, spaces,
+// quotes and dashes (which share the euro's first byte).
+func TestPricesAsByteByByte(t *testing.T) {
+	parts := []string{"$", "£", "¥", "€", "₹", "\xC2", "\xE2", "\xE2\x82", "’", "–", "©", "1", "9", " ", "  ", "a", "US", "x"}
+	rng := rand.New(rand.NewSource(20))
+	for i := 0; i < 200000; i++ {
+		var b strings.Builder
+		for n := rng.Intn(16); n > 0; n-- {
+			b.WriteString(parts[rng.Intn(len(parts))])
+		}
+		s := b.String()
+		if got, want := prices(s), pricesBytes(s); got != want {
+			t.Fatalf("prices(%q) = %d, byte by byte %d", s, got, want)
 		}
 	}
 }
