@@ -2,6 +2,7 @@ package content
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -610,7 +611,10 @@ func (r *readable) copyTree(n *html.Node) *html.Node {
 			k := r.copyTree(p)
 			// The <p> keeps the div's names: cleaning reads them
 			// ("author-bio" around a paragraph).
-			if k != nil {
+			if k != nil && (attr(n, "class") != "" || attr(n, "id") != "") {
+				// The copy's attributes are the page's (see below):
+				// its own before they change.
+				k.Attr = slices.Clone(k.Attr)
 				if v := attr(n, "class"); v != "" {
 					setAttr(k, "class", strings.TrimSpace(attr(k, "class")+" "+v))
 				}
@@ -621,9 +625,15 @@ func (r *readable) copyTree(n *html.Node) *html.Node {
 			return k
 		}
 	}
+	// The copy shares the page's attributes, capacity cut to their
+	// length so that an append makes a new array: nothing changes an
+	// attribute in place before the pipeline's final choice (absolutize,
+	// normalizeTables), after which the page's tree is not read again;
+	// the one change before it, above, copies first
+	// (TestPageAttributesUntilChoice).
 	k := &html.Node{Type: n.Type, Data: n.Data, DataAtom: n.DataAtom, Namespace: n.Namespace}
 	if len(n.Attr) > 0 {
-		k.Attr = append([]html.Attribute(nil), n.Attr...)
+		k.Attr = n.Attr[:len(n.Attr):len(n.Attr)]
 	}
 	if r.asP[n] {
 		k.Data, k.DataAtom = "p", atom.P

@@ -5,8 +5,11 @@ package content
 
 import (
 	"math/rand"
+	"net/url"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
 )
 
 // stateModifierFold is stateModifier as it was written first: every
@@ -104,6 +107,65 @@ func TestPricesAsByteByByte(t *testing.T) {
 		s := b.String()
 		if got, want := prices(s), pricesBytes(s); got != want {
 			t.Fatalf("prices(%q) = %d, byte by byte %d", s, got, want)
+		}
+	}
+}
+
+// attrsOf lists the attributes of every element under n, in document
+// order, but the h1 mark.
+func attrsOf(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			b.WriteString("<" + n.Data)
+			for _, a := range n.Attr {
+				if a.Key != h1Mark {
+					b.WriteString(" " + a.Key + "=" + a.Val)
+				}
+			}
+			b.WriteString(">")
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return b.String()
+}
+
+// TestPageAttributesUntilChoice checks that the page's attributes are
+// as parsed and scanned until the pipeline has chosen its main content:
+// the readability pass's copies share them (copyTree), so a change in
+// place would reach the page, and the later attempts, trafilatura and
+// the selector read it. Then the choice's own changes (absolutize)
+// leave the whole pipeline's output as before.
+func TestPageAttributesUntilChoice(t *testing.T) {
+	page := `<html><head><title>Trail shoes</title></head><body>
+<div class="wrap Main"><h1 class="title">Trail shoes</h1>
+<div class="Intro box" id="lead"><p class="lede">` + strings.Repeat("A short line of words here, and more. ", 4) + `</p></div>
+<div class="author-bio"><p class="x">By someone</p></div>
+<p><a href="/shoes?a=1" class="more">Shoes</a> <img data-src="/p.jpg" src="" alt="shoe"></p>
+<table><tr><td class="num">1</td><td>2</td></tr></table>
+</div><div class="side"><a href="#top">Top</a></div></body></html>`
+	for _, short := range []bool{false, true} {
+		p := page
+		if !short {
+			p = strings.Replace(page, `<p><a href`, `<p>`+strings.Repeat("Long prose of the article goes on here, line after line. ", 20)+`</p><p><a href`, 1)
+		}
+		root, _ := parseBody(t, p)
+		base, _ := url.Parse("https://example.com/a/b")
+		s := scan(root, base, false)
+		before := attrsOf(root)
+		var facts extractFacts
+		art, _ := mainContent(root, s.base, s.sig, s.meta.Title, &facts)
+		probs := [len(PageTypes)]float64{}
+		probs[typeIndex(TypeCollection)] = 1
+		var runs itemRuns
+		k := typedContent(root, art, TypeCollection, probs, &runs)
+		_ = selectContent(root, art, k, s.sig, facts.readableOK, probs, &runs)
+		if after := attrsOf(root); after != before {
+			t.Errorf("short %v: the page's attributes changed before the choice:\n%s\n%s", short, before, after)
 		}
 	}
 }
