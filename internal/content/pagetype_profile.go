@@ -68,13 +68,14 @@ func (m *itemRuns) of(body *html.Node) (*html.Node, int) {
 func itemRun(body *html.Node) (*html.Node, int) {
 	var best *html.Node
 	bestScore, bestItems := 0, 0
-	var walk func(n *html.Node, inLink, chrome bool) runFacts
-	walk = func(n *html.Node, inLink, chrome bool) runFacts {
+	// The groups of an element's children, one map a depth of the walk
+	// reused from element to element (a map and a key string for every
+	// element with children were most of what the walk allocated).
+	var levels []map[itemKey]itemGroup
+	var walk func(n *html.Node, inLink, chrome bool, depth int) runFacts
+	walk = func(n *html.Node, inLink, chrome bool, depth int) runFacts {
 		var f runFacts
-		type group struct {
-			items, good, words, inner int
-		}
-		var groups map[string]*group
+		var groups map[itemKey]itemGroup
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			if c.Type == html.TextNode {
 				k := countWords(c.Data)
@@ -93,7 +94,7 @@ func itemRun(body *html.Node) (*html.Node, int) {
 			case atom.Nav, atom.Header, atom.Footer, atom.Aside:
 				cchrome = true
 			}
-			cf := walk(c, inLink || c.DataAtom == atom.A, cchrome)
+			cf := walk(c, inLink || c.DataAtom == atom.A, cchrome, depth+1)
 			switch c.DataAtom {
 			case atom.A:
 				cf.links++
@@ -113,20 +114,24 @@ func itemRun(body *html.Node) (*html.Node, int) {
 				continue
 			}
 			if groups == nil {
-				groups = make(map[string]*group)
+				for len(levels) <= depth {
+					levels = append(levels, nil)
+				}
+				if levels[depth] == nil {
+					levels[depth] = make(map[itemKey]itemGroup)
+				}
+				groups = levels[depth]
+				clear(groups)
 			}
-			key := c.Data + "." + itemClass(attr(c, "class"))
+			key := itemKeyOf(c.Data, itemClass(attr(c, "class")))
 			g := groups[key]
-			if g == nil {
-				g = &group{}
-				groups[key] = g
-			}
 			g.items++
 			g.words += cf.words
 			g.inner += cf.items
 			if cf.links > 0 && (cf.imgs > 0 || cf.heads > 0 || cf.prices > 0 || cf.words-cf.linkWords >= 4) {
 				g.good++
 			}
+			groups[key] = g
 		}
 		// A run's items count whole, in place of the runs inside them.
 		for _, g := range groups {
@@ -134,13 +139,38 @@ func itemRun(body *html.Node) (*html.Node, int) {
 				f.items += g.words - g.inner
 			}
 		}
+		if len(groups) > 64 {
+			// A large map is not cleared again for every element at
+			// this depth.
+			levels[depth] = nil
+		}
 		if s := f.items - regionCost*(f.words-f.items); f.items > 0 && s > bestScore {
 			best, bestScore, bestItems = n, s, f.items
 		}
 		return f
 	}
-	walk(body, false, false)
+	walk(body, false, false, 0)
 	return best, bestItems
+}
+
+// itemGroup sums the children of one element that share an itemKey.
+type itemGroup struct {
+	items, good, words, inner int
+}
+
+// itemKey groups an element's children: the tag and itemClass of each,
+// as the string tag + "." + class cut at its first dot, so that two
+// children share a key exactly when those strings are equal (a tag name
+// may hold a dot).
+type itemKey struct {
+	tag, class string
+}
+
+func itemKeyOf(tag, class string) itemKey {
+	if i := strings.IndexByte(tag, '.'); i >= 0 {
+		return itemKey{tag[:i], tag[i+1:] + "." + class}
+	}
+	return itemKey{tag, class}
 }
 
 // itemClass returns the first word of a class value without digits:

@@ -169,3 +169,24 @@ func TestPageAttributesUntilChoice(t *testing.T) {
 		}
 	}
 }
+
+// TestItemKeyAsString checks that two children share an itemKey exactly
+// when the strings tag + "." + class, the keys itemRun used first, are
+// equal, tags with dots included.
+func TestItemKeyAsString(t *testing.T) {
+	parts := []string{"div", "li", "a", ".", "x", "x.", ".y", ""}
+	rng := rand.New(rand.NewSource(20))
+	pick := func() string {
+		var b strings.Builder
+		for n := rng.Intn(4); n > 0; n-- {
+			b.WriteString(parts[rng.Intn(len(parts))])
+		}
+		return b.String()
+	}
+	for i := 0; i < 100000; i++ {
+		t1, c1, t2, c2 := pick(), pick(), pick(), pick()
+		if got, want := itemKeyOf(t1, c1) == itemKeyOf(t2, c2), t1+"."+c1 == t2+"."+c2; got != want {
+			t.Fatalf("(%q, %q) and (%q, %q): same key %v, same string %v", t1, c1, t2, c2, got, want)
+		}
+	}
+}
