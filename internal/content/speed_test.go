@@ -190,3 +190,21 @@ func TestItemKeyAsString(t *testing.T) {
 		}
 	}
 }
+
+// TestCollapseAsJoinFields checks collapse against strings.Join of
+// strings.Fields on random texts of words, ASCII and Unicode spaces and
+// broken characters.
+func TestCollapseAsJoinFields(t *testing.T) {
+	parts := []string{"a", "word", " ", "  ", "\t", "\n", "\u00a0", "\u2003", "\u3000", "é", "\xe2", "\x80", "\x85", "x y"}
+	rng := rand.New(rand.NewSource(20))
+	for i := 0; i < 100000; i++ {
+		var b strings.Builder
+		for n := rng.Intn(10); n > 0; n-- {
+			b.WriteString(parts[rng.Intn(len(parts))])
+		}
+		s := b.String()
+		if got, want := collapse(s), strings.Join(strings.Fields(strings.TrimSpace(s)), " "); got != want {
+			t.Fatalf("collapse(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
