@@ -176,13 +176,43 @@ func wordsKinds(v string) boilerKind {
 
 // stateModifier tells whether a class name starts with a word that makes
 // it a condition of its block.
+// It runs on every class name the passes read, so the first byte is
+// tested before any prefix, and the prefixes are compared in ASCII: a
+// prefix of these bytes in any other case folding (strings.EqualFold)
+// would hold a character of two bytes or more, which leaves fewer
+// characters than the prefix has.
 func stateModifier(name string) bool {
-	for _, p := range []string{"has-", "has_", "with-", "with_", "no-", "no_", "enable-", "show-"} {
-		if len(name) >= len(p) && strings.EqualFold(name[:len(p)], p) {
+	if name == "" {
+		return false
+	}
+	switch name[0] | 0x20 {
+	case 'h', 'w', 'n', 'e', 's':
+	default:
+		return false
+	}
+	for _, p := range stateModifiers {
+		if len(name) >= len(p) && asciiPrefixFold(name, p) {
 			return true
 		}
 	}
 	return false
+}
+
+var stateModifiers = [...]string{"has-", "has_", "with-", "with_", "no-", "no_", "enable-", "show-"}
+
+// asciiPrefixFold tells whether s starts with p (lower-case ASCII)
+// in any case, s at least as long as p.
+func asciiPrefixFold(s, p string) bool {
+	for i := 0; i < len(p); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != p[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func alnum(c byte) bool {

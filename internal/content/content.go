@@ -174,8 +174,9 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 	var langs map[string]string
 	if opt.OnlyMainContent {
 		node, langs = mainContent(root, s.base, s.sig, s.meta.Title, &c.facts)
-		k := typedContent(root, node, doc.PageType, c.probs)
-		if pick := selectContent(root, node, k, s.sig, c.facts.readableOK, c.probs); pick == node {
+		var runs itemRuns // the item run, walked once for both
+		k := typedContent(root, node, doc.PageType, c.probs, &runs)
+		if pick := selectContent(root, node, k, s.sig, c.facts.readableOK, c.probs, &runs); pick == node {
 			k = nil
 		} else if pick != nil {
 			k = pick

@@ -536,9 +536,30 @@ func (w *typeWalk) classWord(word string, seen *uint64) {
 }
 
 // prices counts amounts of money in s: a currency sign next to a digit.
+//
+// Every text of the page is read here, and most hold no sign: the bytes
+// that may start one ($, and the first bytes of £ ¥ and € ₹) are found
+// with IndexByte, each searched again only once passed, instead of
+// testing every byte.
 func prices(s string) int {
 	n := 0
+	next := [3]int{-1, -1, -1} // the next '$', 0xC2 and 0xE2 at or after i; -1 unknown
 	for i := 0; i < len(s); i++ {
+		at := len(s)
+		for k, b := range [3]byte{'$', 0xC2, 0xE2} {
+			if next[k] < i && next[k] != len(s) {
+				if j := strings.IndexByte(s[i:], b); j >= 0 {
+					next[k] = i + j
+				} else {
+					next[k] = len(s)
+				}
+			}
+			at = min(at, next[k])
+		}
+		if at == len(s) {
+			break
+		}
+		i = at
 		var sign int // bytes of the sign at i
 		switch c := s[i]; {
 		case c == '$':

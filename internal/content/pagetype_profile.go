@@ -33,6 +33,29 @@ type runFacts struct {
 	items                                        int
 }
 
+// itemRuns hands itemRun's answer for one page's body from the item
+// profile (itemsContent) to the selector (itemRegionRoot): between them
+// the tree does not change, and on a collection or listing page whose
+// profile declined the region the selector asked for the same walk
+// again. A nil *itemRuns walks every time.
+type itemRuns struct {
+	body  *html.Node
+	grid  *html.Node
+	words int
+}
+
+// of returns itemRun(body), walking the body once per body.
+func (m *itemRuns) of(body *html.Node) (*html.Node, int) {
+	if m == nil {
+		return itemRun(body)
+	}
+	if m.body != body {
+		m.body = body
+		m.grid, m.words = itemRun(body)
+	}
+	return m.grid, m.words
+}
+
 // itemRun finds, under body, the region of the page's runs of items:
 // the element whose runs of repeated children (the same tag and first
 // class word, at least minItems of them, most of them items: a link with
@@ -45,13 +68,14 @@ type runFacts struct {
 func itemRun(body *html.Node) (*html.Node, int) {
 	var best *html.Node
 	bestScore, bestItems := 0, 0
-	var walk func(n *html.Node, inLink, chrome bool) runFacts
-	walk = func(n *html.Node, inLink, chrome bool) runFacts {
+	// The groups of an element's children, one map a depth of the walk
+	// reused from element to element (a map and a key string for every
+	// element with children were most of what the walk allocated).
+	var levels []map[itemKey]itemGroup
+	var walk func(n *html.Node, inLink, chrome bool, depth int) runFacts
+	walk = func(n *html.Node, inLink, chrome bool, depth int) runFacts {
 		var f runFacts
-		type group struct {
-			items, good, words, inner int
-		}
-		var groups map[string]*group
+		var groups map[itemKey]itemGroup
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			if c.Type == html.TextNode {
 				k := countWords(c.Data)
@@ -70,7 +94,7 @@ func itemRun(body *html.Node) (*html.Node, int) {
 			case atom.Nav, atom.Header, atom.Footer, atom.Aside:
 				cchrome = true
 			}
-			cf := walk(c, inLink || c.DataAtom == atom.A, cchrome)
+			cf := walk(c, inLink || c.DataAtom == atom.A, cchrome, depth+1)
 			switch c.DataAtom {
 			case atom.A:
 				cf.links++
@@ -90,20 +114,24 @@ func itemRun(body *html.Node) (*html.Node, int) {
 				continue
 			}
 			if groups == nil {
-				groups = make(map[string]*group)
+				for len(levels) <= depth {
+					levels = append(levels, nil)
+				}
+				if levels[depth] == nil {
+					levels[depth] = make(map[itemKey]itemGroup)
+				}
+				groups = levels[depth]
+				clear(groups)
 			}
-			key := c.Data + "." + itemClass(attr(c, "class"))
+			key := itemKeyOf(c.Data, itemClass(attr(c, "class")))
 			g := groups[key]
-			if g == nil {
-				g = &group{}
-				groups[key] = g
-			}
 			g.items++
 			g.words += cf.words
 			g.inner += cf.items
 			if cf.links > 0 && (cf.imgs > 0 || cf.heads > 0 || cf.prices > 0 || cf.words-cf.linkWords >= 4) {
 				g.good++
 			}
+			groups[key] = g
 		}
 		// A run's items count whole, in place of the runs inside them.
 		for _, g := range groups {
@@ -111,13 +139,38 @@ func itemRun(body *html.Node) (*html.Node, int) {
 				f.items += g.words - g.inner
 			}
 		}
+		if len(groups) > 64 {
+			// A large map is not cleared again for every element at
+			// this depth.
+			levels[depth] = nil
+		}
 		if s := f.items - regionCost*(f.words-f.items); f.items > 0 && s > bestScore {
 			best, bestScore, bestItems = n, s, f.items
 		}
 		return f
 	}
-	walk(body, false, false)
+	walk(body, false, false, 0)
 	return best, bestItems
+}
+
+// itemGroup sums the children of one element that share an itemKey.
+type itemGroup struct {
+	items, good, words, inner int
+}
+
+// itemKey groups an element's children: the tag and itemClass of each,
+// as the string tag + "." + class cut at its first dot, so that two
+// children share a key exactly when those strings are equal (a tag name
+// may hold a dot).
+type itemKey struct {
+	tag, class string
+}
+
+func itemKeyOf(tag, class string) itemKey {
+	if i := strings.IndexByte(tag, '.'); i >= 0 {
+		return itemKey{tag[:i], tag[i+1:] + "." + class}
+	}
+	return itemKey{tag, class}
 }
 
 // itemClass returns the first word of a class value without digits:
@@ -145,9 +198,9 @@ const itemsProb = 0.5
 // typedContent returns the main content the page type asks for, as a
 // detached copy, or nil to keep the readability article art. probs are
 // the page-type probabilities, t the most likely type.
-func typedContent(root *html.Node, art *html.Node, t PageType, probs [len(PageTypes)]float64) *html.Node {
+func typedContent(root *html.Node, art *html.Node, t PageType, probs [len(PageTypes)]float64, runs *itemRuns) *html.Node {
 	if probs[typeIndex(TypeCollection)]+probs[typeIndex(TypeListing)] >= itemsProb {
-		return itemsContent(root, art)
+		return itemsContentOf(root, art, runs)
 	}
 	if probs[typeIndex(t)] < profileProb {
 		return nil
@@ -176,15 +229,26 @@ func typeIndex(t PageType) int {
 // itemsContent returns the region of the page's items, with the heading
 // and count above it, when it holds clearly more than the article art.
 func itemsContent(root *html.Node, art *html.Node) *html.Node {
+	return itemsContentOf(root, art, nil)
+}
+
+// itemsContentOf is itemsContent with the body's item run from runs.
+func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns) *html.Node {
 	body := findBody(root)
 	if body == nil {
 		return nil
 	}
-	grid, words := itemRun(body)
+	grid, words := runs.of(body)
 	if grid == nil {
 		return nil
 	}
-	own := countWords(nodeText(grid))
+	// countWords(nodeText(grid)), without writing the text out unless
+	// a text ends inside a character (nodeRun).
+	run := nodeRun(grid, nil, wordRun{})
+	own := run.words()
+	if run.broken {
+		own = countWords(nodeText(grid))
+	}
 	artWords := 0
 	if art != nil {
 		at := textOf(art)
@@ -204,13 +268,9 @@ func itemsContent(root *html.Node, art *html.Node) *html.Node {
 		return nil
 	}
 	// The heading and the count of results above a grid belong to it:
-	// climb while the parent adds little text.
-	for p := grid.Parent; p != nil && p != body; p = p.Parent {
-		if float64(countWords(nodeText(p))) > 1.25*float64(own) {
-			break
-		}
-		grid = p
-	}
+	// climb while the parent adds little text (climbItems, from the
+	// runs of words).
+	grid = climbRun(body, grid, run)
 	k := cloneTree(grid)
 	prune(k)
 	// Controls are not content: a card's "Add to cart" and "Compare"

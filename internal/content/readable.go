@@ -2,6 +2,7 @@ package content
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -150,12 +151,22 @@ func readableContent(root *html.Node, base *url.URL, title string, facts *extrac
 
 func (r *readable) attempt(flags int) *html.Node {
 	r.flags = flags
-	r.scores = make(map[*html.Node]float64, 256)
-	r.density = make(map[*html.Node]float64, 256)
+	// A later attempt reuses the maps of the one before (nothing keeps
+	// them once an attempt returns its copy).
+	if r.scores == nil {
+		r.scores = make(map[*html.Node]float64, 256)
+		r.density = make(map[*html.Node]float64, 256)
+		r.dropped = make(map[*html.Node]bool)
+		r.collapsed = make(map[*html.Node]bool)
+		r.asP = make(map[*html.Node]bool)
+	} else {
+		clear(r.scores)
+		clear(r.density)
+		clear(r.dropped)
+		clear(r.collapsed)
+		clear(r.asP)
+	}
 	r.cands = r.cands[:0]
-	r.dropped = make(map[*html.Node]bool)
-	r.collapsed = make(map[*html.Node]bool)
-	r.asP = make(map[*html.Node]bool)
 	r.byline, r.titled = false, false
 
 	r.visit(r.body, 0)
@@ -600,7 +611,10 @@ func (r *readable) copyTree(n *html.Node) *html.Node {
 			k := r.copyTree(p)
 			// The <p> keeps the div's names: cleaning reads them
 			// ("author-bio" around a paragraph).
-			if k != nil {
+			if k != nil && (attr(n, "class") != "" || attr(n, "id") != "") {
+				// The copy's attributes are the page's (see below):
+				// its own before they change.
+				k.Attr = slices.Clone(k.Attr)
 				if v := attr(n, "class"); v != "" {
 					setAttr(k, "class", strings.TrimSpace(attr(k, "class")+" "+v))
 				}
@@ -611,9 +625,15 @@ func (r *readable) copyTree(n *html.Node) *html.Node {
 			return k
 		}
 	}
+	// The copy shares the page's attributes, capacity cut to their
+	// length so that an append makes a new array: nothing changes an
+	// attribute in place before the pipeline's final choice (absolutize,
+	// normalizeTables), after which the page's tree is not read again;
+	// the one change before it, above, copies first
+	// (TestPageAttributesUntilChoice).
 	k := &html.Node{Type: n.Type, Data: n.Data, DataAtom: n.DataAtom, Namespace: n.Namespace}
 	if len(n.Attr) > 0 {
-		k.Attr = append([]html.Attribute(nil), n.Attr...)
+		k.Attr = n.Attr[:len(n.Attr):len(n.Attr)]
 	}
 	if r.asP[n] {
 		k.Data, k.DataAtom = "p", atom.P
@@ -792,11 +812,16 @@ func matchOf(class, id string) string {
 // hints read what a block is.
 func withoutModifiers(class string) string {
 	found := false
-	for i := 0; i < len(class) && !found; i++ {
-		// Only the first letters of the modifiers start a search.
-		if (i == 0 || class[i-1] == ' ') && strings.IndexByte("hHwWnNeEsS", class[i]) >= 0 {
-			found = stateModifier(class[i:])
+	// Each name that starts the string or follows a space (the next
+	// space found by IndexByte, not byte by byte: long utility class
+	// lists are common).
+	for i := 0; i < len(class) && !found; {
+		found = stateModifier(class[i:])
+		j := strings.IndexByte(class[i:], ' ')
+		if j < 0 {
+			break
 		}
+		i += j + 1
 	}
 	if !found {
 		return class

@@ -860,7 +860,16 @@ func collapse(s string) string {
 	if !needsCollapse(s) {
 		return s
 	}
-	return strings.Join(strings.Fields(s), " ")
+	// strings.Join(strings.Fields(s), " ") without the slice of fields.
+	var b strings.Builder
+	b.Grow(len(s))
+	for f := range strings.FieldsSeq(s) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(f)
+	}
+	return b.String()
 }
 
 func needsCollapse(s string) bool {

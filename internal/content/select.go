@@ -129,7 +129,7 @@ func (c *candidate) tree() *html.Node {
 // With bound (pick's use, when cur is art), a candidate whose score
 // cannot reach the current choice's plus selectMargin, whatever its
 // comparisons with the article, is left unmeasured (skip; mayWin).
-func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64, bound bool) []candidate {
+func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64, bound bool, runs *itemRuns) []candidate {
 	body := findBody(root)
 	if body == nil {
 		return nil
@@ -163,7 +163,7 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 		return false
 	}
 	if !have(kItems) {
-		view(kItems, itemRegionRoot(body), nil)
+		view(kItems, itemRegionRootOf(body, runs), nil)
 	}
 	if !have(kForum) {
 		add(kForum, forumContent(root, body, art))
@@ -340,14 +340,14 @@ func addedFeatures(f *selectFeatures, text string, words int, st stats, al *artL
 // profile's copy), or nil to keep cur. Pages the classifier takes for
 // an article with probability SelectArticleProb or more keep cur
 // without further work.
-func selectContent(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64) *html.Node {
+func selectContent(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64, runs *itemRuns) *html.Node {
 	if cur == nil {
 		cur = art
 	}
 	if !selectable(art, cur, probs) {
 		return nil
 	}
-	cs := candidates(root, art, cur, sig, readableOK, probs, true)
+	cs := candidates(root, art, cur, sig, readableOK, probs, true, runs)
 	i := pick(cs, cur)
 	if i < 0 {
 		return nil
@@ -489,16 +489,24 @@ func itemRegion(body *html.Node) *html.Node {
 // itemRegionRoot returns the element of the body that itemRegion copies,
 // or nil.
 func itemRegionRoot(body *html.Node) *html.Node {
-	grid, _ := itemRun(body)
+	return itemRegionRootOf(body, nil)
+}
+
+// itemRegionRootOf is itemRegionRoot with the body's item run from runs.
+func itemRegionRootOf(body *html.Node, runs *itemRuns) *html.Node {
+	grid, _ := runs.of(body)
 	if grid == nil {
 		return nil
 	}
-	// countWords(nodeText(p)) of each ancestor p, each from the run of
-	// the one below it and the runs of its other children, without
-	// writing the texts out (nodeRun), unless a text ends inside a
-	// character.
+	return climbRun(body, grid, nodeRun(grid, nil, wordRun{}))
+}
+
+// climbRun is climbItems from grid, whose run is run (nodeRun(grid)):
+// countWords(nodeText(p)) of each ancestor p comes from the run of the
+// one below it and the runs of its other children, without writing the
+// texts out, unless a text ends inside a character.
+func climbRun(body, grid *html.Node, run wordRun) *html.Node {
 	start := grid
-	run := nodeRun(grid, nil, wordRun{})
 	if run.broken {
 		return climbItems(body, start)
 	}
@@ -818,10 +826,11 @@ func Candidates(body []byte, pageURL string) ([]Candidate, []float64, error) {
 	var facts extractFacts
 	art, _ := mainContent(root, s.base, s.sig, s.meta.Title, &facts)
 	cur := art
-	if k := typedContent(root, art, PageTypes[argmax(probs[:])], probs); k != nil {
+	var runs itemRuns
+	if k := typedContent(root, art, PageTypes[argmax(probs[:])], probs, &runs); k != nil {
 		cur = k
 	}
-	cs := candidates(root, art, cur, s.sig, facts.readableOK, probs, false)
+	cs := candidates(root, art, cur, s.sig, facts.readableOK, probs, false, &runs)
 	final := cur
 	if judged(art, cur, probs) {
 		if i := pick(cs, cur); i >= 0 {

@@ -253,7 +253,7 @@ func TestAddedFeatures(t *testing.T) {
 	})
 	art := cloneTree(story)
 	artText := textOf(art)
-	cs := candidates(body.Parent.Parent, art, art, signals{}, true, [len(PageTypes)]float64{}, false)
+	cs := candidates(body.Parent.Parent, art, art, signals{}, true, [len(PageTypes)]float64{}, false, nil)
 	var wider *candidate
 	for i := range cs {
 		if cs[i].kind == kBody {
@@ -418,7 +418,7 @@ func TestSelectorCopiesOnlyTheWinner(t *testing.T) {
 	root, body := parseBody(t, viewPage)
 	art := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
 	art.AppendChild(line("By someone"))
-	cs := candidates(root, art, art, signals{}, true, [len(PageTypes)]float64{}, false)
+	cs := candidates(root, art, art, signals{}, true, [len(PageTypes)]float64{}, false, nil)
 	views := 0
 	for i := range cs {
 		c := &cs[i]
@@ -515,6 +515,33 @@ func TestItemRegionClimbsAsBefore(t *testing.T) {
 	}
 }
 
+// TestItemRunsHandedOver checks that the item profile and the selector
+// sharing one itemRuns get the region each gets on its own, with one
+// walk of the body.
+func TestItemRunsHandedOver(t *testing.T) {
+	page := `<html><body><div id="outer"><h2>Shoes</h2><p>Our range of shoes for every path.</p><div id="mid"><ul class="grid">` +
+		strings.Repeat(`<li class="item"><a href="/p"><img src="p.jpg">Trail shoe</a> <span>$89</span></li>`, 12) +
+		`</ul></div></div><div class="side">` + strings.Repeat("Long sidebar prose goes on and on here. ", 30) + `</div></body></html>`
+	root, body := parseBody(t, page)
+	var runs itemRuns
+	shared := itemsContentOf(root, nil, &runs)
+	alone := itemsContent(root, nil)
+	if shared == nil || alone == nil || textOf(shared) != textOf(alone) {
+		t.Fatalf("itemsContent with runs %v, alone %v", shared != nil, alone != nil)
+	}
+	if runs.body != body || runs.grid == nil {
+		t.Fatal("the profile's walk was not kept")
+	}
+	side := body.LastChild
+	runs.grid = side // what the selector now reads comes from runs
+	if got := itemRegionRootOf(body, &runs); got != side {
+		t.Errorf("itemRegionRootOf walked again: <%s id=%q>", got.Data, attr(got, "id"))
+	}
+	if got := itemRegionRoot(body); attr(got, "id") != "outer" {
+		t.Errorf("itemRegionRoot = <%s id=%q>, want the div around the heading", got.Data, attr(got, "id"))
+	}
+}
+
 // TestMeasureIsTextOfAndTextStats checks measureTree on a tree as it is
 // against textOf, textStats and walkElements, on markup whose text the
 // three read differently: styles, scripts (one in SVG holding elements),
@@ -575,8 +602,8 @@ func TestBoundSkipsOnlyLosers(t *testing.T) {
 	selectWeights[kH1][sArticleCovered] = 2
 	selectWeights[kBody][sArticleCovered] = 0.5
 	selectWeights[kItems][sBias] = -5
-	bounded := candidates(root, art, art, signals{}, true, probs, true)
-	full := candidates(root, art, art, signals{}, true, probs, false)
+	bounded := candidates(root, art, art, signals{}, true, probs, true, nil)
+	full := candidates(root, art, art, signals{}, true, probs, false, nil)
 	skipped := map[string]bool{}
 	for _, c := range bounded {
 		skipped[CandidateKinds[c.kind]] = c.skip
@@ -600,8 +627,8 @@ func TestBoundSkipsOnlyLosers(t *testing.T) {
 	for _, page := range []string{viewPage, productPage, proseArticlePage} {
 		root, body := parseBody(t, page)
 		art := cloneTree(body.FirstChild.NextSibling)
-		if a, b := pick(candidates(root, art, art, signals{}, true, probs, true), art),
-			pick(candidates(root, art, art, signals{}, true, probs, false), art); a != b {
+		if a, b := pick(candidates(root, art, art, signals{}, true, probs, true, nil), art),
+			pick(candidates(root, art, art, signals{}, true, probs, false, nil), art); a != b {
 			t.Errorf("pick with the bound %d, without %d", a, b)
 		}
 	}
@@ -612,7 +639,7 @@ func TestBoundSkipsOnlyLosers(t *testing.T) {
 // node is nil until it is copied.
 func TestViewsAreNotTheMissingArticle(t *testing.T) {
 	root, _ := parseBody(t, viewPage)
-	cs := candidates(root, nil, nil, signals{}, false, [len(PageTypes)]float64{}, false)
+	cs := candidates(root, nil, nil, signals{}, false, [len(PageTypes)]float64{}, false, nil)
 	if len(cs) == 0 {
 		t.Fatal("no candidates")
 	}
