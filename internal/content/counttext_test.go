@@ -130,3 +130,105 @@ func FuzzCountText(f *testing.F) {
 		checkCountText(t, s)
 	})
 }
+
+// textBytewise is textWriter.text as it was before spacedRun, for text
+// outside <pre>: the reference the faster one must equal.
+func (t *textWriter) textBytewise(s string) {
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && !isSpaceByte(s[j]) {
+			j++
+		}
+		if j > i {
+			if t.space && !t.bol {
+				t.b.WriteByte(' ')
+			}
+			t.b.WriteString(s[i:j])
+			t.space = false
+			t.bol = false
+		}
+		if j < len(s) {
+			t.space = true
+			j++
+		}
+		i = j
+	}
+}
+
+// checkWriterText compares textWriter.text with the byte-wise writer on s,
+// from each state a writer can be in.
+func checkWriterText(t *testing.T, s string) {
+	t.Helper()
+	for _, st := range []struct {
+		b          string
+		space, bol bool
+	}{{"", false, false}, {"", false, true}, {"x", true, false}, {"x\n", true, true}, {"x", false, false}} {
+		var got, want textWriter
+		got.b.WriteString(st.b)
+		want.b.WriteString(st.b)
+		got.space, got.bol = st.space, st.bol
+		want.space, want.bol = st.space, st.bol
+		got.text(s, false)
+		want.textBytewise(s)
+		if got.b.String() != want.b.String() || got.space != want.space || got.bol != want.bol {
+			t.Fatalf("text(%q) from %+v = %q %v %v, byte-wise %q %v %v", s, st,
+				got.b.String(), got.space, got.bol, want.b.String(), want.space, want.bol)
+		}
+	}
+}
+
+// TestTextEightAtATime compares textWriter.text with the byte-wise
+// writer on the strings TestCountTextEightAtATime uses: every string of
+// up to 3 pieces after prefixes, the suffixes and prefixes of a long
+// text, random strings (double spaces, single ones at the eight bytes'
+// ends, white space other than ' ', control and high bytes).
+func TestTextEightAtATime(t *testing.T) {
+	prefixes := []string{"", "x", " ", "ab ", "a\nb ", "é b c", "abcdefg ", "abcdefgh", " a b c d e f g h"}
+	checked := 0
+	var each func(s string, depth int)
+	each = func(s string, depth int) {
+		for _, p := range prefixes {
+			checkWriterText(t, p+s)
+			checkWriterText(t, p+s+p)
+			checked += 2
+		}
+		if depth == 0 {
+			return
+		}
+		for _, p := range countTextPieces {
+			each(s+p, depth-1)
+		}
+	}
+	each("", 3)
+	long := strings.Repeat("The quick, brown fox\njumps over  the lazy dog.\t\r\n a b c d e f g h i ", 20) + "Ünïcödé,  日本語テキスト，\v end "
+	for i := range len(long) {
+		checkWriterText(t, long[i:])
+		checkWriterText(t, long[:i])
+	}
+	rng := rand.New(rand.NewSource(20))
+	var b strings.Builder
+	for range 100000 {
+		b.Reset()
+		for k := rng.Intn(24); k > 0; k-- {
+			if rng.Intn(3) > 0 {
+				b.WriteString("lorem ipsum, dolor  sit\n"[rng.Intn(12):][:rng.Intn(12)])
+			} else {
+				b.WriteString(countTextPieces[rng.Intn(len(countTextPieces))])
+			}
+		}
+		checkWriterText(t, b.String())
+		checked++
+	}
+	t.Logf("%d strings", checked)
+}
+
+// FuzzText compares textWriter.text with the byte-wise writer.
+func FuzzText(f *testing.F) {
+	for _, seed := range []string{"", "a b", "abcdefg hijklmno p", "a  b", "abcdefg  hijklmn", "a\vb\tc\rd\fe\nf g",
+		"\xff\xfe a", "日本語 テスト x", " a b c d e f g h i j k ", "abcdefgh "} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		checkWriterText(t, s)
+	})
+}
