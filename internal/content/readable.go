@@ -1039,9 +1039,10 @@ func countText(s string, link float64, st *stats) {
 			}
 			// Bytes under 0x80 add without carrying into the next: the
 			// high bit of x+0x60 says 0x20 or more, of x+0x5f 0x21 or
-			// more, of x+0x77 0x09 or more and of x+0x72 0x0e or more.
+			// more, of x+0x77 0x09 or more, of x+0x72 0x0e or more and
+			// of (x^c)+0x7f that the byte is not c.
 			if ctl := ^(x + 0x6060606060606060) & highBits; ctl != 0 &&
-				ctl != (x+0x7777777777777777)&^(x+0x7272727272727272)&highBits&^zeroBytes(x^0x0b0b0b0b0b0b0b0b) {
+				ctl != (x+0x7777777777777777)&^(x+0x7272727272727272)&((x^0x0b0b0b0b0b0b0b0b)+low7s)&highBits {
 				break // a control character that is not white space ('\v' among them)
 			}
 			word := (x + 0x5f5f5f5f5f5f5f5f) & highBits
@@ -1063,7 +1064,7 @@ func countText(s string, link float64, st *stats) {
 			}
 			// At most two a byte: the product sums the bytes in the top one.
 			n += int((word>>7 + starts>>7) * 0x0101010101010101 >> 56)
-			if c := zeroBytes(x ^ 0x2c2c2c2c2c2c2c2c); c != 0 {
+			if c := ^((x ^ 0x2c2c2c2c2c2c2c2c) + low7s) & highBits; c != 0 {
 				st.commas += int(c >> 7 * 0x0101010101010101 >> 56)
 			}
 			space = word>>63 == 0
@@ -1106,6 +1107,9 @@ func countText(s string, link float64, st *stats) {
 	st.length += n
 	st.linkLen += link * float64(n)
 }
+
+// low7s has the low seven bits of each of eight bytes.
+const low7s = 0x7f7f7f7f7f7f7f7f
 
 // Kinds of bytes for countText: ASCII white space, ASCII that is not,
 // and the bytes of other characters.
