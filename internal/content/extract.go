@@ -587,24 +587,67 @@ func (t *textWriter) text(s string, pre bool) {
 		return
 	}
 	for i := 0; i < len(s); {
-		j := i
-		for j < len(s) && !isSpaceByte(s[j]) {
-			j++
-		}
-		if j > i {
-			if t.space && !t.bol {
-				t.b.WriteByte(' ')
-			}
-			t.b.WriteString(s[i:j])
-			t.space = false
-			t.bol = false
-		}
-		if j < len(s) {
+		if isSpaceByte(s[i]) {
 			t.space = true
-			j++
+			i++
+			continue
 		}
+		// Words separated by one ' ' are written as they stand, at once:
+		// j goes to the end of such a run.
+		j := spacedRun(s, i)
+		if t.space && !t.bol {
+			t.b.WriteByte(' ')
+		}
+		t.b.WriteString(s[i:j])
+		t.space = false
+		t.bol = false
 		i = j
 	}
+}
+
+// spacedRun returns the end of the run of s from i (a byte that is not
+// white space) made of bytes that are not white space and single ' '
+// between them: the index of the first white space byte (isSpaceByte)
+// that is not such a single ' ', or len(s). It reads eight bytes at a
+// time where they hold no byte under 0x21 but ' ' and no two ' ' in a
+// row, and the bytes after one at a time.
+func spacedRun(s string, i int) int {
+	j := i + 1
+	for j < len(s) {
+		prev := uint64(0) // 0x80 when the byte before the eight is ' '
+		for ; len(s)-j >= 8; j += 8 {
+			t := s[j : j+8]
+			x := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+				uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+			// With the high bits set no byte borrows from the next: the
+			// high bit of x|highBits - 0x21 is clear for bytes whose low
+			// seven bits are under 0x21, which are under 0x21 when their
+			// own high bit is clear too.
+			low := ^((x | highBits) - 0x2121212121212121) &^ x & highBits
+			sp := zeroBytes(x ^ 0x2020202020202020)
+			if low != sp || sp&(sp<<8|prev) != 0 {
+				break
+			}
+			prev = sp >> 56
+		}
+		if prev != 0 {
+			j-- // the ' ' that ended the last eight, for the bytes below
+		}
+		// One byte at a time up to the end of the eight bytes the fast
+		// path left (at least one, so that the loop moves).
+		for end := min(j+8, len(s)); j < end; {
+			c := s[j]
+			if c == ' ' && j+1 < len(s) && !isSpaceByte(s[j+1]) {
+				j += 2
+				continue
+			}
+			if isSpaceByte(c) {
+				return j
+			}
+			j++
+		}
+	}
+	return len(s)
 }
 
 func isSpaceByte(c byte) bool {

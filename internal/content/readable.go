@@ -1045,40 +1045,86 @@ func addText(n *html.Node, dropped map[*html.Node]bool, link float64, st *stats)
 // countText adds the collapsed length and the commas of s. Runs of
 // ASCII bytes that are not white space are counted in an inner loop:
 // this is the pipeline's most called function.
+//
+// Like countWords it reads eight bytes at a time where they are ASCII
+// with no control character but the white space ones ('\t', '\n', '\f',
+// '\r'): there a byte of 0x21 or more is a character, any other is white
+// space, and the characters, the separators before the words that start
+// after white space and the commas of the eight are counted at once.
+// Other bytes go one at a time, as before.
 func countText(s string, link float64, st *stats) {
 	n, space, started := 0, false, false
 	for i := 0; i < len(s); {
-		switch byteKinds[s[i]] {
-		case byteSpace:
-			space = true
-			i++
-			continue
-		case byteOther:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			i += size
-			if unicode.IsSpace(r) {
+		for ; len(s)-i >= 8; i += 8 {
+			t := s[i : i+8]
+			x := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+				uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+			if x&highBits != 0 {
+				break
+			}
+			// Bytes under 0x80 add without carrying into the next: the
+			// high bit of x+0x60 says 0x20 or more, of x+0x5f 0x21 or
+			// more, of x+0x77 0x09 or more, of x+0x72 0x0e or more and
+			// of (x^c)+0x7f that the byte is not c.
+			if ctl := ^(x + 0x6060606060606060) & highBits; ctl != 0 &&
+				ctl != (x+0x7777777777777777)&^(x+0x7272727272727272)&((x^0x0b0b0b0b0b0b0b0b)+low7s)&highBits {
+				break // a control character that is not white space ('\v' among them)
+			}
+			word := (x + 0x5f5f5f5f5f5f5f5f) & highBits
+			if word == 0 {
 				space = true
 				continue
 			}
-			switch r {
-			case '\u060C', '\uFE50', '\uFE10', '\uFE11', '\u2E41', '\u2E34', '\u2E32', '\uFF0C':
-				st.commas++
+			// A word starts at a character after white space; prev is each
+			// byte's predecessor in the eight.
+			prev := word << 8
+			if !space {
+				prev |= 0x80
 			}
-			n++
-		default:
-			j := i
-			for ; j < len(s) && byteKinds[s[j]] >= byteWord; j++ {
-				if s[j] == ',' {
+			starts := word &^ prev
+			if !started {
+				// No separator before the first character of s.
+				starts &^= word & -word
+				started = true
+			}
+			// At most two a byte: the product sums the bytes in the top one.
+			n += int((word>>7 + starts>>7) * 0x0101010101010101 >> 56)
+			if c := ^((x ^ 0x2c2c2c2c2c2c2c2c) + low7s) & highBits; c != 0 {
+				st.commas += int(c >> 7 * 0x0101010101010101 >> 56)
+			}
+			space = word>>63 == 0
+		}
+		// One byte or character at a time up to the end of the eight
+		// bytes the fast path left (at least one, so that the loop moves).
+		for end := min(i+8, len(s)); i < end; {
+			switch byteKinds[s[i]] {
+			case byteSpace:
+				space = true
+				i++
+				continue
+			case byteOther:
+				r, size := utf8.DecodeRuneInString(s[i:])
+				i += size
+				if unicode.IsSpace(r) {
+					space = true
+					continue
+				}
+				switch r {
+				case '\u060C', '\uFE50', '\uFE10', '\uFE11', '\u2E41', '\u2E34', '\u2E32', '\uFF0C':
 					st.commas++
 				}
+			default:
+				if s[i] == ',' {
+					st.commas++
+				}
+				i++
 			}
-			n += j - i
-			i = j
-		}
-		if space && started {
 			n++
+			if space && started {
+				n++
+			}
+			space, started = false, true
 		}
-		space, started = false, true
 	}
 	if started && st.length > 0 {
 		n++ // the separation from the text before
@@ -1086,6 +1132,9 @@ func countText(s string, link float64, st *stats) {
 	st.length += n
 	st.linkLen += link * float64(n)
 }
+
+// low7s has the low seven bits of each of eight bytes.
+const low7s = 0x7f7f7f7f7f7f7f7f
 
 // Kinds of bytes for countText: ASCII white space, ASCII that is not,
 // and the bytes of other characters.
