@@ -813,7 +813,7 @@ func Candidates(body []byte, pageURL string) ([]Candidate, []float64, error) {
 	}
 	base, _ := url.Parse(pageURL)
 	s := scan(root, base, false)
-	f := pageFeatures(root, s.base, s.sig.ldTypes, &s.meta)
+	f := pageFeatures(root, s.base, s.sig.ldTypes, s.meta.OpenGraph["og:type"])
 	probs := classify(&f)
 	var facts extractFacts
 	art, _ := mainContent(root, s.base, s.sig, s.meta.Title, &facts)
