@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 
 	"webacq/bench/content/corpus"
 	"webacq/internal/content"
@@ -379,6 +381,17 @@ func fitSelect(cps []*candPage, lambda float64, relative bool) selModel {
 		z := zs(xs, mean, scale)
 		w := make([]float64, d)
 		g := make([]float64, d)
+		// With a prior (-prior), the fit starts from its weights, in
+		// the standardized space, and the penalty pulls toward them.
+		w0 := make([]float64, d)
+		if selectPrior != nil {
+			for i := 1; i < d; i++ {
+				w0[i] = selectPrior[k][i] * scale[i]
+				w0[0] += selectPrior[k][i] * mean[i]
+			}
+			w0[0] += selectPrior[k][0]
+			copy(w, w0)
+		}
 		n := 0.0
 		for _, v := range ws {
 			n += v
@@ -396,7 +409,7 @@ func fitSelect(cps []*candPage, lambda float64, relative bool) selModel {
 				}
 			}
 			for i := range w {
-				pen := lambda * w[i]
+				pen := lambda * (w[i] - w0[i])
 				if i == 0 {
 					pen = 0
 				}
@@ -843,4 +856,40 @@ func dropTypeProbs(cps []*candPage) {
 			}
 		}
 	}
+}
+
+// selectPrior, when set (-prior FILE, a select_model.go), holds the
+// weights per kind that fitSelect starts from and shrinks toward: a
+// refit that moves from the selector in use only as far as the pages ask.
+var selectPrior [][]float64
+
+// readPrior reads the weights of a select_model.go written by -train select.
+func readPrior(path string) ([][]float64, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out [][]float64
+	for _, line := range strings.Split(string(src), "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "{") || !strings.Contains(line, "},") || !strings.Contains(line, "//") {
+			continue
+		}
+		var row []float64
+		for _, f := range strings.Split(line[1:strings.Index(line, "}")], ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", path, err)
+			}
+			row = append(row, v)
+		}
+		if len(row) != len(content.SelectFeatureNames) {
+			return nil, fmt.Errorf("%s: %d weights in a row, want %d", path, len(row), len(content.SelectFeatureNames))
+		}
+		out = append(out, row)
+	}
+	if len(out) != len(content.CandidateKinds) {
+		return nil, fmt.Errorf("%s: %d rows, want %d", path, len(out), len(content.CandidateKinds))
+	}
+	return out, nil
 }
