@@ -61,6 +61,10 @@ func main() {
 	flag.BoolVar(&misread, "misread", false, "with -train types: list the half-A pages the cross-validated classifier misreads")
 	onePage := flag.String("page", "", "with -fast: print one half-A page's type probabilities (NNNN)")
 	drop := flag.String("drop", "", "with -fast: comma-separated features to zero before fitting (ablation; not for a model to keep)")
+	flag.StringVar(&selectFixed, "setting", "", "with -train select: fit this setting (gate,prose,lambda,shared,margin, e.g. 0.4,0,0.1,false,0.05) whatever the cross-validation prefers (experiments)")
+	prior := flag.String("prior", "", "with -train select: start from the weights of this select_model.go and shrink toward them (experiments)")
+	selTypes := flag.Bool("selecttypes", true, "with -train select: the selector reads the p(type) features (false: zeroed, their weights 0)")
+	crossFitted := flag.Bool("crossfit", false, "with -train select: fit the selector on out-of-fold type probabilities of half A's wcxb-dev pages (default: the compiled classifier's, read in sample; experiments)")
 	flag.Parse()
 
 	if *sel || *train == "select" {
@@ -75,6 +79,16 @@ func main() {
 		if *sel {
 			headroom(cps)
 			return
+		}
+		if *crossFitted {
+			must(crossFit(*dir, cps))
+		}
+		if !*selTypes {
+			dropTypeProbs(cps)
+		}
+		if *prior != "" {
+			selectPrior, err = readPrior(*prior)
+			must(err)
 		}
 		must(trainSelect(cps, filepath.Join(*out, "select_model.go")))
 		return

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 
 	"webacq/bench/content/corpus"
 	"webacq/internal/content"
@@ -56,6 +58,11 @@ const selectWorst = 0
 // tool gets right, where a switch costs a whole page (v7 lost half B's
 // readability 0.009, as if one page of 68 lost 0.6).
 const selectPageLoss = 0.05
+
+// selectFixed, when set (-setting gate,prose,lambda,shared,margin),
+// is the setting trainSelect fits whatever the cross-validation prefers:
+// for experiments.
+var selectFixed string
 
 // selectProse are the prose guards trainSelect tries (0: none).
 var selectProse = []int{0, 150}
@@ -374,6 +381,17 @@ func fitSelect(cps []*candPage, lambda float64, relative bool) selModel {
 		z := zs(xs, mean, scale)
 		w := make([]float64, d)
 		g := make([]float64, d)
+		// With a prior (-prior), the fit starts from its weights, in
+		// the standardized space, and the penalty pulls toward them.
+		w0 := make([]float64, d)
+		if selectPrior != nil {
+			for i := 1; i < d; i++ {
+				w0[i] = selectPrior[k][i] * scale[i]
+				w0[0] += selectPrior[k][i] * mean[i]
+			}
+			w0[0] += selectPrior[k][0]
+			copy(w, w0)
+		}
 		n := 0.0
 		for _, v := range ws {
 			n += v
@@ -391,7 +409,7 @@ func fitSelect(cps []*candPage, lambda float64, relative bool) selModel {
 				}
 			}
 			for i := range w {
-				pen := lambda * w[i]
+				pen := lambda * (w[i] - w0[i])
 				if i == 0 {
 					pen = 0
 				}
@@ -587,6 +605,24 @@ func trainSelect(cps []*candPage, path string) error {
 	// the best, chose gate 0.25: variant v11 in bench/content/README.md,
 	// half B gained 73 % of A.)
 	best := res[0]
+	if selectFixed != "" {
+		var g, l, mg float64
+		var pr int
+		var sh bool
+		if _, err := fmt.Sscanf(selectFixed, "%g,%d,%g,%t,%g", &g, &pr, &l, &sh, &mg); err != nil {
+			return fmt.Errorf("-setting %q: want gate,prose,lambda,shared,margin: %v", selectFixed, err)
+		}
+		found := false
+		for _, st := range res {
+			if st.gate == g && st.prose == pr && st.lambda == l && st.shared == sh && st.margin == mg {
+				best, found = st, true
+				break
+			}
+		}
+		if !found {
+			return fmt.Errorf("-setting %q: not among the settings tried", selectFixed)
+		}
+	}
 	fmt.Fprintf(os.Stderr, "chosen: gate %g prose %d lambda %g shared %v margin %g, gain %+.4f (s.e. %.4f)\n",
 		best.gate, best.prose, best.lambda, best.shared, best.margin, best.gain, best.se)
 	a := fitPages(cps, best.gate, best.prose)
@@ -738,4 +774,122 @@ func fitPages(cps []*candPage, gate float64, prose int) []*candPage {
 		}
 	}
 	return a
+}
+
+// crossFit replaces the type probabilities of half A's wcxb-dev pages,
+// in the gate and in every candidate's p(type) features, with
+// out-of-fold ones: each page read by the classifier fitted on the
+// other fold (folds by the hash's second bit, the selector's folds too;
+// the penalty chosen as -train types chooses it). The compiled
+// classifier was fitted on those very pages, so it reads them with a
+// confidence it does not have on pages it never saw, and a selector
+// fitted to that confidence learns weights, and a gate, that do not
+// carry to half B or over a retrain of the classifier. The
+// readability and trafilatura-eval pages keep theirs: the classifier
+// was never fitted on them. What the pipeline chose (the current
+// candidate, a profile's copy) stays as the compiled classifier made it.
+func crossFit(wcxbDir string, cps []*candPage) error {
+	pages, err := load(wcxbDir)
+	if err != nil {
+		return err
+	}
+	var xs [][]float64
+	var ys []int
+	var fold []bool
+	var names []string
+	for _, p := range pages {
+		if !p.halfA {
+			continue
+		}
+		f, _, err := content.PageTypeFeatures(p.html, p.url)
+		if err != nil {
+			return err
+		}
+		xs, ys = append(xs, f), append(ys, p.label)
+		fold = append(fold, hash(p.name)&2 == 0)
+		names = append(names, p.name)
+	}
+	lambda, _ := typesLambda(xs, ys, fold)
+	byName := make(map[string][]float64, len(names))
+	for i, pr := range foldProbs(xs, ys, fold, lambda) {
+		byName[names[i]] = pr
+	}
+	first := -1
+	for i, n := range content.SelectFeatureNames {
+		if n == "p("+string(content.PageTypes[0])+")" {
+			first = i
+		}
+	}
+	if first < 0 {
+		return fmt.Errorf("crossFit: no p(type) features among the selector's")
+	}
+	moved := 0
+	for _, cp := range cps {
+		if !cp.halfA || cp.group == corpus.Readability || cp.group == corpus.Eval {
+			continue
+		}
+		pr, ok := byName[cp.name]
+		if !ok {
+			continue
+		}
+		if (cp.probs[0] < selectArticleProb) != (pr[0] < selectArticleProb) {
+			moved++
+		}
+		cp.probs = pr
+		for i := range cp.cands {
+			copy(cp.cands[i].f[first:], pr)
+		}
+	}
+	fmt.Fprintf(os.Stderr, "cross-fitted type probabilities (penalty %g) for %d half-A wcxb-dev pages; %d cross the gate %g\n", lambda, len(byName), moved, selectArticleProb)
+	return nil
+}
+
+// dropTypeProbs zeroes every candidate's p(type) features (-selecttypes=false):
+// a selector that reads the classifier only through its gate.
+func dropTypeProbs(cps []*candPage) {
+	for _, cp := range cps {
+		for i := range cp.cands {
+			for j, n := range content.SelectFeatureNames {
+				if len(n) > 2 && n[:2] == "p(" {
+					cp.cands[i].f[j] = 0
+				}
+			}
+		}
+	}
+}
+
+// selectPrior, when set (-prior FILE, a select_model.go), holds the
+// weights per kind that fitSelect starts from and shrinks toward: a
+// refit that moves from the selector in use only as far as the pages ask.
+var selectPrior [][]float64
+
+// readPrior reads the weights of a select_model.go written by -train select.
+func readPrior(path string) ([][]float64, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out [][]float64
+	for _, line := range strings.Split(string(src), "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "{") || !strings.Contains(line, "},") || !strings.Contains(line, "//") {
+			continue
+		}
+		var row []float64
+		for _, f := range strings.Split(line[1:strings.Index(line, "}")], ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", path, err)
+			}
+			row = append(row, v)
+		}
+		if len(row) != len(content.SelectFeatureNames) {
+			return nil, fmt.Errorf("%s: %d weights in a row, want %d", path, len(row), len(content.SelectFeatureNames))
+		}
+		out = append(out, row)
+	}
+	if len(out) != len(content.CandidateKinds) {
+		return nil, fmt.Errorf("%s: %d rows, want %d", path, len(out), len(content.CandidateKinds))
+	}
+	return out, nil
 }

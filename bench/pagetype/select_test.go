@@ -1,6 +1,12 @@
 package main
 
-import "testing"
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"webacq/internal/content"
+)
 
 // TestSettingAllowed checks the per-page guard of the selector's
 // cross-validation: a setting whose groups all gain on the folds is
@@ -45,5 +51,49 @@ func TestFitPagesTakeTheItemRegion(t *testing.T) {
 			names = append(names, cp.name)
 		}
 		t.Errorf("fitPages = %v, want [judged items]", names)
+	}
+}
+
+// TestReadPrior reads the committed select_model.go back: a row of
+// weights per candidate kind, each as long as the selector's features.
+func TestReadPrior(t *testing.T) {
+	w, err := readPrior("../../internal/content/select_model.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w) != len(content.CandidateKinds) || len(w[0]) != len(content.SelectFeatureNames) {
+		t.Errorf("readPrior: %d rows of %d", len(w), len(w[0]))
+	}
+}
+
+// TestPriorStartsTheFit: with a prior the fit is pulled toward the
+// prior's weights rather than toward zero (what -prior is for: a refit
+// that moves from the selector in use only as far as the pages ask).
+func TestPriorStartsTheFit(t *testing.T) {
+	d := len(content.SelectFeatureNames)
+	var cps []*candPage
+	for i := range 40 {
+		cp := &candPage{name: fmt.Sprint(i), cur: 0.5}
+		f := make([]float64, d)
+		f[0] = 1
+		f[1] = float64(i%7) / 7
+		f[2] = float64(i%5) / 5
+		cp.cands = []cand{{kind: 1, f: f, f1: 0.5 + 0.4*f[1]}}
+		cps = append(cps, cp)
+	}
+	prior := make([][]float64, len(content.CandidateKinds))
+	for k := range prior {
+		prior[k] = make([]float64, d)
+		prior[k][0], prior[k][1], prior[k][2] = 0.3, -0.7, 0.2
+	}
+	defer func() { selectPrior = nil }()
+	free := fitSelect(cps, 1, true)
+	selectPrior = prior
+	pulled := fitSelect(cps, 1, true)
+	for i := 1; i <= 2; i++ {
+		a, b := pulled[1][i], free[1][i]
+		if math.IsNaN(a) || math.IsInf(a, 0) || !(math.Abs(a-prior[1][i]) < math.Abs(b-prior[1][i])) {
+			t.Errorf("weight %d: %v with the prior, %v without; the prior's %v", i, a, b, prior[1][i])
+		}
 	}
 }
