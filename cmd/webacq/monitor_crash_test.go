@@ -324,6 +324,21 @@ func assertBilledOnce(ctx context.Context, t *testing.T, db *sql.DB, start int64
 	drawn := start - balance
 	if drawn != runCredits || runCredits != billed || billed != int64(runs) {
 		t.Errorf("credits drawn %d, runs' credits %d, billed runs %d: want all %d", drawn, runCredits, billed, runs)
+		// Name what the unbilled runs ended as (a check that failed is
+		// not billed), so that a failure tells a lost charge from a
+		// check that timed out.
+		rows, err := db.QueryContext(ctx, `SELECT outcome, error, count(*) FROM monitor_runs WHERE credits = 0
+			GROUP BY outcome, error ORDER BY count(*) DESC LIMIT 10`)
+		if err == nil {
+			for rows.Next() {
+				var outcome, msg string
+				var n int
+				if rows.Scan(&outcome, &msg, &n) == nil {
+					t.Logf("unbilled runs: %d with outcome %q, error %.200q", n, outcome, msg)
+				}
+			}
+			rows.Close()
+		}
 	}
 	if usageCredits != drawn || usageRows != int64(runs) {
 		t.Errorf("usage log: %d rows, %d credits; want %d rows, %d credits", usageRows, usageCredits, runs, drawn)
