@@ -700,16 +700,26 @@ func (r *jsonLD) addTypes(v any) {
 // content: what bench/pagetype's feature work needs (-fast), at the cost
 // of a parse and a scan.
 func PageTypeFeatures(body []byte, pageURL string) ([]float64, []float64, error) {
+	_, _, f, p, err := parseClassified(body, pageURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f[:], p[:], nil
+}
+
+// parseClassified parses and scans a page and classifies it, for the
+// tools that look at one step of the pipeline (PageTypeFeatures,
+// Candidates).
+func parseClassified(body []byte, pageURL string) (*html.Node, scanResult, typeFeatures, [len(PageTypes)]float64, error) {
 	if !utf8.Valid(body) {
 		body = bytes.ToValidUTF8(body, []byte("\uFFFD"))
 	}
 	root, err := html.Parse(bytes.NewReader(body))
 	if err != nil {
-		return nil, nil, err
+		return nil, scanResult{}, typeFeatures{}, [len(PageTypes)]float64{}, err
 	}
 	base, _ := url.Parse(pageURL)
 	s := scan(root, base, false)
 	f := pageFeatures(root, s.base, s.sig.ldTypes, s.meta.OpenGraph["og:type"])
-	p := classify(&f)
-	return f[:], p[:], nil
+	return root, s, f, classify(&f), nil
 }

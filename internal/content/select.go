@@ -1,13 +1,10 @@
 package content
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
-	"net/url"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -812,17 +809,10 @@ type Candidate struct {
 // any page type (HTML computes them only for pages it does not take for
 // an article; see SelectArticleProb), with the page-type probabilities.
 func Candidates(body []byte, pageURL string) ([]Candidate, []float64, error) {
-	if !utf8.Valid(body) {
-		body = bytes.ToValidUTF8(body, []byte("\uFFFD"))
-	}
-	root, err := html.Parse(bytes.NewReader(body))
+	root, s, _, probs, err := parseClassified(body, pageURL)
 	if err != nil {
 		return nil, nil, err
 	}
-	base, _ := url.Parse(pageURL)
-	s := scan(root, base, false)
-	f := pageFeatures(root, s.base, s.sig.ldTypes, s.meta.OpenGraph["og:type"])
-	probs := classify(&f)
 	var facts extractFacts
 	art, _ := mainContent(root, s.base, s.sig, s.meta.Title, &facts)
 	cur := art
