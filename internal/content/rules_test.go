@@ -1,8 +1,11 @@
 package content
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
 )
 
 // ruleProse is a paragraph long enough to make its block the article.
@@ -435,5 +438,37 @@ func TestStreamedBoundaries(t *testing.T) {
 	checkText(t, text, []string{"The council met", "seven to two", "minutes of the meeting"}, []string{"Loading the story", "nothing shows"})
 	if i, j := strings.Index(text, "The council met"), strings.Index(text, "seven to two"); i > j {
 		t.Errorf("the segment is not in its place:\n%s", text)
+	}
+}
+
+// A page of thousands of unclosed placeholders in one parent (hostile:
+// each boundary's fallback is found by walking its later siblings) costs
+// a bounded number of steps, and past maxStreamSlots a placeholder is
+// left as it is: its hidden block stays hidden.
+func TestStreamedBoundariesBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><body><main><p>` + ruleProse + `</p>`)
+	n := 4 * maxStreamSlots
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, `<!--$?--><template id="B:%d"></template><span>wait %d</span>`, i, i)
+	}
+	b.WriteString(`</main>`)
+	fmt.Fprintf(&b, `<div hidden id="S:0"><p>The first block arrives and takes its place.</p></div>`)
+	fmt.Fprintf(&b, `<div hidden id="S:%d"><p>A block past the bound stays hidden.</p></div>`, n-1)
+	b.WriteString(`</body></html>`)
+	root, err := html.Parse(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := walkPage(root, nil, false)
+	if sc.fallbackSteps > maxFallbackSteps {
+		t.Errorf("fallback looked at %d siblings, want at most %d", sc.fallbackSteps, maxFallbackSteps)
+	}
+	if len(sc.streamed) != 1 {
+		t.Errorf("%d hidden blocks taken, want 1 (the other's placeholder is past the bound)", len(sc.streamed))
+	}
+	text := nodeText(root)
+	if !strings.Contains(text, "takes its place") || strings.Contains(text, "past the bound") {
+		t.Errorf("want the first block shown and the last one hidden:\n%.300s", text)
 	}
 }

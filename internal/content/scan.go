@@ -56,21 +56,25 @@ type scanner struct {
 	// fallbacks are the nodes each boundary shows until its content
 	// arrives, by placeholder.
 	fallbacks map[*html.Node][]*html.Node
+	// fallbackSteps counts the siblings fallback has looked at, against
+	// maxFallbackSteps.
+	fallbackSteps int
 }
 
+// maxStreamSlots is the most placeholders of streamed boundaries a page
+// may have filled, and maxFallbackSteps the most siblings fallback looks
+// at on one page: each boundary's fallback is found by walking its
+// siblings to the comment that closes it, so thousands of unclosed
+// placeholders in one parent would cost the square of their number in
+// time and memory. Past either bound, a placeholder is left as it is
+// (its fallback shown, its hidden block hidden), as without the rule.
+const (
+	maxStreamSlots   = 512
+	maxFallbackSteps = 1 << 16
+)
+
 func scan(root *html.Node, pageURL *url.URL, wantLinks bool) scanResult {
-	s := &scanner{
-		base:         pageURL,
-		wantLinks:    wantLinks,
-		metas:        make(map[string]string),
-		metaProperty: make(map[string]struct{}),
-		itemprop:     make(map[string]string),
-	}
-	if wantLinks {
-		s.seen = make(map[string]struct{})
-	}
-	s.walk(root, false)
-	s.fillSlots()
+	s := walkPage(root, pageURL, wantLinks)
 
 	r := scanResult{base: s.base, links: s.links}
 	r.meta = s.metadata()
@@ -86,6 +90,23 @@ func scan(root *html.Node, pageURL *url.URL, wantLinks bool) scanResult {
 		ldTypes:      s.ld.types,
 	}
 	return r
+}
+
+// walkPage walks the page once for scan, streamed boundaries filled.
+func walkPage(root *html.Node, pageURL *url.URL, wantLinks bool) *scanner {
+	s := &scanner{
+		base:         pageURL,
+		wantLinks:    wantLinks,
+		metas:        make(map[string]string),
+		metaProperty: make(map[string]struct{}),
+		itemprop:     make(map[string]string),
+	}
+	if wantLinks {
+		s.seen = make(map[string]struct{})
+	}
+	s.walk(root, false)
+	s.fillSlots()
+	return s
 }
 
 // walk visits n and its subtree. inBody tells whether visible text counts.
@@ -230,7 +251,7 @@ func (s *scanner) streamSlot(c *html.Node) bool {
 		if s.slots == nil {
 			s.slots = make(map[string]*html.Node)
 		}
-		if _, dup := s.slots[id[2:]]; dup {
+		if _, dup := s.slots[id[2:]]; dup || len(s.slots) >= maxStreamSlots {
 			return false
 		}
 		s.slots[id[2:]] = c
@@ -262,6 +283,10 @@ func (s *scanner) fallback(slot *html.Node) {
 	depth := 0
 	end := slot.NextSibling
 	for ; end != nil; end = end.NextSibling {
+		if s.fallbackSteps >= maxFallbackSteps {
+			return
+		}
+		s.fallbackSteps++
 		if end.Type != html.CommentNode {
 			continue
 		}
