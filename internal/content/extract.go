@@ -616,9 +616,7 @@ func spacedRun(s string, i int) int {
 	for j < len(s) {
 		prev := uint64(0) // 0x80 when the byte before the eight is ' '
 		for ; len(s)-j >= 8; j += 8 {
-			t := s[j : j+8]
-			x := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
-				uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+			x := load8(s[j : j+8])
 			// With the high bits set no byte borrows from the next: the
 			// high bit of x|highBits - 0x21 is clear for bytes whose low
 			// seven bits are under 0x21, which are under 0x21 when their

@@ -1056,9 +1056,7 @@ func countText(s string, link float64, st *stats) {
 	n, space, started := 0, false, false
 	for i := 0; i < len(s); {
 		for ; len(s)-i >= 8; i += 8 {
-			t := s[i : i+8]
-			x := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
-				uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+			x := load8(s[i : i+8])
 			if x&highBits != 0 {
 				break
 			}

@@ -942,14 +942,21 @@ func first(vals ...string) string {
 // there a byte of 0x21 or more is a word byte and any other a space, and
 // the words that start in the eight are counted at once. Other bytes go
 // one at a time, as before.
+// load8 reads eight bytes of s as a little-endian word (the compiler
+// makes it one load): the word-at-a-time loops of countWords, countText
+// and spacedRun.
+func load8(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
 func countWords(s string) int {
 	n, cjk := 0, 0
 	in := false
 	for i := 0; i < len(s); {
 		for ; len(s)-i >= 8; i += 8 {
-			t := s[i : i+8]
-			x := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
-				uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+			x := load8(s[i : i+8])
 			if x&highBits != 0 {
 				break
 			}
