@@ -4,7 +4,6 @@ import (
 	"net/url"
 	"path"
 	"strings"
-	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -176,104 +175,4 @@ func inTableCell(n *html.Node) bool {
 		}
 	}
 	return false
-}
-
-// A pointer to another story set in the text: a block whose whole text
-// is a short label and then one link within the site whose words are a
-// title ("<b>PUEDES VER:</b> <a>¿Qué es la Sunedu…?</a>", "Lesen Sie
-// hier: <a>Spielabbruch in der Kreisliga…</a>", "<strong>À lire aussi
-// »</strong> <a>…</a>"). It is told by its shape, not its words: the
-// label comes first, is a few words, and either ends in a separator
-// (":", "»", "|", an arrow) or is set in bold; nothing but punctuation
-// follows the link.
-
-// pointerLabelMax bounds the label (bytes of trimmed text) and
-// pointerMax the whole block: longer blocks are prose.
-const (
-	pointerLabelMax = 40
-	pointerMax      = 300
-)
-
-// storyPointer tells whether n is such a block.
-func storyPointer(n *html.Node, host string) bool {
-	switch n.DataAtom {
-	case atom.P, atom.Blockquote, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Div:
-	default:
-		return false
-	}
-	if textWithin(n, pointerMax) <= 0 || inTableCell(n) {
-		return false
-	}
-	var (
-		label, after []byte
-		link         *html.Node
-		boldLabel    = true
-		ok           = true
-	)
-	var visit func(c *html.Node, bold bool)
-	visit = func(p *html.Node, bold bool) {
-		for c := p.FirstChild; c != nil && ok; c = c.NextSibling {
-			switch c.Type {
-			case html.TextNode:
-				t := strings.TrimSpace(c.Data)
-				if t == "" {
-					continue
-				}
-				if link == nil {
-					if len(label)+len(t) > pointerLabelMax {
-						ok = false
-						return
-					}
-					label = append(append(label, ' '), t...)
-					boldLabel = boldLabel && bold
-				} else {
-					after = append(after, t...)
-				}
-			case html.ElementNode:
-				switch c.DataAtom {
-				case atom.A:
-					if link != nil {
-						ok = false
-						return
-					}
-					link = c
-				case atom.Img, atom.Picture, atom.Video, atom.Iframe, atom.Svg, atom.Ul, atom.Ol, atom.Table,
-					atom.Div, atom.Figure:
-					ok = false
-					return
-				case atom.Br:
-				case atom.Script, atom.Style:
-				default:
-					visit(c, bold || c.DataAtom == atom.B || c.DataAtom == atom.Strong)
-				}
-			}
-		}
-	}
-	visit(n, false)
-	if !ok || link == nil || len(label) == 0 || len(strings.Trim(string(after), labelTrim)) > 0 {
-		return false
-	}
-	href := strings.TrimSpace(attr(link, "href"))
-	if href == "" || href[0] == '#' || classifyLink(href, host) != linkSame {
-		return false
-	}
-	if hasMedia(link) || len(strings.Fields(nodeText(link))) < 3 {
-		return false
-	}
-	l := strings.TrimSpace(string(label))
-	if len(strings.Fields(l)) > 5 {
-		return false
-	}
-	if !boldLabel {
-		r, _ := utf8.DecodeLastRuneInString(l)
-		if !strings.ContainsRune(":»|>→›", r) {
-			return false
-		}
-	}
-	return true
-}
-
-// dropStoryPointers removes the story pointers of the article.
-func dropStoryPointers(art *html.Node, host string) {
-	removeTags(art, func(n *html.Node) bool { return storyPointer(n, host) })
 }

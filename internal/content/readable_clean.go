@@ -20,7 +20,6 @@ func (r *readable) prepare(art *html.Node) {
 		dropBoilerplate(art)
 		dropRelatedLabels(art)
 		dropLinkOnly(art, r.host)
-		dropStoryPointers(art, r.host)
 	}
 	dataTables := make(map[*html.Node]bool)
 	markDataTables(art, dataTables)
