@@ -1,10 +1,7 @@
 package content
 
 import (
-	"path"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -239,7 +236,7 @@ func dropBoilerplate(art *html.Node) {
 		return 2*l >= total
 	}
 	removeTags(art, func(n *html.Node) bool {
-		if labelLine(n) || ctaParagraph(n) || altCaption(n) {
+		if labelLine(n) || ctaParagraph(n) {
 			return true
 		}
 		nested := n.DataAtom == atom.Article && n.Parent != art
@@ -544,166 +541,6 @@ func inCaption(n *html.Node) bool {
 		if p.DataAtom == atom.Figcaption || p.DataAtom == atom.Figure {
 			return true
 		}
-	}
-	return false
-}
-
-// A caption that only repeats its image's alternative text (the alt or
-// title of the <img>, or the title of the link around it) says nothing
-// the image does not: the markdown keeps the image with that text, and
-// the article's text reads it twice (a CMS that prints the alt under
-// the picture). It is told by markup alone: the caption is a short
-// block right after the element holding the image, or after it in the
-// same figure, and its text is the image's text (a credit may follow).
-
-// captionMax bounds a caption's text, captionNodes its elements (and
-// its block's); imageTextNodes bounds the walk that looks for the image.
-const (
-	captionMax     = 300
-	captionNodes   = 32
-	imageTextNodes = 64
-)
-
-// altCaption tells whether n is such a caption. It runs on every
-// element of the article: each test is bounded by captionNodes elements
-// (a caption is small), so a page of deeply nested or very many
-// elements costs linear time.
-func altCaption(n *html.Node) bool {
-	switch n.DataAtom {
-	case atom.P, atom.Div, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-	default:
-		return false
-	}
-	budget := captionNodes
-	if !plainSmall(n, &budget) || hasAncestor(n, atom.Figcaption, 4) {
-		return false
-	}
-	l := textWithin(n, captionMax)
-	if l < 10 {
-		return false
-	}
-	cap := captionKey(nodeText(n))
-	if len(strings.Fields(cap)) < 2 {
-		return false
-	}
-	// The image is in an element before n: n's own earlier siblings,
-	// or, while n is all the text of its parent, the parent's.
-	for p, d := n, 0; p != nil && p.Parent != nil && d < 3; p, d = p.Parent, d+1 {
-		seen := 0
-		for s := p.PrevSibling; s != nil && seen < 2; s = s.PrevSibling {
-			if s.Type != html.ElementNode {
-				if s.Type == html.TextNode && strings.TrimSpace(s.Data) != "" {
-					break
-				}
-				continue
-			}
-			seen++
-			budget := imageTextNodes
-			if imageSays(s, cap, &budget) {
-				return true
-			}
-		}
-		budget := captionNodes
-		if !plainSmall(p.Parent, &budget) || textWithin(p.Parent, l+2) < 0 {
-			break
-		}
-	}
-	return false
-}
-
-// plainSmall tells whether n's subtree has at most *budget elements and
-// no picture, media or link.
-func plainSmall(n *html.Node, budget *int) bool {
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type != html.ElementNode {
-			continue
-		}
-		if *budget--; *budget < 0 {
-			return false
-		}
-		switch c.DataAtom {
-		case atom.Img, atom.Embed, atom.Object, atom.Iframe, atom.Picture, atom.Video, atom.Audio, atom.Svg, atom.A:
-			return false
-		}
-		if !plainSmall(c, budget) {
-			return false
-		}
-	}
-	return true
-}
-
-// imageSays tells whether an image in n's subtree (at most *budget
-// elements visited) has an alt or title that cap is, or starts with.
-func imageSays(n *html.Node, cap string, budget *int) bool {
-	if n.Type != html.ElementNode {
-		return false
-	}
-	if *budget--; *budget < 0 {
-		return false
-	}
-	switch n.DataAtom {
-	case atom.Img:
-		return captionRepeats(cap, attr(n, "alt")) || captionRepeats(cap, attr(n, "title"))
-	case atom.A:
-		// A picture linked to another page is a card's (a teaser's
-		// title repeats its image's alt); one linked to the image
-		// itself, or to nothing, is the article's.
-		if href := attr(n, "href"); href != "" && !imageLink(href) {
-			return false
-		}
-		if hasMedia(n) && (captionRepeats(cap, attr(n, "title")) || captionRepeats(cap, attr(n, "data-caption"))) {
-			return true
-		}
-	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if imageSays(c, cap, budget) {
-			return true
-		}
-	}
-	return false
-}
-
-// captionRepeats tells whether the caption key cap is the image text
-// alt, or alt followed by more (a credit).
-func captionRepeats(cap, alt string) bool {
-	if alt == "" {
-		return false
-	}
-	a := captionKey(alt)
-	if a == "" {
-		return false
-	}
-	return cap == a || strings.HasPrefix(cap, a) && len(strings.Fields(a)) >= 3 && !alnumAt(cap, len(a))
-}
-
-// captionKey lower-cases s, collapses its white space and trims the
-// punctuation around it.
-func captionKey(s string) string {
-	return strings.Trim(strings.ToLower(collapse(s)), " .:;,!?-–—|\"'«»„“”()")
-}
-
-// alnumAt tells whether s has a letter or digit at byte i.
-func alnumAt(s string, i int) bool {
-	if i >= len(s) {
-		return false
-	}
-	r, _ := utf8.DecodeRuneInString(s[i:])
-	return unicode.IsLetter(r) || unicode.IsDigit(r)
-}
-
-// imageLink tells whether href points to an image file (a picture
-// linked to its full size) or to nothing but a fragment.
-func imageLink(href string) bool {
-	href = strings.TrimSpace(href)
-	if strings.HasPrefix(href, "#") || strings.HasPrefix(strings.ToLower(href), "javascript:") {
-		return true
-	}
-	if i := strings.IndexAny(href, "?#"); i >= 0 {
-		href = href[:i]
-	}
-	switch strings.ToLower(path.Ext(href)) {
-	case ".jpg", ".jpeg", ".png", ".gif", ".webp", ".avif", ".svg", ".bmp", ".tif", ".tiff":
-		return true
 	}
 	return false
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/net/html"
 )
@@ -471,68 +470,5 @@ func TestStreamedBoundariesBounded(t *testing.T) {
 	text := nodeText(root)
 	if !strings.Contains(text, "takes its place") || strings.Contains(text, "past the bound") {
 		t.Errorf("want the first block shown and the last one hidden:\n%.300s", text)
-	}
-}
-
-// TestAltCaptions: a block under a picture that only repeats the
-// picture's alt text goes (the image keeps that text); a <figcaption>,
-// a caption that says more than the alt, and a card's title under a
-// picture linked to another page stay.
-func TestAltCaptions(t *testing.T) {
-	body := rulePage(`<article><div class="body">
-<p>` + strings.Repeat(ruleProse, 3) + `</p>
-<div class="photo"><a href="/img/hall-full.jpg"><img src="/img/hall.jpg" alt="The town hall at dusk"></a></div><div class="legend">The town hall at dusk</div>
-<p>` + strings.Repeat(ruleProse, 2) + `</p>
-<figure><img src="/img/park.jpg" alt="The north park"><figcaption>The north park in spring</figcaption></figure>
-<div><img src="/img/road.jpg" alt="Road works"></div><p class="caption">Road works on Main Street will take a year.</p>
-<div><img src="/img/lib.jpg" alt="The library reading room"></div><h3>The library reading room</h3>
-<p>` + strings.Repeat(ruleProse, 2) + `</p>
-<div><a href="/2025/pool"><img src="/img/pool.jpg" alt="The new swimming pool opens"></a></div><p>The new swimming pool opens</p>
-<p>` + strings.Repeat(ruleProse, 2) + `</p>
-</div></article>`)
-	checkText(t, mainText(t, body),
-		[]string{"The council met", "The north park in spring", "Road works on Main Street", "The new swimming pool opens"},
-		[]string{"The town hall at dusk", "The library reading room"})
-}
-
-// TestAltCaptionsBounded: altCaption runs on every element of the
-// article; on a generated page of 200 chains of 500 nested blocks (the
-// parser's depth is 512 at most), each chain after a picture whose alt
-// is its text, every test stays within its element bounds (a walk of
-// each block's subtree would take 200 × 500² steps).
-func TestAltCaptionsBounded(t *testing.T) {
-	var b strings.Builder
-	b.WriteString(`<html><body>`)
-	for i := 0; i < 200; i++ {
-		b.WriteString(`<div><img alt="a b"></div>` + strings.Repeat(`<div>`, 500) + `a b` + strings.Repeat(`</div>`, 500))
-	}
-	b.WriteString(`</body></html>`)
-	root, err := html.Parse(strings.NewReader(b.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var all []*html.Node
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type == html.ElementNode {
-				all = append(all, c)
-			}
-			walk(c)
-		}
-	}
-	walk(root)
-	start := time.Now()
-	found := 0
-	for _, n := range all {
-		if altCaption(n) {
-			found++
-		}
-	}
-	if took := time.Since(start); took > 5*time.Second {
-		t.Errorf("altCaption on %d elements took %v", len(all), took)
-	}
-	if found != 0 {
-		t.Errorf("%d nested blocks taken for captions, want 0 (each holds more than its text)", found)
 	}
 }
