@@ -71,8 +71,6 @@ type readable struct {
 	// them).
 	margin float64
 	close  int
-	// h1s are the <h1> elements visit met (maxH1s at most).
-	h1s []*html.Node
 }
 
 // pageWrapper tells whether n, named like a header, footer or popup,
@@ -169,7 +167,6 @@ func (r *readable) attempt(flags int) *html.Node {
 		clear(r.asP)
 	}
 	r.cands = r.cands[:0]
-	r.h1s = r.h1s[:0]
 	r.byline, r.titled = false, false
 
 	r.visit(r.body, 0)
@@ -279,12 +276,6 @@ func (r *readable) attempt(flags int) *html.Node {
 	// An only child stands for its parent.
 	for p := best.Parent; p != nil && p != r.body && elementChildren(p) == 1; p = best.Parent {
 		best = p
-	}
-	if own := r.titledArticle(best); own != nil {
-		best = own
-		for p := best.Parent; p != nil && p != r.body && elementChildren(p) == 1; p = best.Parent {
-			best = p
-		}
 	}
 	if _, ok := r.scores[best]; !ok {
 		r.scores[best] = r.initScore(best)
@@ -412,9 +403,6 @@ func (r *readable) visit(n *html.Node, link float64) (st stats, block bool) {
 		}
 		if c.DataAtom == atom.Script {
 			continue
-		}
-		if c.DataAtom == atom.H1 && len(r.h1s) < maxH1s {
-			r.h1s = append(r.h1s, c)
 		}
 		if r.drop(c) {
 			// Readability judges a div by its children before it drops
@@ -1174,121 +1162,4 @@ func ancestors(n *html.Node) []*html.Node {
 		a = append(a, p)
 	}
 	return a
-}
-
-// A page that loads the next story as the reader scrolls (infinite
-// scroll) holds several articles one after the other, each under its
-// own <h1>; the page's own is the one whose heading is the page's
-// title, and it is often the shortest. titledArticle returns, when the
-// chosen block best sits under a later <h1> than the title's, the best
-// scoring candidate between the title's <h1> and the next one (nil to
-// keep best). The title's heading must be the only one like the title,
-// and the heading over best unlike it.
-
-// maxH1s bounds the headings titledArticle reads.
-const maxH1s = 64
-
-func (r *readable) titledArticle(best *html.Node) *html.Node {
-	if len(r.h1s) < 2 || r.title == "" {
-		return nil
-	}
-	title := -1
-	for i, h := range r.h1s {
-		if headingLike(r.title, h) > 0.75 {
-			if title >= 0 {
-				return nil
-			}
-			title = i
-		}
-	}
-	if title < 0 || title == len(r.h1s)-1 {
-		return nil
-	}
-	// Document order of the headings, best and the candidates: one
-	// walk of the body.
-	pos := make(map[*html.Node]int, len(r.cands)+len(r.h1s)+1)
-	for _, c := range r.cands {
-		pos[c] = -1
-	}
-	for _, h := range r.h1s {
-		pos[h] = -1
-	}
-	pos[best] = -1
-	i := 0
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type != html.ElementNode {
-				continue
-			}
-			i++
-			if _, ok := pos[c]; ok {
-				pos[c] = i
-			}
-			walk(c)
-		}
-	}
-	walk(r.body)
-	th, next := r.h1s[title], r.h1s[title+1]
-	// best must come after the next heading, not hold the title's, and
-	// sit under a heading unlike the title.
-	if pos[best] <= pos[next] || contains(best, th) {
-		return nil
-	}
-	var over *html.Node
-	for _, h := range r.h1s[title+1:] {
-		if pos[h] < pos[best] {
-			over = h
-		}
-	}
-	if over == nil || headingLike(r.title, over) >= 0.5 || !sameTemplate(th, over) {
-		return nil
-	}
-	var own *html.Node
-	for _, c := range r.cands {
-		p := pos[c]
-		in := p > pos[th] && p < pos[next] && !contains(c, next) || contains(c, th) && !contains(c, next)
-		if in && r.scores[c] > 0 && (own == nil || r.scores[c] > r.scores[own]) {
-			own = c
-		}
-	}
-	return own
-}
-
-// headingLike is the similarity of a heading to the title; a heading
-// of more than 300 characters is not read (0.5).
-func headingLike(title string, h *html.Node) float64 {
-	if textWithin(h, 300) < 0 {
-		return 0.5
-	}
-	return similarity(title, collapse(nodeText(h)))
-}
-
-// sameTemplate tells whether two headings come from one template: the
-// same class and the same path of tags up to the body (the next story
-// is the page's own layout repeated).
-func sameTemplate(a, b *html.Node) bool {
-	if attr(a, "class") != attr(b, "class") {
-		return false
-	}
-	for a != nil && b != nil {
-		if a.DataAtom != b.DataAtom || a.Data != b.Data {
-			return false
-		}
-		if a.DataAtom == atom.Body {
-			return b.DataAtom == atom.Body
-		}
-		a, b = a.Parent, b.Parent
-	}
-	return a == nil && b == nil
-}
-
-// contains tells whether d is n or below it.
-func contains(n, d *html.Node) bool {
-	for ; d != nil; d = d.Parent {
-		if d == n {
-			return true
-		}
-	}
-	return false
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/net/html"
 )
@@ -471,44 +470,5 @@ func TestStreamedBoundariesBounded(t *testing.T) {
 	text := nodeText(root)
 	if !strings.Contains(text, "takes its place") || strings.Contains(text, "past the bound") {
 		t.Errorf("want the first block shown and the last one hidden:\n%.300s", text)
-	}
-}
-
-// TestTitledArticle: a page that appends the next story below its own
-// (infinite scroll, the same template twice) gives the story whose
-// <h1> is the page's title, even when the next one is longer.
-func TestTitledArticle(t *testing.T) {
-	story := func(h1, lead string, paras int) string {
-		return `<article class="entry"><header><h1 class="headline">` + h1 + `</h1></header><div class="entry-text"><p>` +
-			lead + `</p>` + strings.Repeat(`<p>`+lead+` `+ruleProse+`</p>`, paras) + `</div></article>`
-	}
-	body := `<html><head><title>Daily | Cars blessed on Saturday</title></head><body>
-<nav><a href="/">Home</a> <a href="/news">News</a></nav>
-<main><div class="scrollblock">` + story("Cars blessed on Saturday", "The friars bless cars on Saturday morning.", 4) + `</div>
-<div class="scrollblock">` + story("Prosecutor visits the capital", "The prosecutor met the minister for two hours.", 10) + `</div></main>
-</body></html>`
-	doc, err := HTML([]byte(body), "https://news.example.org/cars-blessed", Options{OnlyMainContent: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkText(t, doc.Text, []string{"The friars bless cars"}, []string{"The prosecutor met"})
-}
-
-// TestTitledArticleBounded: a generated page of 20,000 <h1> titled like
-// the page, each over a story, and one <h1> of a megabyte: the headings
-// read are bounded (maxH1s, 300 characters each).
-func TestTitledArticleBounded(t *testing.T) {
-	var b strings.Builder
-	b.WriteString(`<html><head><title>Cars blessed</title></head><body><h1>` + strings.Repeat("word ", 200000) + `</h1>`)
-	for i := 0; i < 20000; i++ {
-		b.WriteString(`<div><h1>Cars blessed</h1><p>` + ruleProse + `</p></div>`)
-	}
-	b.WriteString(`</body></html>`)
-	start := time.Now()
-	if _, err := HTML([]byte(b.String()), "https://news.example.org/cars", Options{OnlyMainContent: true}); err != nil {
-		t.Fatal(err)
-	}
-	if took := time.Since(start); took > 20*time.Second {
-		t.Errorf("took %v", took)
 	}
 }
