@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // Options selects what HTML produces. Callers set OnlyMainContent to true
@@ -172,7 +173,12 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 
 	var node *html.Node
 	var langs map[string]string
-	if opt.OnlyMainContent {
+	if opt.OnlyMainContent && chromeOnly(findBody(root)) {
+		// Every word of the page sits in its header, menus, asides and
+		// footer (a script-rendered shell): there is no main content,
+		// and the article would be one of those.
+		node = &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+	} else if opt.OnlyMainContent {
 		node, langs = mainContent(root, s.base, s.sig, s.meta.Title, &c.facts)
 		var runs itemRuns // the item run, walked once for both
 		k := typedContent(root, node, doc.PageType, c.probs, &runs)
@@ -252,4 +258,35 @@ func firstHeading(md string) string {
 		}
 	}
 	return ""
+}
+
+// chromeOnly tells whether body holds no word outside its landmarks
+// (Landmark: header, nav, aside, footer and landmark roles) and what
+// prune removes: a page whose server sent only the site's frame, the
+// product or thread itself left to a script. (The scan has already
+// removed hidden elements.) One walk, stopped at the first word.
+func chromeOnly(body *html.Node) bool {
+	if body == nil {
+		return false
+	}
+	var words func(n *html.Node, inArticle bool) bool
+	words = func(n *html.Node, inArticle bool) bool {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch c.Type {
+			case html.TextNode:
+				if countWords(c.Data) > 0 {
+					return true
+				}
+			case html.ElementNode:
+				if pruned(c) || Landmark(c, inArticle) {
+					continue
+				}
+				if words(c, inArticle || c.DataAtom == atom.Article || c.DataAtom == atom.Main) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return !words(body, false)
 }
