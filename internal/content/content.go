@@ -278,7 +278,7 @@ func chromeOnly(body *html.Node) bool {
 					return true
 				}
 			case html.ElementNode:
-				if pruned(c) || Landmark(c, inArticle) {
+				if pruned(c) || frameLandmark(c) {
 					continue
 				}
 				if words(c, inArticle || c.DataAtom == atom.Article || c.DataAtom == atom.Main) {
@@ -289,4 +289,20 @@ func chromeOnly(body *html.Node) bool {
 		return false
 	}
 	return !words(body, false)
+}
+
+// frameLandmark tells whether n is a landmark of the site's frame that
+// never holds a page's own text: a <nav> or <footer>, or the roles of
+// navigation, menus and the site's footer. Headers, asides and dialogs
+// sometimes do.
+func frameLandmark(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Nav, atom.Footer:
+		return true
+	}
+	switch strings.ToLower(strings.TrimSpace(attr(n, "role"))) {
+	case "navigation", "menu", "menubar", "contentinfo":
+		return true
+	}
+	return false
 }
