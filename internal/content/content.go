@@ -190,6 +190,9 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		if k != nil {
 			node, langs, c.facts.profile = k, nil, true
 		}
+		if node != nil && typ == typeIndex(TypeProduct) && c.probs[typ] >= profileProb {
+			dedupBlocks(node)
+		}
 	}
 	c.main = node != nil
 	if node == nil {
