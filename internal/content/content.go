@@ -165,6 +165,12 @@ type chosen struct {
 // that the outputs are made from: the main content or the whole body, per
 // opt, ready to render.
 func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chosen {
+	return contentNodeWith(root, s, opt, doc, true)
+}
+
+// contentNodeWith is contentNode, with the product profile's block
+// filter when filter.
+func contentNodeWith(root *html.Node, s scanResult, opt Options, doc *Document, filter bool) chosen {
 	var c chosen
 	doc.features = pageFeatures(root, s.base, s.sig.ldTypes, s.meta.OpenGraph["og:type"])
 	c.probs = classify(&doc.features)
@@ -192,6 +198,9 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		}
 		if node != nil && typ == typeIndex(TypeProduct) && c.probs[typ] >= profileProb {
 			dedupBlocks(node)
+			if filter {
+				productFilter(node, s.meta.Description)
+			}
 		}
 	}
 	c.main = node != nil

@@ -28,7 +28,7 @@ func productTrim(n *html.Node) int {
 	walk = func(n *html.Node, inLink bool) cardFacts {
 		var f cardFacts
 		type group struct {
-			kids                   []*html.Node
+			kids                    []*html.Node
 			cards, words, linkWords int
 		}
 		var groups map[itemKey]*group
