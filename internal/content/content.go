@@ -165,12 +165,6 @@ type chosen struct {
 // that the outputs are made from: the main content or the whole body, per
 // opt, ready to render.
 func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chosen {
-	return contentNodeWith(root, s, opt, doc, true)
-}
-
-// contentNodeWith is contentNode, with the product profile's block
-// filter when filter.
-func contentNodeWith(root *html.Node, s scanResult, opt Options, doc *Document, filter bool) chosen {
 	var c chosen
 	doc.features = pageFeatures(root, s.base, s.sig.ldTypes, s.meta.OpenGraph["og:type"])
 	c.probs = classify(&doc.features)
@@ -197,10 +191,8 @@ func contentNodeWith(root *html.Node, s scanResult, opt Options, doc *Document, 
 			node, langs, c.facts.profile = k, nil, true
 		}
 		if node != nil && typ == typeIndex(TypeProduct) && c.probs[typ] >= profileProb {
+			// A product page's panels written twice (pagetype_product.go).
 			dedupBlocks(node)
-			if filter {
-				productFilter(node, s.meta.Description)
-			}
 		}
 	}
 	c.main = node != nil
