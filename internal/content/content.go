@@ -264,17 +264,21 @@ func firstHeading(md string) string {
 	return ""
 }
 
-// chromeOnly tells whether body holds no word outside its landmarks
-// (Landmark: header, nav, aside, footer and landmark roles) and what
-// prune removes: a page whose server sent only the site's frame, the
-// product or thread itself left to a script. (The scan has already
-// removed hidden elements.) One walk, stopped at the first word.
+// chromeOnly tells whether every word of body sits in its frame
+// (frameLandmark: <nav>, <footer>, navigation and footer roles), past
+// what prune removes, and there is one: a page whose server sent only
+// the site's frame, the product or thread itself left to a script. (The
+// scan has already removed hidden elements.) A page without any word is
+// left to the pipeline as before. One walk, stopped at the first word
+// outside the frame; each frame element is read until its first word,
+// and only until one is found.
 func chromeOnly(body *html.Node) bool {
 	if body == nil {
 		return false
 	}
-	var words func(n *html.Node, inArticle bool) bool
-	words = func(n *html.Node, inArticle bool) bool {
+	framed := false
+	var words func(n *html.Node, frame bool) bool
+	words = func(n *html.Node, frame bool) bool {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			switch c.Type {
 			case html.TextNode:
@@ -282,17 +286,23 @@ func chromeOnly(body *html.Node) bool {
 					return true
 				}
 			case html.ElementNode:
-				if pruned(c) || frameLandmark(c) {
+				if pruned(c) {
 					continue
 				}
-				if words(c, inArticle || c.DataAtom == atom.Article || c.DataAtom == atom.Main) {
+				if !frame && frameLandmark(c) {
+					if !framed && words(c, true) {
+						framed = true
+					}
+					continue
+				}
+				if words(c, frame) {
 					return true
 				}
 			}
 		}
 		return false
 	}
-	return !words(body, false)
+	return !words(body, false) && framed
 }
 
 // frameLandmark tells whether n is a landmark of the site's frame that
