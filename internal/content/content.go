@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // Options selects what HTML produces. Callers set OnlyMainContent to true
@@ -172,7 +173,12 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 
 	var node *html.Node
 	var langs map[string]string
-	if opt.OnlyMainContent {
+	if opt.OnlyMainContent && chromeOnly(findBody(root)) {
+		// Every word of the page sits in its header, menus, asides and
+		// footer (a script-rendered shell): there is no main content,
+		// and the article would be one of those.
+		node = &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+	} else if opt.OnlyMainContent {
 		node, langs = mainContent(root, s.base, s.sig, s.meta.Title, &c.facts)
 		var runs itemRuns // the item run, walked once for both
 		k := typedContent(root, node, doc.PageType, c.probs, &runs)
@@ -183,6 +189,10 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		}
 		if k != nil {
 			node, langs, c.facts.profile = k, nil, true
+		}
+		if node != nil && typ == typeIndex(TypeProduct) && c.probs[typ] >= profileProb {
+			// A product page's panels written twice (pagetype_product.go).
+			dedupBlocks(node)
 		}
 	}
 	c.main = node != nil
@@ -252,4 +262,61 @@ func firstHeading(md string) string {
 		}
 	}
 	return ""
+}
+
+// chromeOnly tells whether every word of body sits in its frame
+// (frameLandmark: <nav>, <footer>, navigation and footer roles), past
+// what prune removes, and there is one: a page whose server sent only
+// the site's frame, the product or thread itself left to a script. (The
+// scan has already removed hidden elements.) A page without any word is
+// left to the pipeline as before. One walk, stopped at the first word
+// outside the frame; each frame element is read until its first word,
+// and only until one is found.
+func chromeOnly(body *html.Node) bool {
+	if body == nil {
+		return false
+	}
+	framed := false
+	var words func(n *html.Node, frame bool) bool
+	words = func(n *html.Node, frame bool) bool {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch c.Type {
+			case html.TextNode:
+				if countWords(c.Data) > 0 {
+					return true
+				}
+			case html.ElementNode:
+				if pruned(c) {
+					continue
+				}
+				if !frame && frameLandmark(c) {
+					if !framed && words(c, true) {
+						framed = true
+					}
+					continue
+				}
+				if words(c, frame) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return !words(body, false) && framed
+}
+
+// frameLandmark tells whether n is a landmark of the site's frame that
+// never holds a page's own text: a <nav> or <footer>, or the roles of
+// navigation, menus and the site's footer. Headers, asides and dialogs
+// sometimes do.
+func frameLandmark(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Nav, atom.Footer:
+		return true
+	}
+	switch strings.ToLower(strings.TrimSpace(attr(n, "role"))) {
+	case "navigation", "menu", "menubar", "contentinfo":
+		return true
+	}
+	return false
 }
