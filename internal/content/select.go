@@ -513,7 +513,7 @@ func climbRun(body, grid *html.Node, run wordRun) *html.Node {
 		if run.broken {
 			return climbItems(body, start)
 		}
-		if float64(run.words()) > 1.25*float64(own) || linkedAround(p, grid) {
+		if float64(run.words()) > 1.25*float64(own) {
 			break
 		}
 		grid = p
@@ -521,40 +521,12 @@ func climbRun(body, grid *html.Node, run wordRun) *html.Node {
 	return grid
 }
 
-// linkedAround tells whether what p holds besides its child known is
-// mostly links: a menu, a list of categories or a breadcrumb beside a
-// grid is the page's navigation, not the grid's heading or count, and a
-// region climbing to take it would take the page's header with it.
-func linkedAround(p, known *html.Node) bool {
-	words, links := 0, 0
-	var walk func(n *html.Node, inLink bool)
-	walk = func(n *html.Node, inLink bool) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			switch c.Type {
-			case html.TextNode:
-				k := countWords(c.Data)
-				words += k
-				if inLink {
-					links += k
-				}
-			case html.ElementNode:
-				if c == known || c.DataAtom == atom.Script || c.DataAtom == atom.Style {
-					continue
-				}
-				walk(c, inLink || c.DataAtom == atom.A)
-			}
-		}
-	}
-	walk(p, false)
-	return words > 0 && 2*links >= words
-}
-
 // climbItems is itemRegionRoot's climb from grid, with the texts
 // written out.
 func climbItems(body, grid *html.Node) *html.Node {
 	own := countWords(nodeText(grid))
 	for p := grid.Parent; p != nil && p != body; p = p.Parent {
-		if float64(countWords(nodeText(p))) > 1.25*float64(own) || linkedAround(p, grid) {
+		if float64(countWords(nodeText(p))) > 1.25*float64(own) {
 			break
 		}
 		grid = p
