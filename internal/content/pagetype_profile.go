@@ -199,26 +199,12 @@ const profileProb = 0.4
 // often splits a page of items between them.
 const itemsProb = 0.5
 
-// itemsLowProb is the least probability of collection and listing
-// together for a page whose runs of items hold itemRunLowFactor times
-// the article's words to get their profile: the classifier reads many
-// section fronts and search results as articles or services, whose
-// readability article is then one block of the page's teasers.
-const itemsLowProb = 0.25
-
-// itemRunLowFactor is itemRunFactor for pages under itemsProb.
-const itemRunLowFactor = 5
-
 // typedContent returns the main content the page type asks for, as a
 // detached copy, or nil to keep the readability article art. probs are
 // the page-type probabilities, t the most likely type.
 func typedContent(root *html.Node, art *html.Node, t PageType, probs [len(PageTypes)]float64, runs *itemRuns) *html.Node {
-	if items := probs[typeIndex(TypeCollection)] + probs[typeIndex(TypeListing)]; items >= itemsProb {
-		return itemsContentOf(root, art, runs, itemRunFactor)
-	} else if items >= itemsLowProb {
-		if k := itemsContentOf(root, art, runs, itemRunLowFactor); k != nil {
-			return k
-		}
+	if probs[typeIndex(TypeCollection)]+probs[typeIndex(TypeListing)] >= itemsProb {
+		return itemsContentOf(root, art, runs)
 	}
 	if probs[typeIndex(t)] < profileProb {
 		return nil
@@ -234,18 +220,6 @@ func typedContent(root *html.Node, art *html.Node, t PageType, probs [len(PageTy
 	return nil
 }
 
-// itemsProfile tells whether a profile's copy on a page of type
-// probabilities probs is the item profile's region (else the forum
-// profile's thread): typedContent tries the items first from
-// itemsLowProb on, and the forum only when they decline.
-func itemsProfile(probs [len(PageTypes)]float64) bool {
-	if probs[typeIndex(TypeCollection)]+probs[typeIndex(TypeListing)] >= itemsProb {
-		return true
-	}
-	t := argmax(probs[:])
-	return !(PageTypes[t] == TypeForum && probs[t] >= profileProb)
-}
-
 // typeIndex returns t's index in PageTypes.
 func typeIndex(t PageType) int {
 	for i, u := range PageTypes {
@@ -259,11 +233,11 @@ func typeIndex(t PageType) int {
 // itemsContent returns the region of the page's items, with the heading
 // and count above it, when it holds clearly more than the article art.
 func itemsContent(root *html.Node, art *html.Node) *html.Node {
-	return itemsContentOf(root, art, nil, itemRunFactor)
+	return itemsContentOf(root, art, nil)
 }
 
 // itemsContentOf is itemsContent with the body's item run from runs.
-func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns, factor float64) *html.Node {
+func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns) *html.Node {
 	body := findBody(root)
 	if body == nil {
 		return nil
@@ -294,7 +268,7 @@ func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns, factor floa
 			return nil
 		}
 	}
-	if float64(words) < factor*float64(artWords) {
+	if float64(words) < itemRunFactor*float64(artWords) {
 		return nil
 	}
 	// The heading and the count of results above a grid belong to it:
