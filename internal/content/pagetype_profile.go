@@ -59,9 +59,7 @@ func (m *itemRuns) of(body *html.Node) (*html.Node, int) {
 // itemRun finds, under body, the region of the page's runs of items:
 // the element whose runs of repeated children (the same tag and first
 // class word, at least minItems of them, most of them items: a link with
-// an image, heading, price or words beside it; none of them holding
-// more than half the run's words, as a page's header, main column and
-// footer would) hold the most words
+// an image, heading, price or words beside it) hold the most words
 // against the other words inside it, each costing regionCost. A
 // listing's sections, each a heading over its own grid, are one region;
 // a lone grid beside a long sidebar is its own. Navigation, headers,
@@ -129,7 +127,6 @@ func itemRun(body *html.Node) (*html.Node, int) {
 			g := groups[key]
 			g.items++
 			g.words += cf.words
-			g.most = max(g.most, cf.words)
 			g.inner += cf.items
 			if cf.links > 0 && (cf.imgs > 0 || cf.heads > 0 || cf.prices > 0 || cf.words-cf.linkWords >= 4) {
 				g.good++
@@ -138,7 +135,7 @@ func itemRun(body *html.Node) (*html.Node, int) {
 		}
 		// A run's items count whole, in place of the runs inside them.
 		for _, g := range groups {
-			if g.items >= minItems && g.good*10 >= g.items*6 && 2*g.most <= g.words {
+			if g.items >= minItems && g.good*10 >= g.items*6 {
 				f.items += g.words - g.inner
 			}
 		}
@@ -159,7 +156,6 @@ func itemRun(body *html.Node) (*html.Node, int) {
 // itemGroup sums the children of one element that share an itemKey.
 type itemGroup struct {
 	items, good, words, inner int
-	most                      int // the words of its biggest item
 }
 
 // itemKey groups an element's children: the tag and itemClass of each,
