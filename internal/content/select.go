@@ -145,7 +145,7 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 	add(kArticle, art)
 	if cur != art && cur != nil {
 		// A profile's copy stands in for its kind.
-		if itemsProfile(probs) {
+		if probs[typeIndex(TypeCollection)]+probs[typeIndex(TypeListing)] >= itemsProb {
 			add(kItems, cur)
 		} else {
 			add(kForum, cur)
