@@ -59,9 +59,7 @@ func (m *itemRuns) of(body *html.Node) (*html.Node, int) {
 // itemRun finds, under body, the region of the page's runs of items:
 // the element whose runs of repeated children (the same tag and first
 // class word, at least minItems of them, most of them items: a link with
-// an image, heading, price or words beside it; none of them holding
-// more than half the run's words, as a page's header, main column and
-// footer would) hold the most words
+// an image, heading, price or words beside it) hold the most words
 // against the other words inside it, each costing regionCost. A
 // listing's sections, each a heading over its own grid, are one region;
 // a lone grid beside a long sidebar is its own. Navigation, headers,
@@ -129,7 +127,6 @@ func itemRun(body *html.Node) (*html.Node, int) {
 			g := groups[key]
 			g.items++
 			g.words += cf.words
-			g.most = max(g.most, cf.words)
 			g.inner += cf.items
 			if cf.links > 0 && (cf.imgs > 0 || cf.heads > 0 || cf.prices > 0 || cf.words-cf.linkWords >= 4) {
 				g.good++
@@ -138,7 +135,7 @@ func itemRun(body *html.Node) (*html.Node, int) {
 		}
 		// A run's items count whole, in place of the runs inside them.
 		for _, g := range groups {
-			if g.items >= minItems && g.good*10 >= g.items*6 && 2*g.most <= g.words {
+			if g.items >= minItems && g.good*10 >= g.items*6 {
 				f.items += g.words - g.inner
 			}
 		}
@@ -159,7 +156,6 @@ func itemRun(body *html.Node) (*html.Node, int) {
 // itemGroup sums the children of one element that share an itemKey.
 type itemGroup struct {
 	items, good, words, inner int
-	most                      int // the words of its biggest item
 }
 
 // itemKey groups an element's children: the tag and itemClass of each,
@@ -199,22 +195,12 @@ const profileProb = 0.4
 // often splits a page of items between them.
 const itemsProb = 0.5
 
-// itemsLowProb is the least probability of collection and listing
-// together for a page whose runs of items hold itemRunLowFactor times
-// the article's words to get their profile: the classifier reads many
-// section fronts and search results as articles or services, whose
-// readability article is then one block of the page's teasers.
-const itemsLowProb = 0.25
-
-// itemRunLowFactor is itemRunFactor for pages under itemsProb.
-const itemRunLowFactor = 5
-
 // typedContent returns the main content the page type asks for, as a
 // detached copy, or nil to keep the readability article art. probs are
 // the page-type probabilities, t the most likely type.
 func typedContent(root *html.Node, art *html.Node, t PageType, probs [len(PageTypes)]float64, runs *itemRuns) *html.Node {
 	if probs[typeIndex(TypeCollection)]+probs[typeIndex(TypeListing)] >= itemsProb {
-		return itemsContentOf(root, art, runs, itemRunFactor)
+		return itemsContentOf(root, art, runs)
 	}
 	if probs[typeIndex(t)] < profileProb {
 		return nil
@@ -230,19 +216,6 @@ func typedContent(root *html.Node, art *html.Node, t PageType, probs [len(PageTy
 	return nil
 }
 
-// fewItemsContent returns the region of the page's items on a page
-// the classifier gives P(collection) + P(listing) from itemsLowProb
-// to under itemsProb, when its runs of items hold itemRunLowFactor times
-// the article art's words (itemsContent's other guards apply), or nil.
-// It is the weaker claim: HTML asks for it only when neither typedContent
-// nor the selector replaced the article.
-func fewItemsContent(root *html.Node, art *html.Node, probs [len(PageTypes)]float64, runs *itemRuns) *html.Node {
-	if p := probs[typeIndex(TypeCollection)] + probs[typeIndex(TypeListing)]; p < itemsLowProb || p >= itemsProb {
-		return nil
-	}
-	return itemsContentOf(root, art, runs, itemRunLowFactor)
-}
-
 // typeIndex returns t's index in PageTypes.
 func typeIndex(t PageType) int {
 	for i, u := range PageTypes {
@@ -256,11 +229,11 @@ func typeIndex(t PageType) int {
 // itemsContent returns the region of the page's items, with the heading
 // and count above it, when it holds clearly more than the article art.
 func itemsContent(root *html.Node, art *html.Node) *html.Node {
-	return itemsContentOf(root, art, nil, itemRunFactor)
+	return itemsContentOf(root, art, nil)
 }
 
 // itemsContentOf is itemsContent with the body's item run from runs.
-func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns, factor float64) *html.Node {
+func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns) *html.Node {
 	body := findBody(root)
 	if body == nil {
 		return nil
@@ -291,7 +264,7 @@ func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns, factor floa
 			return nil
 		}
 	}
-	if float64(words) < factor*float64(artWords) {
+	if float64(words) < itemRunFactor*float64(artWords) {
 		return nil
 	}
 	// The heading and the count of results above a grid belong to it:
