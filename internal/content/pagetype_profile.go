@@ -66,13 +66,6 @@ func (m *itemRuns) of(body *html.Node) (*html.Node, int) {
 // footers and asides hold no items. It returns the element and the words
 // of its items.
 func itemRun(body *html.Node) (*html.Node, int) {
-	return itemRunOf(body, false)
-}
-
-// itemRunOf is itemRun; with layout, a run of which one item holds more
-// than half the words is a page's layout (a header, the main column and
-// a footer, each with a link and an image), not a run of items.
-func itemRunOf(body *html.Node, layout bool) (*html.Node, int) {
 	var best *html.Node
 	bestScore, bestItems := 0, 0
 	// The groups of an element's children, one map a depth of the walk
@@ -134,7 +127,6 @@ func itemRunOf(body *html.Node, layout bool) (*html.Node, int) {
 			g := groups[key]
 			g.items++
 			g.words += cf.words
-			g.most = max(g.most, cf.words)
 			g.inner += cf.items
 			if cf.links > 0 && (cf.imgs > 0 || cf.heads > 0 || cf.prices > 0 || cf.words-cf.linkWords >= 4) {
 				g.good++
@@ -143,7 +135,7 @@ func itemRunOf(body *html.Node, layout bool) (*html.Node, int) {
 		}
 		// A run's items count whole, in place of the runs inside them.
 		for _, g := range groups {
-			if g.items >= minItems && g.good*10 >= g.items*6 && !(layout && 2*g.most > g.words) {
+			if g.items >= minItems && g.good*10 >= g.items*6 {
 				f.items += g.words - g.inner
 			}
 		}
@@ -164,7 +156,6 @@ func itemRunOf(body *html.Node, layout bool) (*html.Node, int) {
 // itemGroup sums the children of one element that share an itemKey.
 type itemGroup struct {
 	items, good, words, inner int
-	most                      int // the words of its biggest item
 }
 
 // itemKey groups an element's children: the tag and itemClass of each,
@@ -209,7 +200,7 @@ const itemsProb = 0.5
 // the page-type probabilities, t the most likely type.
 func typedContent(root *html.Node, art *html.Node, t PageType, probs [len(PageTypes)]float64, runs *itemRuns) *html.Node {
 	if probs[typeIndex(TypeCollection)]+probs[typeIndex(TypeListing)] >= itemsProb {
-		return itemsContentOf(root, art, runs, itemRunFactor)
+		return itemsContentOf(root, art, runs)
 	}
 	if probs[typeIndex(t)] < profileProb {
 		return nil
@@ -225,42 +216,6 @@ func typedContent(root *html.Node, art *html.Node, t PageType, probs [len(PageTy
 	return nil
 }
 
-// itemsLowProb is the least probability of collection and listing
-// together for fewItemsContent.
-const itemsLowProb = 0.25
-
-// itemRunLowFactor is itemRunFactor for fewItemsContent.
-const itemRunLowFactor = 5
-
-// fewItemsBodyShare is the least share of the body's words that
-// fewItemsContent's region holds: the items are the page, not one
-// section of it (a service's feature cards, a product's add-ons).
-const fewItemsBodyShare = 0.4
-
-// fewItemsContent returns the region of the page's items on a page the
-// classifier gives P(collection) + P(listing) from itemsLowProb to
-// under itemsProb (section fronts and search results it reads as
-// articles or services), or nil. It asks more than itemsContent: runs
-// of items found without a page's layout blocks (itemRunOf), holding
-// itemRunLowFactor times the article art's words, in a region holding
-// fewItemsBodyShare of the body's bodyWords words; and HTML asks for it
-// only when neither a profile nor the selector replaced the article.
-func fewItemsContent(root, art *html.Node, probs [len(PageTypes)]float64, bodyWords int) *html.Node {
-	if p := probs[typeIndex(TypeCollection)] + probs[typeIndex(TypeListing)]; p < itemsLowProb || p >= itemsProb {
-		return nil
-	}
-	body := findBody(root)
-	if body == nil {
-		return nil
-	}
-	grid, words := itemRunOf(body, true)
-	k := itemsRegionCopy(body, grid, words, art, itemRunLowFactor)
-	if k == nil || float64(countWords(textOf(k))) < fewItemsBodyShare*float64(bodyWords) {
-		return nil
-	}
-	return k
-}
-
 // typeIndex returns t's index in PageTypes.
 func typeIndex(t PageType) int {
 	for i, u := range PageTypes {
@@ -274,22 +229,16 @@ func typeIndex(t PageType) int {
 // itemsContent returns the region of the page's items, with the heading
 // and count above it, when it holds clearly more than the article art.
 func itemsContent(root *html.Node, art *html.Node) *html.Node {
-	return itemsContentOf(root, art, nil, itemRunFactor)
+	return itemsContentOf(root, art, nil)
 }
 
 // itemsContentOf is itemsContent with the body's item run from runs.
-func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns, factor float64) *html.Node {
+func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns) *html.Node {
 	body := findBody(root)
 	if body == nil {
 		return nil
 	}
 	grid, words := runs.of(body)
-	return itemsRegionCopy(body, grid, words, art, factor)
-}
-
-// itemsRegionCopy is itemsContentOf's test and copy of the region grid
-// of words item words: nil when the article art keeps its place.
-func itemsRegionCopy(body, grid *html.Node, words int, art *html.Node, factor float64) *html.Node {
 	if grid == nil {
 		return nil
 	}
@@ -315,7 +264,7 @@ func itemsRegionCopy(body, grid *html.Node, words int, art *html.Node, factor fl
 			return nil
 		}
 	}
-	if float64(words) < factor*float64(artWords) {
+	if float64(words) < itemRunFactor*float64(artWords) {
 		return nil
 	}
 	// The heading and the count of results above a grid belong to it:

@@ -827,12 +827,6 @@ func Candidates(body []byte, pageURL string) ([]Candidate, []float64, error) {
 			final = cs[i].tree()
 		}
 	}
-	if final == art && art != nil {
-		// (HTML's last step; a copy the candidates do not hold.)
-		if k := fewItemsContent(root, art, probs, s.sig.bodyWords); k != nil {
-			final = k
-		}
-	}
 	out := make([]Candidate, len(cs))
 	for i := range cs {
 		cs[i].tree()

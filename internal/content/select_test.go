@@ -524,7 +524,7 @@ func TestItemRunsHandedOver(t *testing.T) {
 		`</ul></div></div><div class="side">` + strings.Repeat("Long sidebar prose goes on and on here. ", 30) + `</div></body></html>`
 	root, body := parseBody(t, page)
 	var runs itemRuns
-	shared := itemsContentOf(root, nil, &runs, itemRunFactor)
+	shared := itemsContentOf(root, nil, &runs)
 	alone := itemsContent(root, nil)
 	if shared == nil || alone == nil || textOf(shared) != textOf(alone) {
 		t.Fatalf("itemsContent with runs %v, alone %v", shared != nil, alone != nil)
