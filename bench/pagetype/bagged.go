@@ -21,6 +21,12 @@ import (
 // (-bags N; 1: one fit on the pages as they are, main's trainer).
 var selectBags = 1
 
+// selectFitGate, when above the gate (-fitgate G), is the gate of the
+// pages the models are fitted on: pages the selector does not judge
+// (p(article) from the gate up to G) teach it too, so that a classifier
+// that moves pages across the gate moves fewer of the fit's pages.
+var selectFitGate float64
+
 // selectSeed seeds the resamples (-seed).
 var selectSeed int64 = 1
 

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -541,6 +542,16 @@ func trainSelect(cps []*candPage, path string) error {
 			return fmt.Errorf("-setting %q: want gate,prose,lambda,shared,margin: %v", selectFixed, err)
 		}
 	}
+	margins := selectMargins
+	if selectFixed != "" {
+		var g, l, mg float64
+		var pr int
+		var sh bool
+		fmt.Sscanf(selectFixed, "%g,%d,%g,%t,%g", &g, &pr, &l, &sh, &mg)
+		if !slices.Contains(margins, mg) {
+			margins = append(slices.Clone(margins), mg)
+		}
+	}
 	for _, gate := range selectGates {
 		for _, prose := range selectProse {
 			if selectFixed != "" && selectBags > 1 && (gate != fg || prose != fp) {
@@ -558,9 +569,9 @@ func trainSelect(cps []*candPage, path string) error {
 				if selectFixed == "" && lambda > 0.1 {
 					continue // the stronger penalties only when asked for (-setting)
 				}
-				gains := make([]map[string]float64, len(selectMargins))
-				pageLoss := make([]float64, len(selectMargins))
-				sq := make([]float64, len(selectMargins))
+				gains := make([]map[string]float64, len(margins))
+				pageLoss := make([]float64, len(margins))
+				sq := make([]float64, len(margins))
 				for i := range gains {
 					gains[i] = make(map[string]float64)
 				}
@@ -574,7 +585,7 @@ func trainSelect(cps []*candPage, path string) error {
 						}
 					}
 					m := fitBagged(tr, lambda, setup.shared, setup.relative)
-					for i, mg := range selectMargins {
+					for i, mg := range margins {
 						for _, cp := range va {
 							d := m.choose(cp, mg) - cp.cur
 							gains[i][cp.group] += d
@@ -585,7 +596,7 @@ func trainSelect(cps []*candPage, path string) error {
 						}
 					}
 				}
-				for i, mg := range selectMargins {
+				for i, mg := range margins {
 					st := setting{gate: gate, lambda: lambda, margin: mg, worst: math.Inf(1), shared: setup.shared, relative: setup.relative, prose: prose, pageLoss: pageLoss[i]}
 					for _, g := range groups() {
 						st.gain += gains[i][g]
@@ -784,6 +795,7 @@ func (cp *candPage) curKind() int {
 // category page) teach the models what a wider or narrower region is
 // worth beside a list of items.
 func fitPages(cps []*candPage, gate float64, prose int) []*candPage {
+	gate = max(gate, selectFitGate)
 	var a []*candPage
 	for _, cp := range cps {
 		if !cp.halfA || prose > 0 && cp.prose(prose) {
