@@ -166,7 +166,7 @@ type chosen struct {
 // opt, ready to render.
 func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chosen {
 	var c chosen
-	doc.features = pageFeatures(root, s.base, s.sig.ldTypes, &s.meta)
+	doc.features = pageFeatures(root, s.base, s.sig.ldTypes, s.meta.OpenGraph["og:type"])
 	c.probs = classify(&doc.features)
 	typ := argmax(c.probs[:])
 	doc.PageType = PageTypes[typ]

@@ -125,16 +125,6 @@ const (
 	fRunShare
 	fParaAvgWords
 	fRelNext
-	fHeadLinked
-	fHeadLinkedShare
-	fClassButton
-	fTelMail
-	fTopBlockShare
-	fWordsPerHead
-	fRunTitled
-	fRunGrid
-	fPublished
-	fAuthor
 	nTypeFeatures
 )
 
@@ -152,8 +142,6 @@ var TypeFeatureNames = [nTypeFeatures]string{
 	"class_card", "class_item", "class_toc", "class_code", "class_admonition", "class_user",
 	"class_rating", "class_qty", "class_filter", "class_pager", "class_feature", "class_hero",
 	"run_links", "run_cards", "run_prices", "run_times", "run_posts", "run_snippets", "runs", "run_share", "para_avg_words", "rel_next",
-	"head_linked", "head_linked_share", "class_button", "tel_mail", "top_block_share", "words_per_head",
-	"run_titled", "run_grid", "published", "author",
 }
 
 // typeFeatures is the classifier's input for one page.
@@ -304,7 +292,6 @@ var classHints = map[string]int{
 	"service": fClassFeature, "services": fClassFeature, "testimonial": fClassFeature,
 	"testimonials": fClassFeature, "cta": fClassFeature,
 	"hero": fClassHero, "banner": fClassHero, "jumbotron": fClassHero, "masthead": fClassHero,
-	"btn": fClassButton, "button": fClassButton, "buttons": fClassButton,
 }
 
 // classHintPairs is a bit set of the first two letters of classHints'
@@ -325,14 +312,11 @@ type typeWalk struct {
 	linkWords int
 	words     int
 	runWords  int // words inside the longest run of repeated blocks
-	heads     int // h1-h6
-	linkHeads int // headings holding or inside a link
-	topBlock  int // most words in the paragraphs of one parent
 }
 
 // subtree is what a block holds, for judging runs of repeated siblings.
 type subtree struct {
-	words, linkWords, links, imgs, heads, prices, times, linkHeads int
+	words, linkWords, links, imgs, heads, prices, times int
 }
 
 func (w *typeWalk) walk(n *html.Node, inLink, inP bool) subtree {
@@ -340,8 +324,7 @@ func (w *typeWalk) walk(n *html.Node, inLink, inP bool) subtree {
 	// A run of consecutive siblings with the same tag and class.
 	var runTag atom.Atom
 	var runClass string
-	var runN, runLinks, runCards, runPrices, runTimes, runPosts, runSnippets, runWords, runTitled, runGrid int
-	var paraWords int // words of n's paragraph children
+	var runN, runLinks, runCards, runPrices, runTimes, runPosts, runSnippets, runWords int
 	flush := func() {
 		if runN >= 3 {
 			f := w.f
@@ -351,8 +334,6 @@ func (w *typeWalk) walk(n *html.Node, inLink, inP bool) subtree {
 			f[fRunTimes] = max(f[fRunTimes], float64(runTimes))
 			f[fRunPosts] = max(f[fRunPosts], float64(runPosts))
 			f[fRunSnippets] = max(f[fRunSnippets], float64(runSnippets))
-			f[fRunTitled] = max(f[fRunTitled], float64(runTitled))
-			f[fRunGrid] = max(f[fRunGrid], float64(runGrid))
 			if runCards*10 >= runN*6 {
 				f[fRuns]++
 			}
@@ -361,7 +342,6 @@ func (w *typeWalk) walk(n *html.Node, inLink, inP bool) subtree {
 			}
 		}
 		runN, runLinks, runCards, runPrices, runTimes, runPosts, runSnippets, runWords = 0, 0, 0, 0, 0, 0, 0, 0
-		runTitled, runGrid = 0, 0
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		switch c.Type {
@@ -394,10 +374,6 @@ func (w *typeWalk) walk(n *html.Node, inLink, inP bool) subtree {
 		st.heads += cst.heads
 		st.prices += cst.prices
 		st.times += cst.times
-		st.linkHeads += cst.linkHeads
-		if c.DataAtom == atom.P {
-			paraWords += cst.words
-		}
 		if c.DataAtom != runTag || class != runClass {
 			flush()
 			runTag, runClass = c.DataAtom, class
@@ -422,15 +398,8 @@ func (w *typeWalk) walk(n *html.Node, inLink, inP bool) subtree {
 		if cst.links > 0 && cst.words-cst.linkWords >= 8 {
 			runSnippets++
 		}
-		if cst.linkHeads > 0 {
-			runTitled++
-		}
-		if cst.heads > 0 && cst.links == 0 && cst.words >= 5 {
-			runGrid++
-		}
 	}
 	flush()
-	w.topBlock = max(w.topBlock, paraWords)
 	return st
 }
 
@@ -479,9 +448,6 @@ func (w *typeWalk) element(n *html.Node, class string, inLink, inP bool) subtree
 		if relNext(n) {
 			f[fRelNext] = 1
 		}
-		if h := attr(n, "href"); len(h) > 4 && (strings.EqualFold(h[:4], "tel:") || len(h) > 7 && strings.EqualFold(h[:7], "mailto:")) {
-			f[fTelMail]++
-		}
 	case atom.Img:
 		f[fImgs]++
 	case atom.Dl:
@@ -514,11 +480,6 @@ func (w *typeWalk) element(n *html.Node, class string, inLink, inP bool) subtree
 		st.imgs++
 	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
 		st.heads++
-		w.heads++
-		if inLink || st.links > 0 {
-			st.linkHeads++
-			w.linkHeads++
-		}
 	case atom.Time:
 		st.times++
 	}
@@ -628,16 +589,10 @@ func prices(s string) int {
 
 // pageFeatures computes the classifier's input for the page under root
 // (scanned: scripts but JSON-LD, styles and hidden nodes are gone).
-func pageFeatures(root *html.Node, pageURL *url.URL, ldTypes []string, meta *Metadata) typeFeatures {
+func pageFeatures(root *html.Node, pageURL *url.URL, ldTypes []string, ogType string) typeFeatures {
 	var f typeFeatures
 	urlFeatures(pageURL, &f)
-	if meta.PublishedTime != "" {
-		f[fPublished] = 1
-	}
-	if meta.Author != "" {
-		f[fAuthor] = 1
-	}
-	switch og := strings.ToLower(meta.OpenGraph["og:type"]); {
+	switch og := strings.ToLower(ogType); {
 	case og == "":
 	case strings.Contains(og, "article") || og == "blog":
 		f[fOGArticle] = 1
@@ -669,17 +624,6 @@ func pageFeatures(root *html.Node, pageURL *url.URL, ldTypes []string, meta *Met
 	}
 	if f[fParagraphs] > 0 {
 		f[fParaAvgWords] = math.Log1p(float64(w.paraWords) / f[fParagraphs])
-	}
-	if w.heads > 0 {
-		f[fHeadLinkedShare] = float64(w.linkHeads) / float64(w.heads)
-	}
-	f[fHeadLinked] = float64(w.linkHeads)
-	if w.words > 0 {
-		f[fTopBlockShare] = float64(w.topBlock) / float64(w.words)
-	}
-	f[fWordsPerHead] = float64(w.words) / float64(w.heads+1)
-	for _, i := range [...]int{fHeadLinked, fClassButton, fTelMail, fWordsPerHead, fRunTitled, fRunGrid} {
-		f[i] = math.Log1p(f[i])
 	}
 	f[fBodyWords] = float64(w.words)
 	// Counts go in on a log scale: a page of 400 links is not ten times
@@ -776,6 +720,6 @@ func parseClassified(body []byte, pageURL string) (*html.Node, scanResult, typeF
 	}
 	base, _ := url.Parse(pageURL)
 	s := scan(root, base, false)
-	f := pageFeatures(root, s.base, s.sig.ldTypes, &s.meta)
+	f := pageFeatures(root, s.base, s.sig.ldTypes, s.meta.OpenGraph["og:type"])
 	return root, s, f, classify(&f), nil
 }

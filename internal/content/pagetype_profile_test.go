@@ -87,7 +87,7 @@ func TestListingFeatures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := pageFeatures(root, nil, nil, &Metadata{})
+	f := pageFeatures(root, nil, nil, "")
 	if f[fRelNext] != 1 {
 		t.Errorf("rel_next %v, want 1", f[fRelNext])
 	}

@@ -2,11 +2,8 @@ package content
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"testing"
-
-	"golang.org/x/net/html"
 )
 
 // collectionPage is a shop category: a heading, a result count and a
@@ -121,52 +118,5 @@ func TestTextConfidence(t *testing.T) {
 	junk := PlainText([]byte(strings.Repeat("%$# @@! ^^& *(( ", 20)))
 	if clean.PageType != TypeArticle || clean.Confidence < 0.9 || junk.Confidence > 0.2 {
 		t.Errorf("plain text: %s %.2f; debris %.2f", clean.PageType, clean.Confidence, junk.Confidence)
-	}
-}
-
-// TestServiceAndTeaserFeatures: the features read from a page's
-// structure for service pages (a grid of headed blocks without links,
-// call-to-action buttons, phone and mail links, prose split in short
-// blocks) and for lists of teasers (headings that are links), and the
-// article's published date and author from the metadata.
-func TestServiceAndTeaserFeatures(t *testing.T) {
-	var b strings.Builder
-	b.WriteString(`<html><body><h1>Roof repair</h1><a class="btn btn-primary" href="/quote">Get a quote</a>
-<a href="tel:+15550100">Call us</a> <a href="mailto:info@roof.example">Mail us</a><div class="grid">`)
-	for i := range 4 {
-		fmt.Fprintf(&b, `<div class="box"><h3>Service %d</h3><p>We fix leaks, replace shingles and clear gutters in a day.</p></div>`, i)
-	}
-	b.WriteString(`</div><ul>`)
-	for i := range 3 {
-		fmt.Fprintf(&b, `<li><h2><a href="/news/%d">Story %d</a></h2><p>What happened and why.</p></li>`, i, i)
-	}
-	b.WriteString(`</ul><div><p>One paragraph of prose with ten words in it here.</p></div></body></html>`)
-	root, err := html.Parse(strings.NewReader(b.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := pageFeatures(root, nil, nil, &Metadata{PublishedTime: "2026-01-02", Author: "A. Writer"})
-	log := func(n float64) float64 { return math.Log1p(n) }
-	for _, c := range []struct {
-		name      string
-		got, want float64
-	}{
-		{"run_grid", f[fRunGrid], log(4)},
-		{"run_titled", f[fRunTitled], log(3)},
-		{"head_linked", f[fHeadLinked], log(3)},
-		{"head_linked_share", f[fHeadLinkedShare], 3.0 / 8},
-		{"class_button", f[fClassButton], log(1)},
-		{"tel_mail", f[fTelMail], log(2)},
-		{"published", f[fPublished], 1},
-		{"author", f[fAuthor], 1},
-	} {
-		if math.Abs(c.got-c.want) > 1e-9 {
-			t.Errorf("%s %v, want %v", c.name, c.got, c.want)
-		}
-	}
-	// Each paragraph has its own parent here: the largest block of
-	// paragraphs holds one short paragraph of the page's words.
-	if f[fTopBlockShare] <= 0 || f[fTopBlockShare] >= 0.2 {
-		t.Errorf("top_block_share %v: want the share of one short paragraph", f[fTopBlockShare])
 	}
 }
