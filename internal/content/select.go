@@ -69,9 +69,7 @@ const (
 	sArticleProse
 	sDroppedProse
 	sTypeProbs
-	sItemsCover       = sTypeProbs + len(PageTypes) // the article's words the page's item region holds
-	sItemsRatio       = sItemsCover + 1             // log of the item region's words over the article's
-	numSelectFeatures = sItemsRatio + 1
+	numSelectFeatures = sTypeProbs + len(PageTypes)
 )
 
 // SelectFeatureNames names the selector's candidate features.
@@ -85,8 +83,6 @@ var SelectFeatureNames = func() [numSelectFeatures]string {
 	for i, t := range PageTypes {
 		n[sTypeProbs+i] = "p(" + string(t) + ")"
 	}
-	n[sItemsCover] = "article's words the item region holds"
-	n[sItemsRatio] = "log item region's words over article's"
 	return n
 }()
 
@@ -272,17 +268,6 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 		}
 		copy(f[sTypeProbs:], probs[:])
 	}
-	// What the page's item region says of the article, on every
-	// candidate: an article that is one block of a run of items.
-	for i := range cs {
-		if cs[i].kind == kItems && !cs[i].skip && artWords > 0 {
-			for j := range cs {
-				cs[j].f[sItemsCover] = cs[i].f[sArticleCovered]
-				cs[j].f[sItemsRatio] = cs[i].f[sArticleRatio]
-			}
-			break
-		}
-	}
 	return cs
 }
 
@@ -359,7 +344,7 @@ func selectContent(root, art, cur *html.Node, sig signals, readableOK bool, prob
 	if !selectable(art, cur, probs) {
 		return nil
 	}
-	cs := candidates(root, art, cur, sig, readableOK, probs, false, runs)
+	cs := candidates(root, art, cur, sig, readableOK, probs, true, runs)
 	i := pick(cs, cur)
 	if i < 0 {
 		return nil
