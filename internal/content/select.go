@@ -39,15 +39,11 @@ const (
 	kBody           // the body without landmarks and boilerplate names
 	kH1             // the smallest region around the <h1> holding most text
 	kProduct        // the article with the JSON-LD product facts it lacks
-	kMain           // the page's <main> (select_cut.go)
-	kDetail         // the smallest region holding the <h1> and the longest prose
-	kTrim           // the article without its runs of cards
-	kHead           // the article up to its first run of cards after its start
 	numKinds
 )
 
 // CandidateKinds names the candidate kinds (bench/pagetype reports them).
-var CandidateKinds = [numKinds]string{"article", "items", "forum", "body", "h1", "product", "main", "detail", "trim", "head"}
+var CandidateKinds = [numKinds]string{"article", "items", "forum", "body", "h1", "product"}
 
 // candidate feature indexes; SelectFeatureNames keeps their names.
 const (
@@ -103,7 +99,6 @@ type candidate struct {
 	src   *html.Node // what the features are measured on
 	view  bool
 	strip func(*html.Node, bool) bool
-	drops dropSet // what kTrim and kHead leave out of the article
 	f     selectFeatures
 	skip  bool // unmeasured: it cannot win (candidates' bound)
 }
@@ -119,10 +114,6 @@ func (c *candidate) tree() *html.Node {
 			c.node = bodyWithoutLandmarks(c.src)
 		case kH1:
 			c.node = h1Copy(c.src)
-		case kMain, kDetail:
-			c.node = regionCopy(c.src)
-		case kTrim, kHead:
-			c.node = cloneWithout(c.src, c.drops)
 		}
 	}
 	return c.node
@@ -176,8 +167,6 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 	}
 	view(kBody, body, bodyStrips)
 	view(kH1, h1RegionRoot(body), Landmark)
-	view(kMain, mainRoot(body), regionStrips)
-	view(kDetail, detailRoot(body), regionStrips)
 
 	artText := ""
 	var artStats stats
@@ -187,16 +176,6 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 		add(kProduct, productContent(root, art, artText))
 	}
 	artWords := countWords(artText)
-	if art != nil {
-		for _, k := range [...]struct {
-			kind  int
-			drops dropSet
-		}{{kTrim, trimDrops(art)}, {kHead, headDrops(art, artWords)}} {
-			if k.drops != nil {
-				cs = append(cs, candidate{kind: k.kind, src: art, view: true, strip: k.drops.strip, drops: k.drops})
-			}
-		}
-	}
 	// The article's lines, and its words for the comparisons with it,
 	// made when a candidate other than the article first needs them.
 	var bag *artBag
@@ -214,7 +193,7 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 	curScore := math.Inf(1)
 	for i := range cs {
 		c := &cs[i]
-		isArt := c.src == art && art != nil && !c.view
+		isArt := c.src == art && art != nil
 		var text string
 		var st stats
 		var heads, controls int
