@@ -285,7 +285,6 @@ func (r *readable) attempt(flags int) *html.Node {
 	// Siblings that score close to the best, or read like prose, join it.
 	limit := max(10, bestScore*0.2)
 	bestClass := attr(best, "class")
-	bestBase := baseClass(bestClass)
 	parent := best.Parent
 	var run []*html.Node // phrasing nodes between blocks: an implicit <p>
 	// joined are the nodes copied into the article: findLead must not
@@ -331,12 +330,6 @@ func (r *readable) attempt(flags int) *html.Node {
 			if s, ok := r.scores[c]; ok && s+bonus >= limit {
 				keep = true
 			} else if c.DataAtom == atom.P || r.asP[c] || r.collapsed[c] {
-				st := textStats(c, r.dropped)
-				keep = r.proseLike(st, []*html.Node{c})
-			} else if ok && s > 0 && bestBase != "" && c.DataAtom == best.DataAtom && baseClass(attr(c, "class")) == bestBase {
-				// A block of the article's own template, set apart
-				// only by its spacing modifiers, that reads like prose:
-				// the article split into rows of a page builder.
 				st := textStats(c, r.dropped)
 				keep = r.proseLike(st, []*html.Node{c})
 			}
@@ -1174,21 +1167,4 @@ func ancestors(n *html.Node) []*html.Node {
 		a = append(a, p)
 	}
 	return a
-}
-
-// baseClass returns the names of a class attribute without its BEM
-// modifiers ("margin-v--large", "layout-col--1"), or "" when it has
-// none: blocks of one template set apart only by modifiers.
-func baseClass(class string) string {
-	if !strings.Contains(class, "--") {
-		return ""
-	}
-	var b strings.Builder
-	for f := range strings.FieldsSeq(class) {
-		if !strings.Contains(f, "--") {
-			b.WriteString(f)
-			b.WriteByte(' ')
-		}
-	}
-	return b.String()
 }

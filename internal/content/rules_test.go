@@ -489,22 +489,3 @@ func TestLeadJoinedOnce(t *testing.T) {
 		t.Errorf("the lead is in the text %d times, want once:\n%s", n, text)
 	}
 }
-
-// TestModifierSiblings: an article a page builder splits into rows of
-// one template, set apart only by BEM modifiers of their spacing, keeps
-// every row that reads like prose, though no row alone scores as high
-// as the best; a row of links under the same template stays out.
-func TestModifierSiblings(t *testing.T) {
-	row := func(mod, inner string) string {
-		return `<div class="row layout Row_row margin-v--` + mod + `"><div class="col"><div class="text-block">` + inner + `</div></div></div>`
-	}
-	p1 := "When the typeface rolled out in 2018, designers were pleased: it meant a stronger brand, at last, across every product."
-	p2 := "Readers noticed the change in small text first, where the old face had felt cramped and hard to scan on a phone."
-	p3 := "The new axes let a designer set weight, width and optical size for each line, from a caption to a headline."
-	links := `<p><a href="/a">Material design</a> <a href="/b">Typography</a> <a href="/c">Fonts</a> <a href="/d">Color</a> <a href="/e">Motion</a></p>`
-	body := `<html><head><title>A new typeface</title></head><body>
-<nav><ul><li><a href="/">Home</a></li><li><a href="/library">Library</a></li></ul></nav>
-<main>` + row("medium", "<p>"+p1+" "+p1+"</p><p>"+p1+"</p>") + row("large", "<p>"+p2+"</p>") + row("none", "<p>"+p3+"</p>") + row("small", links) + `</main>
-<footer><p>Copyright 2025</p></footer></body></html>`
-	checkText(t, mainText(t, body), []string{p1, p2, p3}, []string{"Material design"})
-}
