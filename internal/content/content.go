@@ -194,10 +194,6 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 			// A product page's panels written twice (pagetype_product.go).
 			dedupBlocks(node)
 		}
-		if node != nil {
-			// A block set once per screen size (variants.go).
-			dropVariantCopies(node)
-		}
 	}
 	c.main = node != nil
 	if node == nil {
