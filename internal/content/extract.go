@@ -27,11 +27,11 @@ const secondOpinionRatio = 0.4
 // pages), and the longest readability attempt is kept if it fails too.
 // Pages of more than maxFallbackElements elements never go to trafilatura.
 // facts, when not nil, receives what confidence reads of the extraction.
-func mainContent(root *html.Node, base *url.URL, sig signals, title string, facts *extractFacts, probs *[len(PageTypes)]float64) (*html.Node, map[string]string) {
+func mainContent(root *html.Node, base *url.URL, sig signals, title string, facts *extractFacts) (*html.Node, map[string]string) {
 	if sig.h1 != "" {
 		markH1(root)
 	}
-	art, ok := readableContent(root, base, title, facts, probs)
+	art, ok := readableContent(root, base, title, facts)
 	if facts != nil {
 		facts.readableOK = ok
 	}

@@ -1,11 +1,8 @@
 package content
 
 import (
-	"fmt"
 	"net/url"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -74,8 +71,6 @@ type readable struct {
 	// them).
 	margin float64
 	close  int
-	// pArticle is the page's P(article), 1 when unknown.
-	pArticle float64
 }
 
 // pageWrapper tells whether n, named like a header, footer or popup,
@@ -119,15 +114,12 @@ func pageRegion(match string) bool {
 // readableContent returns the article of the page under root as a new
 // detached <div>, or nil when no attempt yields text; ok tells whether
 // an attempt reached minArticleChars (otherwise the longest is returned).
-func readableContent(root *html.Node, base *url.URL, title string, facts *extractFacts, probs *[len(PageTypes)]float64) (article *html.Node, ok bool) {
+func readableContent(root *html.Node, base *url.URL, title string, facts *extractFacts) (article *html.Node, ok bool) {
 	body := findBody(root)
 	if body == nil {
 		return nil, false
 	}
-	r := &readable{body: body, title: title, bodyLen: -1, bodyOver: -1, pArticle: 1}
-	if probs != nil {
-		r.pArticle = probs[typeIndex(TypeArticle)]
-	}
+	r := &readable{body: body, title: title, bodyLen: -1, bodyOver: -1}
 	if base != nil {
 		r.host = siteHost(base.Host)
 	}
@@ -200,19 +192,19 @@ func (r *readable) attempt(flags int) *html.Node {
 	if body != nil && !r.outranked(body, 5) {
 		r.scores[body] *= 1 - r.linkDensity(body)
 	}
-	var top []*html.Node // the sibTop best, best first
+	var top []*html.Node // the five best, best first
 	for _, c := range r.cands {
 		s := r.scores[c]
 		i := len(top)
 		for i > 0 && r.scores[top[i-1]] < s {
 			i--
 		}
-		if i < sibTop {
+		if i < 5 {
 			top = append(top, nil)
 			copy(top[i+1:], top[i:])
 			top[i] = c
-			if len(top) > sibTop {
-				top = top[:sibTop]
+			if len(top) > 5 {
+				top = top[:5]
 			}
 		}
 	}
@@ -234,28 +226,15 @@ func (r *readable) attempt(flags int) *html.Node {
 
 	best := top[0]
 	bestScore := r.scores[best]
-	if os.Getenv("SIB_TOPDBG") != "" {
-		fmt.Fprintf(os.Stderr, "TOP flags=%d pA=%.2f\n", flags, r.pArticle)
-		for _, c := range r.cands {
-			if r.scores[c] >= 0.2*bestScore {
-				d := 0
-				for x := c; x != nil; x = x.Parent {
-					d++
-				}
-				fmt.Fprintf(os.Stderr, "TOP  %.2f d=%d len=%d %s\n", r.scores[c]/bestScore, d, textStats(c, nil).length, dbgSig(nil, c)[:min(200, len(dbgSig(nil, c)))])
-			}
-		}
-	}
 	// When several close runners-up share an ancestor, the article is
 	// probably that ancestor (pages split into several blocks).
 	var alts [][]*html.Node
-	for _, c := range top[1:min(5, len(top))] {
+	for _, c := range top[1:] {
 		if r.scores[c]/bestScore >= 0.75 {
 			alts = append(alts, ancestors(c))
 		}
 	}
 	r.close = len(alts)
-	moved := false
 	if len(alts) >= 3 {
 		for p := best.Parent; p != nil && p != r.body; p = p.Parent {
 			n := 0
@@ -269,18 +248,8 @@ func (r *readable) attempt(flags int) *html.Node {
 			}
 			if n >= 3 {
 				best = p
-				moved = true
 				break
 			}
-		}
-	}
-	if !moved && sibRun > 0 && r.pArticle < sibPA {
-		if p := r.runAncestor(best, bestScore); p != nil {
-			best = p
-		}
-	} else if !moved && sibR > 0 && r.pArticle < sibPA {
-		if p := r.looseAncestor(best, top, bestScore); p != nil {
-			best = p
 		}
 	}
 	if _, ok := r.scores[best]; !ok {
@@ -1193,176 +1162,4 @@ func ancestors(n *html.Node) []*html.Node {
 		a = append(a, p)
 	}
 	return a
-}
-
-var (
-	sibR     = envF("SIB_R", 0)
-	sibPA    = envF("SIB_PA", 2)
-	sibN     = int(envF("SIB_N", 3))
-	sibTop   = int(envF("SIB_TOP", 5))
-	sibTpl   = int(envF("SIB_TPL", 0))
-	sibScale = int(envF("SIB_SCALE", 0))
-	sibDisj  = int(envF("SIB_DISJ", 0))
-	sibRun   = int(envF("SIB_RUN", 0))
-	sibUp    = int(envF("SIB_UP", 8))
-)
-
-func envF(k string, d float64) float64 {
-	if v := os.Getenv(k); v != "" {
-		f, err := strconv.ParseFloat(v, 64)
-		if err == nil {
-			return f
-		}
-	}
-	return d
-}
-
-// looseAncestor: exploration of the looser runners-up rule.
-func (r *readable) looseAncestor(best *html.Node, top []*html.Node, bestScore float64) *html.Node {
-	var alts []*html.Node
-	for _, c := range top[1:] {
-		if r.scores[c]/bestScore >= sibR {
-			if sibDisj != 0 && (isAncestor(c, best) || isAncestor(best, c)) {
-				continue
-			}
-			alts = append(alts, c)
-		}
-	}
-	need := sibN
-	if len(alts) < need && sibScale == 0 {
-		return nil
-	}
-	for p := best.Parent; p != nil && p != r.body; p = p.Parent {
-		var under []*html.Node
-		for _, c := range alts {
-			if c != p && isAncestor(p, c) {
-				under = append(under, c)
-			}
-		}
-		if sibTpl != 0 {
-			sb := pathSig(p, best)
-			k := 0
-			for _, c := range under {
-				if pathSig(p, c) == sb {
-					under[k] = c
-					k++
-				}
-			}
-			under = under[:k]
-		}
-		if sibScale != 0 {
-			sum := 0.0
-			for _, c := range under {
-				sum += r.scores[c] / bestScore
-			}
-			if sum < float64(sibScale)*0.75 {
-				continue
-			}
-		} else if len(under) < need {
-			continue
-		}
-		if os.Getenv("SIB_DBG") != "" {
-			fmt.Fprintf(os.Stderr, "SIBDBG pA=%.2f title=%.40q p=%s.%s best=%s\n", r.pArticle, r.title, p.Data, attr(p, "class"), dbgSig(p, best))
-			for _, c := range under {
-				fmt.Fprintf(os.Stderr, "SIBDBG   %.2f %s len=%d\n", r.scores[c]/bestScore, dbgSig(p, c), textStats(c, nil).length)
-			}
-		}
-		return p
-	}
-	return nil
-}
-
-func pathSig(top, n *html.Node) string {
-	if sibTpl == 3 {
-		x := n
-		for x.Parent != top {
-			x = x.Parent
-		}
-		return x.Data + "." + strings.Map(func(r rune) rune {
-			if r >= '0' && r <= '9' {
-				return -1
-			}
-			return r
-		}, attr(x, "class"))
-	}
-	var b strings.Builder
-	for x := n; x != nil && x != top; x = x.Parent {
-		b.WriteString(x.Data)
-		if sibTpl == 2 {
-			b.WriteByte('.')
-			b.WriteString(strings.Map(func(r rune) rune {
-				if r >= '0' && r <= '9' {
-					return -1
-				}
-				return r
-			}, attr(x, "class")))
-		}
-		b.WriteByte('/')
-	}
-	return b.String()
-}
-
-func dbgSig(top, n *html.Node) string {
-	var b strings.Builder
-	for x := n; x != nil && x != top; x = x.Parent {
-		b.WriteString(x.Data + "." + attr(x, "class") + "/")
-	}
-	return b.String()
-}
-
-func branchKey(n *html.Node) string {
-	return n.Data + "." + strings.Map(func(r rune) rune {
-		if r >= '0' && r <= '9' {
-			return -1
-		}
-		return r
-	}, attr(n, "class"))
-}
-
-// runAncestor: the best block is one of a run of repeated siblings (same
-// tag and class) of which at least sibN others hold a candidate within
-// sibR of the best.
-func (r *readable) runAncestor(best *html.Node, bestScore float64) *html.Node {
-	var close []*html.Node
-	for _, c := range r.cands {
-		if c == best || r.scores[c] < sibR*bestScore {
-			continue
-		}
-		if isAncestor(c, best) || isAncestor(best, c) {
-			continue
-		}
-		close = append(close, c)
-		if len(close) == 32 {
-			break
-		}
-	}
-	if len(close) < sibN {
-		return nil
-	}
-	b := best
-	up := 0
-	for p := best.Parent; p != nil && p != r.body && up < sibUp; p, b = p.Parent, p {
-		up++
-		key := branchKey(b)
-		var seen []*html.Node
-		for _, c := range close {
-			x := c
-			for x != nil && x.Parent != p {
-				x = x.Parent
-			}
-			if x == nil || x == b || slices.Contains(seen, x) {
-				continue
-			}
-			if branchKey(x) == key {
-				seen = append(seen, x)
-			}
-		}
-		if len(seen) >= sibN {
-			if os.Getenv("SIB_DBG") != "" {
-				fmt.Fprintf(os.Stderr, "SIBDBG pA=%.2f title=%.40q p=%s.%s key=%s n=%d\n", r.pArticle, r.title, p.Data, attr(p, "class"), key, len(seen))
-			}
-			return p
-		}
-	}
-	return nil
 }

@@ -814,7 +814,7 @@ func Candidates(body []byte, pageURL string) ([]Candidate, []float64, error) {
 		return nil, nil, err
 	}
 	var facts extractFacts
-	art, _ := mainContent(root, s.base, s.sig, s.meta.Title, &facts, &probs)
+	art, _ := mainContent(root, s.base, s.sig, s.meta.Title, &facts)
 	cur := art
 	var runs itemRuns
 	if k := typedContent(root, art, PageTypes[argmax(probs[:])], probs, &runs); k != nil {
