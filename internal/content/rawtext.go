@@ -124,8 +124,17 @@ func rawCuts(b []byte) []cut {
 			i = t.end
 			if len(foreign) > 0 {
 				name := asciiLower(t.name)
-				if !plainForeign(name) || len(foreign) >= maxForeignDepth || t.unsure {
+				if len(foreign) >= maxForeignDepth || t.unsure {
 					return cuts
+				}
+				if !plainForeign(name) {
+					// An SVG <title> or <desc> (an icon's label) is read
+					// as HTML until its end tag: followed when it holds
+					// text only, closed at the first '<'.
+					if !(string(foreign[0]) == "svg" && (string(name) == "title" || string(name) == "desc") &&
+						!t.selfClosing && textThenEnd(b, i, name)) {
+						return cuts
+					}
 				}
 				if !t.selfClosing {
 					foreign = append(foreign, name)
@@ -164,11 +173,15 @@ func rawCuts(b []byte) []cut {
 				if end < 0 {
 					return cuts
 				}
-				text := b[i:end]
 				script := string(name) == "script"
-				if script && bytes.Contains(text, []byte("<!--")) {
-					return cuts
+				if script && bytes.Contains(b[i:end], []byte("<!--")) {
+					// The escape states may carry the text past that
+					// end tag: read it as the tokenizer does.
+					if end = scriptEnd(b, i); end < 0 {
+						return cuts
+					}
 				}
+				text := b[i:end]
 				if (script && !t.jsonLD || string(name) == "style") && printableASCII(text) {
 					cuts = append(cuts, cut{i, end})
 				}
@@ -325,6 +338,123 @@ func rawEnd(b []byte, i int, name []byte) int {
 		}
 		i += 2
 	}
+}
+
+// textThenEnd tells whether the first '<' from i begins the end tag
+// of name (lower-case): "</", the name in any ASCII case, then white
+// space, '/' or '>'.
+func textThenEnd(b []byte, i int, name []byte) bool {
+	k := bytes.IndexByte(b[i:], '<')
+	return k >= 0 && endTagAt(b, i+k, name)
+}
+
+// endTagAt tells whether b holds at i "</" and name (lower-case) in any
+// ASCII case followed by white space, '/' or '>', as the tokenizer's
+// readRawEndTag reads an end tag.
+func endTagAt(b []byte, i int, name []byte) bool {
+	p := i + 2
+	if p+len(name) >= len(b) || b[i] != '<' || b[i+1] != '/' {
+		return false
+	}
+	for n, c := range name {
+		if d := b[p+n]; d != c && d != c-('a'-'A') {
+			return false
+		}
+	}
+	switch b[p+len(name)] {
+	case ' ', '\n', '\r', '\t', '\f', '/', '>':
+		return true
+	}
+	return false
+}
+
+// scriptEnd returns the index of the end tag that closes the script
+// text starting at i, read as the tokenizer's readScript reads it (its
+// escaped and double-escaped states), or -1 when the text runs to the
+// end of b.
+func scriptEnd(b []byte, i int) int {
+	const (
+		data = iota
+		escaped
+		escapedDash
+		escapedDashDash
+		double
+		doubleDash
+		doubleDashDash
+	)
+	script := []byte("script")
+	state := data
+	for i < len(b) {
+		c := b[i]
+		i++
+		switch state {
+		case data:
+			if c != '<' || i >= len(b) {
+				continue
+			}
+			switch b[i] {
+			case '/':
+				if endTagAt(b, i-1, script) {
+					return i - 1
+				}
+				i++
+			case '!':
+				if i+2 < len(b) && b[i+1] == '-' && b[i+2] == '-' {
+					i += 3
+					state = escapedDashDash
+				}
+			}
+		case escaped, escapedDash, escapedDashDash:
+			switch {
+			case c == '-':
+				state = min(state+1, escapedDashDash)
+			case c == '<':
+				state = escaped
+				if i >= len(b) {
+					return -1
+				}
+				d := b[i]
+				if d == '/' {
+					if endTagAt(b, i-1, script) {
+						return i - 1
+					}
+					i++
+				} else if !isASCIILetter(d) {
+					state = data // as x/net/html has it, d read again
+				} else if i+len(script) < len(b) && asciiFold(b[i:i+len(script)], "script") {
+					switch b[i+len(script)] {
+					case ' ', '\n', '\r', '\t', '\f', '/', '>':
+						i += len(script) + 1
+						state = double
+					}
+				}
+			case c == '>' && state == escapedDashDash:
+				state = data
+			default:
+				state = escaped
+			}
+		default: // double, doubleDash, doubleDashDash
+			switch {
+			case c == '-':
+				state = min(state+1, doubleDashDash)
+			case c == '<':
+				state = double
+				if i < len(b) && b[i] == '/' {
+					if endTagAt(b, i-1, script) {
+						i += 1 + len(script) + 1
+						state = escaped
+					} else {
+						i++
+					}
+				}
+			case c == '>' && state == doubleDashDash:
+				state = data
+			default:
+				state = double
+			}
+		}
+	}
+	return -1
 }
 
 // commentEnd returns the index after the comment whose text starts at i

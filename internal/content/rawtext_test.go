@@ -67,12 +67,16 @@ var rawPieces = []string{
 	"<textarea>", "</textarea>", "<xmp>", "</xmp>", "<iframe>", "</iframe>", "<noscript>", "</noscript>", "<noembed>", "<plaintext>",
 	"<p>", "</p>", "<div class=\"a>b\">", "<div title='</script>'>", "<b>", "</b>", "<font color=red>", "<br>", "<head>", "<body>", "</html>",
 	"<select>", "<option>", "</select>", "<a href=x>", "</a>", "<", ">", "/", "=", "\"", "'", " ", "\n", "\r\n", "\x00", "x", "é",
+	"<script>a<!--b</script>c</script>", "<!--<script>", "</script>-->", "--><", "<!-- <", "< /", "<script>-->",
+	"<svg><title>Icon</title>", "<svg><desc>d</desc></svg>", "<TITLE/>", "</TITLE>", "<svg><title><b>",
 	"<script=x>", "<style=1 a>", "<svg=a>", "<a =\"b>\">", "<a b=c/>", "<a/ b>", "<a b = 'c' d>",
 	"<script>a<!--b", "<script><!--<script>", "</script x=\">\">", "<style>p{}</style>", "<script>f()</script>", "<img src=x/>",
 }
 
 // plainPieces are pages' usual markup around scripts and style sheets.
 var plainPieces = []string{
+	"<script><!--", "<script>if(a<!--b)", "-->", "<!--<script>", "</script>", "<script >", "< ", "<<", "<sCript/>", "--", "-", ">",
+	"<svg><title>t</title><path/></svg>", "<svg><desc>", "</desc>", "<title>", "</title>", "<svg>", "</svg>",
 	"<script>", "</script>", "<script>f(1)</script>", "<script type=text/javascript>var a = '<b>';</script>",
 	`<script type="application/ld+json">{"a":1}</script>`, "<style>p{}</style>", "<style>", "</style>", "x", " ",
 	"<svg><path d='M0'/></svg>", "<svg><g><circle/></g></svg>", "<svg/>", "<p>", "<div class=a>", "</div>", "<a href=/x>y</a>",
@@ -125,7 +129,11 @@ func TestRawCuts(t *testing.T) {
 		{`<svg><style>a</style></svg><script>b</script>`, `<svg><style>a</style></svg><script>b</script>`},
 		{`<svg><p><script>a</script>`, `<svg><p><script>a</script>`},
 		// The script-data escape states, a frameset, a template's column.
-		{`<script>a</script><script><!--b</script><script>c</script>`, `<script>x</script><script><!--b</script><script>c</script>`},
+		{`<script>a</script><script><!--b</script><script>c</script>`, `<script>x</script><script>x</script><script>x</script>`},
+		{`<script><!--<script>a</script>b</script>c`, `<script>x</script>c`},
+		{`<script><!--<script>a</script>b`, `<script><!--<script>a</script>b`},
+		{`<svg><title>Icon</title></svg><script>a</script>`, `<svg><title>Icon</title></svg><script>x</script>`},
+		{`<svg><title><b>Icon</b></title></svg><script>a</script>`, `<svg><title><b>Icon</b></title></svg><script>a</script>`},
 		{`<style>a</style><frameset><script>b</script>`, `<style>x</style><frameset><script>b</script>`},
 		{`<template><col><script>a</script>`, `<template><col><script>a</script>`},
 		{`<script>unclosed`, `<script>unclosed`},
