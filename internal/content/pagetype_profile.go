@@ -177,6 +177,36 @@ func itemKeyOf(tag, class string) itemKey {
 // the items of a grid share it, while their other classes often differ
 // (WordPress's "post-98088 post category-dinner").
 func itemClass(class string) string {
+	// Every element of the page is asked (the page-type walk): ASCII
+	// values are read a byte at a time, as strings.Fields splits them.
+	start, digit := -1, false
+	for i := 0; i <= len(class); i++ {
+		if i == len(class) || asciiSpace(class[i]) {
+			if start >= 0 && !digit {
+				return class[start:i]
+			}
+			start, digit = -1, false
+			continue
+		}
+		c := class[i]
+		if c >= 0x80 {
+			return itemClassFields(class)
+		}
+		if start < 0 {
+			start = i
+		}
+		digit = digit || '0' <= c && c <= '9'
+	}
+	return ""
+}
+
+// asciiSpace tells the ASCII bytes strings.Fields splits at.
+func asciiSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+// itemClassFields is itemClass for any value.
+func itemClassFields(class string) string {
 	for w := range strings.FieldsSeq(class) {
 		if !strings.ContainsAny(w, "0123456789") {
 			return w
