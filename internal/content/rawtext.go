@@ -23,15 +23,17 @@ import (
 // body as it is) at anything whose reading it does not follow: a
 // <frameset> (whose modes ignore a <script> and keep its text's white
 // space), a <col> after a <template> (the column-group mode ignores a
-// <script> under a template), a <plaintext>, a script whose text holds
-// "<!--" (the script-data escape states), an element that is not closed,
-// and inside <svg> or <math> anything but plain elements (breakout
-// elements, integration points, comments, CDATA, elements of raw text),
-// where the tokenizer reads <script> and <style> as markup. Every step
-// moves forward: the time is linear in the body's length, and the
-// memory is a cut per element replaced and an open element per level
-// of <svg> nesting (at most maxForeignDepth, past which it stops too).
-// TestRawCutsSameTree compares the trees on generated pages.
+// <script> under a template), a <plaintext>, an element that is not
+// closed, and inside <svg> or <math>, where the tokenizer reads
+// <script> and <style> as markup, anything but plain elements and an
+// SVG <title> or <desc> of text alone (breakout elements, other
+// integration points, comments, CDATA, elements of raw text). A script
+// whose text holds "<!--" is read through the tokenizer's escape states
+// (scriptEnd). Every step moves forward: the time is linear in the
+// body's length, and the memory is a cut per element replaced and an
+// open element per level of <svg> nesting (at most maxForeignDepth,
+// past which it stops too). TestRawCutsSameTree compares the trees on
+// generated pages, FuzzRawCuts on any.
 
 // cut is a range of the body replaced by "x".
 type cut struct{ start, end int }
