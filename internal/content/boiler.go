@@ -409,11 +409,16 @@ func classWordIn(v string, words map[string]bool) bool {
 // six nearest ancestors, and three levels inside them) named as a lead,
 // of prose length, with few links and no media (a "lede" image and its
 // caption are not the lead). Headers that the pass dropped as unlikely
-// are searched too: that is where leads live.
-func (r *readable) findLead(best *html.Node) *html.Node {
+// are searched too: that is where leads live. A sibling of the block
+// that joined the article (joined) is in it already: its lead would be
+// copied twice.
+func (r *readable) findLead(best *html.Node, joined map[*html.Node]bool) *html.Node {
 	n := best
 	for level := 0; level < 6 && n != nil && n != r.body; level++ {
 		for c := n.PrevSibling; c != nil; c = c.PrevSibling {
+			if level == 0 && joined[c] {
+				continue
+			}
 			if l := r.leadIn(c, 3); l != nil {
 				return l
 			}

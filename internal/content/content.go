@@ -128,7 +128,9 @@ func HTML(body []byte, pageURL string, opt Options) (*Document, error) {
 	if !utf8.Valid(body) {
 		body = bytes.ToValidUTF8(body, []byte("\uFFFD"))
 	}
-	root, err := html.Parse(bytes.NewReader(body))
+	// The parser reads the page with its scripts' and style sheets'
+	// text replaced: nothing reads that text (see lightBody).
+	root, err := html.Parse(lightBody(body))
 	if err != nil {
 		return nil, fmt.Errorf("content: parse html: %w", err)
 	}

@@ -491,27 +491,40 @@ func (w *typeWalk) element(n *html.Node, class string, inLink, inP bool) subtree
 func (w *typeWalk) classes(v string) {
 	var seen uint64
 	start := -1
-	for i := 0; i <= len(v); i++ {
-		var c byte
-		if i < len(v) {
-			c = v[i]
-		}
-		word := i < len(v) && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z')
-		if word {
+	prev := uint8(0) // letterKind of the byte before i
+	for i := 0; i < len(v); i++ {
+		k := letterKind[v[i]]
+		if k != 0 {
 			if start < 0 {
 				start = i
-			} else if isUpper(c) && !isUpper(v[i-1]) {
+			} else if k == upperLetter && prev != upperLetter {
 				w.classWord(v[start:i], &seen)
 				start = i
 			}
-			continue
-		}
-		if start >= 0 {
+		} else if start >= 0 {
 			w.classWord(v[start:i], &seen)
 			start = -1
 		}
+		prev = k
+	}
+	if start >= 0 {
+		w.classWord(v[start:], &seen)
 	}
 }
+
+// letterKind tells ASCII letters, upper-case ones apart, for classes.
+var letterKind = func() (t [256]uint8) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = lowerLetter
+		t[c-'a'+'A'] = upperLetter
+	}
+	return t
+}()
+
+const (
+	lowerLetter = 1 + iota
+	upperLetter
+)
 
 func (w *typeWalk) classWord(word string, seen *uint64) {
 	if len(word) < 2 || len(word) > 16 {

@@ -177,6 +177,56 @@ func itemKeyOf(tag, class string) itemKey {
 // the items of a grid share it, while their other classes often differ
 // (WordPress's "post-98088 post category-dinner").
 func itemClass(class string) string {
+	// Every element of the page is asked (the page-type walk): ASCII
+	// values are read a byte at a time, split where strings.Fields
+	// splits them.
+	start, digit := -1, false
+	for i := 0; i < len(class); i++ {
+		switch classBytes[class[i]] {
+		case classSpace:
+			if start >= 0 && !digit {
+				return class[start:i]
+			}
+			start, digit = -1, false
+			continue
+		case classDigit:
+			digit = true
+		case classNonASCII:
+			return itemClassFields(class)
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 && !digit {
+		return class[start:]
+	}
+	return ""
+}
+
+// classBytes sorts bytes for itemClass: the ASCII white space
+// strings.Fields splits at, digits, and bytes of other characters.
+var classBytes = func() (t [256]uint8) {
+	for _, c := range []byte(" \t\n\v\f\r") {
+		t[c] = classSpace
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = classDigit
+	}
+	for c := 0x80; c < 0x100; c++ {
+		t[c] = classNonASCII
+	}
+	return t
+}()
+
+const (
+	classSpace = 1 + iota
+	classDigit
+	classNonASCII
+)
+
+// itemClassFields is itemClass for any value.
+func itemClassFields(class string) string {
 	for w := range strings.FieldsSeq(class) {
 		if !strings.ContainsAny(w, "0123456789") {
 			return w

@@ -2,6 +2,7 @@ package content
 
 import (
 	"fmt"
+	"math/rand"
 	"strings"
 	"testing"
 
@@ -179,5 +180,22 @@ func TestItemsContentKeepsGridInForm(t *testing.T) {
 	}
 	if md := toMarkdown(k); !strings.Contains(md, "Walnut desk model 5") || !strings.Contains(md, "$899") {
 		t.Errorf("markdown lacks the items:\n%s", md)
+	}
+}
+
+// TestItemClassAsFields: itemClass's byte loop gives what it gave with
+// strings.FieldsSeq (itemClassFields) on random class values.
+func TestItemClassAsFields(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	parts := []string{"a", "post", "-98088", "x1", "Card", " ", "  ", "\t", "\n", "\v", "\f", "\r", "\u00a0", "\u0085", "é", "9", "_", "\u2003"}
+	for range 200000 {
+		var b strings.Builder
+		for range rng.Intn(8) {
+			b.WriteString(parts[rng.Intn(len(parts))])
+		}
+		s := b.String()
+		if got, want := itemClass(s), itemClassFields(s); got != want {
+			t.Fatalf("itemClass(%q) = %q, want %q", s, got, want)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package content
 
 import (
 	"fmt"
+	"math/rand"
 	"strings"
 	"testing"
 )
@@ -118,5 +119,52 @@ func TestTextConfidence(t *testing.T) {
 	junk := PlainText([]byte(strings.Repeat("%$# @@! ^^& *(( ", 20)))
 	if clean.PageType != TypeArticle || clean.Confidence < 0.9 || junk.Confidence > 0.2 {
 		t.Errorf("plain text: %s %.2f; debris %.2f", clean.PageType, clean.Confidence, junk.Confidence)
+	}
+}
+
+// TestClassesAsBefore: classes counts the same class features as the
+// byte-wise loop it replaced (kept here, calling classWord) on random
+// class values made of classHints' words.
+func TestClassesAsBefore(t *testing.T) {
+	old := func(w *typeWalk, v string) {
+		var seen uint64
+		start := -1
+		for i := 0; i <= len(v); i++ {
+			var c byte
+			if i < len(v) {
+				c = v[i]
+			}
+			if i < len(v) && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+				if start < 0 {
+					start = i
+				} else if isUpper(c) && !isUpper(v[i-1]) {
+					w.classWord(v[start:i], &seen)
+					start = i
+				}
+				continue
+			}
+			if start >= 0 {
+				w.classWord(v[start:i], &seen)
+				start = -1
+			}
+		}
+	}
+	parts := []string{"a", "Z", "-", "_", " ", "é", "9", "@", "X"}
+	for h := range classHints {
+		parts = append(parts, h, strings.ToUpper(h[:1])+h[1:], strings.ToUpper(h))
+	}
+	rng := rand.New(rand.NewSource(7))
+	for range 100000 {
+		var b strings.Builder
+		for range rng.Intn(8) {
+			b.WriteString(parts[rng.Intn(len(parts))])
+		}
+		v := b.String()
+		var got, want typeFeatures
+		(&typeWalk{f: &got}).classes(v)
+		old(&typeWalk{f: &want}, v)
+		if got != want {
+			t.Fatalf("%q: features %v, want %v", v, got, want)
+		}
 	}
 }

@@ -287,6 +287,9 @@ func (r *readable) attempt(flags int) *html.Node {
 	bestClass := attr(best, "class")
 	parent := best.Parent
 	var run []*html.Node // phrasing nodes between blocks: an implicit <p>
+	// joined are the nodes copied into the article: findLead must not
+	// copy one of them again.
+	joined := make(map[*html.Node]bool)
 	flushRun := func() {
 		if len(run) == 0 {
 			return
@@ -297,6 +300,7 @@ func (r *readable) attempt(flags int) *html.Node {
 			for _, n := range run {
 				if k := r.copyTree(n); k != nil {
 					p.AppendChild(k)
+					joined[n] = true
 				}
 			}
 			article.AppendChild(p)
@@ -334,13 +338,14 @@ func (r *readable) attempt(flags int) *html.Node {
 		if keep {
 			if k := r.copyTree(c); k != nil {
 				article.AppendChild(k)
+				joined[c] = true
 			}
 		}
 	}
 	flushRun()
 	// A lead set apart from the body (in the article's header) is the
 	// article's first paragraph.
-	if lead := r.findLead(best); lead != nil {
+	if lead := r.findLead(best, joined); lead != nil {
 		if k := r.copyTree(lead); k != nil {
 			trimLead(k)
 			article.InsertBefore(k, article.FirstChild)

@@ -472,3 +472,20 @@ func TestStreamedBoundariesBounded(t *testing.T) {
 		t.Errorf("want the first block shown and the last one hidden:\n%.300s", text)
 	}
 }
+
+// TestLeadJoinedOnce: a lead named as such ("article-intro") that sits
+// beside the article's block and joins it as a sibling is not copied a
+// second time as the lead found outside the block.
+func TestLeadJoinedOnce(t *testing.T) {
+	intro := "Not every corner of a house gets full sun, but plenty of plants thrive in the shade of a hallway."
+	body := `<html><head><title>Plants for the shade</title></head><body>
+<nav><ul><li><a href="/">Home</a></li><li><a href="/garden">Garden</a></li></ul></nav>
+<div class="list-sc"><div class="article-intro"><p>` + intro + `</p><p>Here are the plants to try.</p></div>
+<div class="list-items">` + strings.Repeat("<p>"+strings.Repeat(ruleProse, 3)+"</p>", 4) + `</div></div>
+<footer><p>Copyright 2025 The Garden</p></footer></body></html>`
+	text := mainText(t, body)
+	checkText(t, text, []string{intro, "The council met"}, nil)
+	if n := strings.Count(text, intro); n != 1 {
+		t.Errorf("the lead is in the text %d times, want once:\n%s", n, text)
+	}
+}
