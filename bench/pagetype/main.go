@@ -65,6 +65,12 @@ func main() {
 	prior := flag.String("prior", "", "with -train select: start from the weights of this select_model.go and shrink toward them (experiments)")
 	selTypes := flag.Bool("selecttypes", true, "with -train select: the selector reads the p(type) features (false: zeroed, their weights 0)")
 	crossFitted := flag.Bool("crossfit", false, "with -train select: fit the selector on out-of-fold type probabilities of half A's wcxb-dev pages (default: the compiled classifier's, read in sample; experiments)")
+	flag.IntVar(&selectBags, "bags", 1, "with -train select: the selector's weights are the mean of N fits on bootstrap resamples of the pages (1: one fit, main's)")
+	flag.Float64Var(&selectFitGate, "fitgate", 0, "with -train select: fit on the half-A pages under this gate when it is above the selector's (0: the selector's gate, main's)")
+	flag.Int64Var(&selectSeed, "seed", 1, "with -train select -bags N: the resamples' seed")
+	flag.UintVar(&selectFoldBit, "foldbit", 1, "with -train select: the bit of the name's hash that splits half A into the two folds (1: main's; not 0)")
+	flag.StringVar(&selectChoices, "choices", "", "with -train select: write every half-A page's final choice under the fitted selector to FILE")
+	flag.StringVar(&selectAgainst, "against", "", "with -train select: count the half-A pages whose choice differs from FILE's (a -choices file)")
 	flag.Parse()
 
 	if *sel || *train == "select" {

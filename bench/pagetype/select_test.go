@@ -97,3 +97,46 @@ func TestPriorStartsTheFit(t *testing.T) {
 		}
 	}
 }
+
+// TestFitBagged checks the bagged fit: one bag is the plain fit, the
+// same seed gives the same weights, and the mean of many fits on
+// resamples of pages that all say "the h1 region gains" still prefers
+// the h1 region to the article.
+func TestFitBagged(t *testing.T) {
+	d := len(content.SelectFeatureNames)
+	var cps []*candPage
+	for i := 0; i < 40; i++ {
+		f := func(v float64) []float64 {
+			x := make([]float64, d)
+			x[0] = 1
+			x[1] = v + float64(i%5)/10
+			return x
+		}
+		cps = append(cps, &candPage{name: fmt.Sprint(i), halfA: true, cur: 0.4, cands: []cand{
+			{kind: 0, f: f(1), f1: 0.4, current: true},
+			{kind: kindIndex("h1"), f: f(2), f1: 0.9},
+		}})
+	}
+	defer func(b int, s int64) { selectBags, selectSeed = b, s }(selectBags, selectSeed)
+	selectBags = 1
+	one, plain := fitBagged(cps, 0.1, false, true), fitSelect(cps, 0.1, true)
+	for k := range one {
+		for i := range one[k] {
+			if one[k][i] != plain[k][i] {
+				t.Fatalf("one bag: weight %d,%d is %g, the plain fit's %g", k, i, one[k][i], plain[k][i])
+			}
+		}
+	}
+	selectBags, selectSeed = 8, 3
+	a, b := fitBagged(cps, 0.1, false, true), fitBagged(cps, 0.1, false, true)
+	for k := range a {
+		for i := range a[k] {
+			if a[k][i] != b[k][i] || math.IsNaN(a[k][i]) {
+				t.Fatalf("same seed: weight %d,%d %g then %g", k, i, a[k][i], b[k][i])
+			}
+		}
+	}
+	if got := a.chooseIdx(cps[0], 0.05); got != 1 {
+		t.Errorf("the bagged selector takes candidate %d, want the h1 region (1)", got)
+	}
+}
