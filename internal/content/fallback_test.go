@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
 )
 
 // trafilaturaRunsOf converts page with the first run's skipping on or
@@ -55,5 +57,31 @@ func TestTrafilaturaFirstRunKept(t *testing.T) {
 		`</main><footer>© Example Corp</footer></body></html>`)
 	if _, runs := trafilaturaRunsOf(t, page, true); runs != 1 {
 		t.Errorf("trafilatura ran %d times, want 1 (its first run is enough here)", runs)
+	}
+}
+
+// TestTrafilaturaReadabilityCandidate: trafilatura's second run weighs
+// the readability pass's article as its readability candidate instead
+// of running go-readability again. The article handed in here holds a
+// sentence that is nowhere on the page, where trafilatura's own
+// extraction finds nothing (the page's only text is its footer), so that
+// sentence can come out only from the candidate passed in.
+func TestTrafilaturaReadabilityCandidate(t *testing.T) {
+	root, err := html.Parse(strings.NewReader(`<!doctype html><html><head><title>Example Corp</title></head><body>` +
+		`<footer><p>` + strings.Repeat("Example Corp, 1 Main Street, Springfield. ", 8) + `</p></footer></body></html>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const own = "The readability pass found this dividend notice in a block of its own"
+	art, err := html.Parse(strings.NewReader(`<div><p>` + strings.Repeat(own+". ", 6) + `</p></div>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := trafilaturaContent(root, nil, 60, findBody(art))
+	if n == nil {
+		t.Fatal("trafilatura gave nothing; want the candidate passed in")
+	}
+	if got := nodeText(n); !strings.Contains(got, own) {
+		t.Errorf("trafilatura's result does not hold the readability pass's article:\n%s", got)
 	}
 }
