@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"math/rand"
 	"os"
 	"sort"
@@ -78,7 +79,7 @@ func fitBagged(cps []*candPage, lambda float64, shared, relative bool) selModel 
 // chooseIdx is choose's index: the candidate m takes on cp, or -1 for
 // the current choice.
 func (m selModel) chooseIdx(cp *candPage, margin float64) int {
-	best, bs, cs := -1, -1e300, -1e300
+	best, bs, cs := -1, math.Inf(-1), math.Inf(-1)
 	for i, c := range cp.cands {
 		s := m.score(c)
 		if c.current {

@@ -334,23 +334,10 @@ func (m selModel) score(c cand) float64 {
 
 // choose returns the F1 of the candidate m picks on cp with margin.
 func (m selModel) choose(cp *candPage, margin float64) float64 {
-	if len(cp.cands) == 0 {
-		return cp.cur
+	if i := m.chooseIdx(cp, margin); i >= 0 {
+		return cp.cands[i].f1
 	}
-	best, bs, cs := -1, math.Inf(-1), math.Inf(-1)
-	for i, c := range cp.cands {
-		s := m.score(c)
-		if c.current {
-			cs = s
-		}
-		if s > bs {
-			best, bs = i, s
-		}
-	}
-	if best < 0 || cp.cands[best].current || bs < cs+margin {
-		return cp.cur
-	}
-	return cp.cands[best].f1
+	return cp.cur
 }
 
 // fitSelect fits one logistic model of F1 per kind (soft label,
