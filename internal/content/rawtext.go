@@ -217,11 +217,9 @@ func rawCuts(b []byte) []cut {
 				return cuts
 			}
 			// "</>" is dropped, "</" and anything else a comment to '>'.
-			k := bytes.IndexByte(b[i+2:], '>')
-			if k < 0 {
+			if i = pastGT(b, i+2); i < 0 {
 				return cuts
 			}
-			i += 2 + k + 1
 		case c == '!':
 			if len(foreign) > 0 {
 				return cuts
@@ -235,24 +233,30 @@ func rawCuts(b []byte) []cut {
 				continue
 			}
 			// A doctype or a bogus comment: to the next '>'.
-			k := bytes.IndexByte(b[i+2:], '>')
-			if k < 0 {
+			if i = pastGT(b, i+2); i < 0 {
 				return cuts
 			}
-			i += 2 + k + 1
 		case c == '?':
 			if len(foreign) > 0 {
 				return cuts
 			}
-			k := bytes.IndexByte(b[i+1:], '>')
-			if k < 0 {
+			if i = pastGT(b, i+1); i < 0 {
 				return cuts
 			}
-			i += 1 + k + 1
 		default:
 			i++ // text; c is read again
 		}
 	}
+}
+
+// pastGT returns the index after the first '>' of b from i, or -1 when
+// there is none.
+func pastGT(b []byte, i int) int {
+	k := bytes.IndexByte(b[i:], '>')
+	if k < 0 {
+		return -1
+	}
+	return i + k + 1
 }
 
 func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
