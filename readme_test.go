@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -31,6 +30,9 @@ import (
 // the webhook and Slack URLs, a local model server for extraction, and
 // the key of the first start for `KEY=mc_…`. A command that fails, or an
 // answer with "ok":false or "isError":true, fails the test.
+// listeningAddr reads the bound address from the node's "listening" log line.
+var listeningAddr = regexp.MustCompile(`\baddr=(127\.0\.0\.1:[0-9]+)`)
+
 func TestREADMEExamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a node and runs every README example")
@@ -56,16 +58,13 @@ func TestREADMEExamples(t *testing.T) {
 	model := httptest.NewServer(http.HandlerFunc(serveExampleModel))
 	defer model.Close()
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	// The node binds a port of its own choosing and says which in its
+	// "listening" line: a port picked here and closed again could be
+	// taken by another process before the node binds it.
 	env := append(os.Environ(),
 		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"WEBACQ_DATABASE_URL=sqlite:"+filepath.Join(dir, "webacq.db"),
-		"WEBACQ_ADDR="+addr, "WEBACQ_ALLOW_PRIVATE=1", "WEBACQ_CHROMIUM=none", "WEBACQ_ACCESS_LOG=0",
+		"WEBACQ_ADDR=127.0.0.1:0", "WEBACQ_ALLOW_PRIVATE=1", "WEBACQ_CHROMIUM=none", "WEBACQ_ACCESS_LOG=0",
 		"WEBACQ_SECRET_KEY=readme-test-secret-key-0123456789",
 		"WEBACQ_LLM_PROVIDER=openai", "WEBACQ_LLM_BASE_URL="+model.URL+"/v1", "WEBACQ_LLM_API_KEY=test", "WEBACQ_LLM_MODEL=test",
 		"WEBACQ_SMTP_URL=smtp://127.0.0.1:1", "WEBACQ_SMTP_FROM=webacq@example.com",
@@ -79,7 +78,7 @@ func TestREADMEExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { serve.Process.Signal(os.Interrupt); serve.Wait() }()
-	key := ""
+	key, addr := "", ""
 	var logs bytes.Buffer
 	sc := bufio.NewScanner(stderr)
 	for sc.Scan() {
@@ -88,12 +87,18 @@ func TestREADMEExamples(t *testing.T) {
 			key = k
 		}
 		if strings.Contains(sc.Text(), "msg=listening") {
+			if m := listeningAddr.FindStringSubmatch(sc.Text()); m != nil {
+				addr = m[1]
+			}
 			break
 		}
 	}
 	go io.Copy(io.Discard, stderr)
 	if key == "" {
 		t.Fatalf("no key at the first start:\n%s", logs.String())
+	}
+	if addr == "" {
+		t.Fatalf("the node did not say where it listens:\n%s", logs.String())
 	}
 
 	blocks := readmeBlocks(t, webacq.README)
