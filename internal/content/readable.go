@@ -388,9 +388,6 @@ func (r *readable) proseLike(st stats, nodes []*html.Node) bool {
 		b.WriteString(nodeText(n))
 	}
 	t := strings.TrimSpace(b.String())
-	if knobStop {
-		return sentenceEnd(t)
-	}
 	return strings.HasSuffix(t, ".") || strings.Contains(t, ". ")
 }
 
