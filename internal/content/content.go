@@ -198,9 +198,6 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		}
 	}
 	c.main = node != nil
-	if node != nil && knobFig {
-		removeTags(node, func(n *html.Node) bool { return n.DataAtom == atom.Figcaption })
-	}
 	if node == nil {
 		node = findBody(root)
 		if node == nil {

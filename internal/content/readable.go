@@ -477,10 +477,6 @@ func (r *readable) drop(n *html.Node) bool {
 		r.titled = true
 		return true
 	}
-	if knobPopup && r.flags&flagStripUnlikely == 0 && n.DataAtom != atom.Body && n.DataAtom != atom.A &&
-		match != "" && popupHints.in(match) && classKinds(n)&kindPopup != 0 && !r.pageWrapper(n, "") {
-		return true
-	}
 	if r.flags&flagStripUnlikely != 0 && n.DataAtom != atom.Body && n.DataAtom != atom.A {
 		if match != "" && unlikelyHints.in(match) && !maybeHints.in(match) &&
 			!hasAncestor(n, atom.Table, 3) && !hasAncestor(n, atom.Code, 3) && !r.pageWrapper(n, match) &&
