@@ -2,6 +2,7 @@ package content
 
 import (
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // The product profile. A product page's main content is the product's
@@ -60,4 +61,118 @@ func dedupBlocks(n *html.Node) {
 		}
 		seen[t] = true
 	}
+}
+
+// headMinShare is the least share of a product's content that must come
+// before a run of cards for productHead to cut there: a gallery of
+// thumbnails or a row of variants near the top is part of the product.
+const headMinShare = 0.2
+
+// productHead cuts n at its first run of cards (minItems siblings or
+// more of one tag and first class word, six in ten of them a link beside
+// an image, a heading, a price or words of their own: itemRun's test)
+// that follows headMinShare of n's words or more: the run's first item
+// and every element after it, at each level up to n. A product page
+// reads as the product's block, then what the shop shows around it
+// ("customers also bought", add-ons, reviews, questions), and the shop's
+// other products start the second part. It reports whether it cut.
+func productHead(n *html.Node) bool {
+	total := countWords(nodeText(n))
+	if total == 0 {
+		return false
+	}
+	first := firstCardRun(n, float64(total)*headMinShare)
+	if first == nil {
+		return false
+	}
+	for c := first; c != nil && c != n; c = c.Parent {
+		s := c.NextSibling
+		if c == first {
+			s = c
+		}
+		for s != nil {
+			next := s.NextSibling
+			if s.Type == html.ElementNode {
+				s.Parent.RemoveChild(s)
+			}
+			s = next
+		}
+	}
+	return true
+}
+
+// firstCardRun returns the first item, in document order, of the first
+// run of cards under n that starts after min words, or nil. One walk:
+// each element's children are grouped by tag and first class word once
+// the element's subtree is read.
+func firstCardRun(n *html.Node, min float64) *html.Node {
+	type facts struct{ words, linkWords, links, imgs, heads, prices int }
+	type group struct {
+		first       *html.Node
+		start       int // words before the first item
+		items, good int
+	}
+	var best *html.Node
+	bestStart := -1
+	seen := 0 // words so far in document order
+	var walk func(n *html.Node, inLink bool) facts
+	walk = func(n *html.Node, inLink bool) facts {
+		var f facts
+		var groups map[itemKey]*group
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.TextNode {
+				k := countWords(c.Data)
+				seen += k
+				f.words += k
+				if inLink {
+					f.linkWords += k
+				}
+				f.prices += prices(c.Data)
+				continue
+			}
+			if c.Type != html.ElementNode {
+				continue
+			}
+			start := seen
+			cf := walk(c, inLink || c.DataAtom == atom.A)
+			switch c.DataAtom {
+			case atom.A:
+				cf.links++
+			case atom.Img, atom.Picture:
+				cf.imgs++
+			case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+				cf.heads++
+			}
+			f.words += cf.words
+			f.linkWords += cf.linkWords
+			f.links += cf.links
+			f.imgs += cf.imgs
+			f.heads += cf.heads
+			f.prices += cf.prices
+			if cf.words == 0 || float64(start) < min {
+				continue
+			}
+			if groups == nil {
+				groups = make(map[itemKey]*group)
+			}
+			key := itemKeyOf(c.Data, itemClass(attr(c, "class")))
+			g := groups[key]
+			if g == nil {
+				g = &group{first: c, start: start}
+				groups[key] = g
+			}
+			g.items++
+			if cf.links > 0 && (cf.imgs > 0 || cf.heads > 0 || cf.prices > 0 || cf.words-cf.linkWords >= 4) {
+				g.good++
+			}
+		}
+		for _, g := range groups {
+			if g.items >= minItems && g.good*10 >= g.items*6 && (bestStart < 0 || g.start < bestStart) {
+				best, bestStart = g.first, g.start
+			}
+		}
+		return f
+	}
+	walk(n, false)
+	return best
 }
