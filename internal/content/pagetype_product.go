@@ -1,8 +1,6 @@
 package content
 
 import (
-	"strings"
-
 	"golang.org/x/net/html"
 )
 
@@ -61,78 +59,5 @@ func dedupBlocks(n *html.Node) {
 			continue
 		}
 		seen[t] = true
-	}
-}
-
-// Hidden panels. A product page's description, specifications and
-// reviews often sit in tabs or an accordion: one panel is shown and the
-// others are hidden (the hidden attribute, aria-hidden or an inline
-// display:none) until their tab or button is pressed. The scan removes
-// hidden elements from every page; on a page taken for a product, the
-// panels come back before the main content is chosen, as a reader who
-// opens each tab sees them. A panel is a hidden element that WAI-ARIA
-// marks as one: role="tabpanel", or an id that a control names in its
-// aria-controls. Other hidden elements (menus, dialogs, size guides
-// shown on a click, templates) stay out.
-
-// maxHiddenKept bounds the hidden elements the scan keeps aside per
-// page, and so the work of restorePanels.
-const maxHiddenKept = 256
-
-// hiddenAt is a hidden element the scan took out of the body: its parent
-// and the sibling before it then (nil when it was the first child).
-type hiddenAt struct {
-	node, parent, prev *html.Node
-}
-
-// maybePanel tells whether n could be a panel: it has an id or a role.
-func maybePanel(n *html.Node) bool {
-	for _, a := range n.Attr {
-		if a.Namespace == "" && (a.Key == "id" && a.Val != "" || a.Key == "role") {
-			return true
-		}
-	}
-	return false
-}
-
-// restorePanels puts back in the body the panels among hidden (the
-// scan's, in document order) whose parent is still in the tree. One walk
-// of the body reads the ids named by aria-controls.
-func restorePanels(body *html.Node, hidden []hiddenAt) {
-	if body == nil || len(hidden) == 0 {
-		return
-	}
-	controlled := make(map[string]bool)
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type != html.ElementNode {
-				continue
-			}
-			if v := attr(c, "aria-controls"); v != "" && len(controlled) < 4*maxHiddenKept {
-				for f := range strings.FieldsSeq(v) {
-					controlled[f] = true
-				}
-			}
-			walk(c)
-		}
-	}
-	walk(body)
-	// From the last to the first, so that panels that were siblings
-	// go back in their order after the same kept sibling.
-	for i := len(hidden) - 1; i >= 0; i-- {
-		h := hidden[i]
-		if !strings.EqualFold(attr(h.node, "role"), "tabpanel") && !controlled[attr(h.node, "id")] {
-			continue
-		}
-		if !isAncestor(body, h.parent) {
-			continue
-		}
-		switch {
-		case h.prev == nil:
-			h.parent.InsertBefore(h.node, h.parent.FirstChild)
-		case h.prev.Parent == h.parent:
-			h.parent.InsertBefore(h.node, h.prev.NextSibling)
-		}
 	}
 }

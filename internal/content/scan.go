@@ -18,9 +18,6 @@ type scanResult struct {
 	meta  Metadata
 	links []Link
 	sig   signals
-	// hidden are the hidden elements the walk took out of the body,
-	// kept for the product profile's panels (pagetype_product.go).
-	hidden []hiddenAt
 }
 
 // scanner carries state across the single document-order walk. The
@@ -62,9 +59,6 @@ type scanner struct {
 	// fallbackSteps counts the siblings fallback has looked at, against
 	// maxFallbackSteps.
 	fallbackSteps int
-	// hidden are the first maxHiddenKept elements with an id or a role
-	// that the walk removed from the body as hidden, where they were.
-	hidden []hiddenAt
 }
 
 // maxStreamSlots is the most placeholders of streamed boundaries a page
@@ -82,7 +76,7 @@ const (
 func scan(root *html.Node, pageURL *url.URL, wantLinks bool) scanResult {
 	s := walkPage(root, pageURL, wantLinks)
 
-	r := scanResult{base: s.base, links: s.links, hidden: s.hidden}
+	r := scanResult{base: s.base, links: s.links}
 	r.meta = s.metadata()
 	r.sig = signals{
 		isHTML:       true,
@@ -228,9 +222,6 @@ func (s *scanner) walkChildren(n *html.Node, inBody bool) {
 		}
 		s.walk(c, inBody)
 		if removable(c) {
-			if inBody && c.Type == html.ElementNode && len(s.hidden) < maxHiddenKept && maybePanel(c) && Hidden(c) {
-				s.hidden = append(s.hidden, hiddenAt{node: c, parent: n, prev: c.PrevSibling})
-			}
 			n.RemoveChild(c)
 		}
 	}
