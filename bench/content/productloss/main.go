@@ -51,6 +51,7 @@ func main() {
 	}
 	recallKinds := map[string]*tally{}
 	precKinds := map[string]*tally{}
+	tradeKinds := map[string]*tally{}
 	var sumF1, sumP, sumR float64
 	n := 0
 	for _, p := range pages {
@@ -71,7 +72,7 @@ func main() {
 		f1, pr, re := corpus.WordF1(text, p.Expected)
 		sumF1, sumP, sumR = sumF1+f1, sumP+pr, sumR+re
 		n++
-		miss, extra := analyse(marked, text, kept, p.Expected, *verbose)
+		miss, extra, trade := analyse(marked, text, kept, p.Expected, *verbose)
 		fmt.Printf("%s F1 %.3f P %.3f R %.3f  recall:%s  precision:%s\n", p.Name, f1, pr, re, fmtKinds(miss), fmtKinds(extra))
 		for k, w := range miss {
 			add(recallKinds, k, p.Name, w)
@@ -79,12 +80,17 @@ func main() {
 		for k, w := range extra {
 			add(precKinds, k, p.Name, w)
 		}
+		for k, w := range trade {
+			add(tradeKinds, k, p.Name, w)
+		}
 	}
 	fmt.Printf("\n%d pages: F1 %.4f P %.4f R %.4f\n", n, sumF1/float64(n), sumP/float64(n), sumR/float64(n))
 	fmt.Println("\nrecall misses (reference words we miss), by kind: words, pages with ≥ 20 words of it")
 	printTally(recallKinds)
 	fmt.Println("\nprecision misses (our words the reference lacks), by kind")
 	printTally(precKinds)
+	fmt.Println("\nwhat a rule would trade: units by kind, in the reference or not")
+	printTally(tradeKinds)
 }
 
 type tally struct {
@@ -150,28 +156,6 @@ func attr(n *html.Node, k string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-func hides(n *html.Node) bool {
-	if _, ok := attr(n, "hidden"); ok {
-		return true
-	}
-	if v, _ := attr(n, "aria-hidden"); v == "true" {
-		return true
-	}
-	st, _ := attr(n, "style")
-	st = strings.ReplaceAll(strings.ToLower(st), " ", "")
-	if strings.Contains(st, "display:none") || strings.Contains(st, "visibility:hidden") {
-		return true
-	}
-	cl, _ := attr(n, "class")
-	for _, w := range strings.Fields(strings.ToLower(cl)) {
-		switch w {
-		case "hidden", "hide", "d-none", "is-hidden", "visually-hidden", "collapse", "sr-only", "invisible":
-			return true
-		}
-	}
-	return false
 }
 
 func shingles(w []string) map[string]int {
@@ -258,8 +242,8 @@ func keptIDs(out string) (all, top map[string]bool) {
 
 // analyse returns the words lost by kind: reference words we miss, and
 // our words the reference lacks.
-func analyse(body []byte, ours, out, gold string, verbose bool) (miss, extra map[string]int) {
-	miss, extra = map[string]int{}, map[string]int{}
+func analyse(body []byte, ours, out, gold string, verbose bool) (miss, extra, trade map[string]int) {
+	miss, extra, trade = map[string]int{}, map[string]int{}, map[string]int{}
 	root, err := html.Parse(bytes.NewReader(body))
 	if err != nil {
 		return
@@ -398,7 +382,7 @@ func analyse(body []byte, ours, out, gold string, verbose bool) (miss, extra map
 		if u.gold {
 			g = "in the reference"
 		}
-		extra["(panel) hidden panel "+where+", "+g] += len(u.words)
+		trade["hidden panel "+where+", "+g] += len(u.words)
 	}
 	// Our units in a run of cards: in the reference or not.
 	for _, u := range units {
@@ -406,9 +390,9 @@ func analyse(body []byte, ours, out, gold string, verbose bool) (miss, extra map
 			continue
 		}
 		if u.gold {
-			extra["(cards) ours, in a run of cards, in the reference"] += len(u.words)
+			trade["ours, in a run of cards, in the reference"] += len(u.words)
 		} else {
-			extra["(cards) ours, in a run of cards, not in the reference"] += len(u.words)
+			trade["ours, in a run of cards, not in the reference"] += len(u.words)
 		}
 	}
 	// What the cleaning took out of the region (visible units we do not
@@ -418,16 +402,16 @@ func analyse(body []byte, ours, out, gold string, verbose bool) (miss, extra map
 			continue
 		}
 		if u.gold {
-			extra["(cleaned) visible in region, cut, in the reference"] += len(u.words)
+			trade["visible in the region, cleaned out, in the reference"] += len(u.words)
 		} else {
-			extra["(cleaned) visible in region, cut, not in the reference"] += len(u.words)
+			trade["visible in the region, cleaned out, not in the reference"] += len(u.words)
 		}
 	}
 	// Hidden text inside the region that the reference lacks: what
 	// restoring hidden panels would add as noise.
 	for _, u := range units {
 		if u.hidden && !u.gold && len(u.words) > 0 && region != nil && within(region, u.node) {
-			extra["(not kept) hidden in region, not in the reference"] += len(u.words)
+			trade["hidden in the region, not in the reference"] += len(u.words)
 		}
 	}
 	scriptWords := counts(corpus.Words(strings.Join(scripts, " ")))
@@ -492,7 +476,7 @@ func missKind(u *unit, region, h1 *html.Node) string {
 		return "hidden by attribute or style, elsewhere"
 	}
 	if region == nil {
-		return "no output"
+		return "region unknown (output not marked)"
 	}
 	if within(region, u.node) {
 		for a := u.node; a != region; a = a.Parent {
@@ -524,12 +508,23 @@ func missKind(u *unit, region, h1 *html.Node) string {
 	return "outside, elsewhere"
 }
 
-// hidingName tells whether a class value names hiding (any word that
-// is or ends in hidden, hide, none, collapse(d)).
+// hidingName tells whether a class value names hiding: hidden, hide,
+// d-none, collapse(d), or a name ending in "-hidden" that hides more
+// than a part (not a label, an overflow, a back face or a screen size).
 func hidingName(c string) bool {
 	for _, w := range strings.Fields(strings.ToLower(c)) {
-		for _, suf := range []string{"hidden", "hide", "none", "collapse", "collapsed"} {
-			if strings.HasSuffix(w, suf) {
+		switch w {
+		case "hidden", "hide", "d-none", "collapse", "collapsed", "is-hidden":
+			return true
+		}
+		if strings.HasSuffix(w, "-hidden") {
+			part := false
+			for _, p := range []string{"label", "overflow", "backface", "xs", "sm", "md", "lg", "mobile", "desktop"} {
+				if strings.Contains(w, p) {
+					part = true
+				}
+			}
+			if !part {
 				return true
 			}
 		}
