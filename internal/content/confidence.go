@@ -24,9 +24,6 @@ type extractFacts struct {
 	margin     float64 // runner-up candidate score over the best's
 	close      int     // runners-up within 0.75 of the best
 	profile    bool    // a page-type profile replaced the article
-	// product is an input: the page is taken for a product, and the
-	// readability pass keeps its forms (pagetype_product.go).
-	product bool
 }
 
 func (x *extractFacts) note(r *readable) {

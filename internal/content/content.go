@@ -181,10 +181,6 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		// and the article would be one of those.
 		node = &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
 	} else if opt.OnlyMainContent {
-		product := typ == typeIndex(TypeProduct) && c.probs[typ] >= profileProb
-		// A product's buying form is part of the product
-		// (pagetype_product.go).
-		c.facts.product = product
 		node, langs = mainContent(root, s.base, s.sig, s.meta.Title, &c.facts)
 		var runs itemRuns // the item run, walked once for both
 		k := typedContent(root, node, doc.PageType, c.probs, &runs)
@@ -196,7 +192,7 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		if k != nil {
 			node, langs, c.facts.profile = k, nil, true
 		}
-		if node != nil && product {
+		if node != nil && typ == typeIndex(TypeProduct) && c.probs[typ] >= profileProb {
 			// A product page's panels written twice (pagetype_product.go).
 			dedupBlocks(node)
 		}

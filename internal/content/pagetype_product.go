@@ -12,16 +12,6 @@ import (
 // page shows one copy; the text holds both, and a reader (and the
 // multiset word F1 of wcxb-dev) counts the second as noise. On a page
 // taken for a product (p >= profileProb), dedupBlocks keeps the first.
-//
-// A product page's buying block is often one form: WooCommerce's
-// form.cart, a shop's wrapper form around the name, price, options and
-// description. The readability pass weighs every form of the article
-// whole (Readability's conditional cleaning: more inputs than a third of
-// the paragraphs, links, few words) and drops it, taking the product
-// with it, or leaves an article too short, so that a later attempt
-// makes the menu the article. On a page taken for a product the pass
-// keeps its forms and fieldsets (extractFacts.product); their controls
-// (inputs, selects, buttons, text areas) are removed as on every page.
 
 // dedupWords is the fewest words of a block that dedupBlocks removes
 // when it repeats an earlier one: shorter blocks (a spec value, "In

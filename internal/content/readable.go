@@ -66,9 +66,6 @@ type readable struct {
 	host string
 	// art is the article being cleaned (see prepare).
 	art *html.Node
-	// keepForms leaves forms and fieldsets to the controls' removal
-	// instead of weighing each whole (a product's buying form).
-	keepForms bool
 	// margin is the runner-up candidate's score over the best one's and
 	// close the number of runners-up within 0.75 of it (confidence reads
 	// them).
@@ -122,7 +119,7 @@ func readableContent(root *html.Node, base *url.URL, title string, facts *extrac
 	if body == nil {
 		return nil, false
 	}
-	r := &readable{body: body, title: title, bodyLen: -1, bodyOver: -1, keepForms: facts != nil && facts.product}
+	r := &readable{body: body, title: title, bodyLen: -1, bodyOver: -1}
 	if base != nil {
 		r.host = siteHost(base.Host)
 	}

@@ -23,10 +23,8 @@ func (r *readable) prepare(art *html.Node) {
 	}
 	dataTables := make(map[*html.Node]bool)
 	markDataTables(art, dataTables)
-	if !r.keepForms {
-		r.cleanConditionally(art, atom.Form, dataTables)
-		r.cleanConditionally(art, atom.Fieldset, dataTables)
-	}
+	r.cleanConditionally(art, atom.Form, dataTables)
+	r.cleanConditionally(art, atom.Fieldset, dataTables)
 	removeTags(art, func(n *html.Node) bool {
 		switch n.DataAtom {
 		case atom.Object, atom.Embed, atom.Iframe:
