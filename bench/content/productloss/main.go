@@ -384,27 +384,18 @@ func analyse(body []byte, ours, out, gold string, verbose bool) (miss, extra, tr
 		}
 		trade["hidden panel "+where+", "+g] += len(u.words)
 	}
-	// Our units in a run of cards: in the reference or not.
+	// Our units in a run of cards, and the visible units of the region
+	// that the cleaning took out: in the reference or not.
+	inRef := map[bool]string{true: ", in the reference", false: ", not in the reference"}
 	for _, u := range units {
-		if !u.ours || len(u.words) == 0 || !inCardRun(u.node, region) {
+		if len(u.words) == 0 {
 			continue
 		}
-		if u.gold {
-			trade["ours, in a run of cards, in the reference"] += len(u.words)
-		} else {
-			trade["ours, in a run of cards, not in the reference"] += len(u.words)
+		if u.ours && inCardRun(u.node, region) {
+			trade["ours, in a run of cards"+inRef[u.gold]] += len(u.words)
 		}
-	}
-	// What the cleaning took out of the region (visible units we do not
-	// keep): in the reference or not.
-	for _, u := range units {
-		if u.hidden || u.ours || len(u.words) == 0 || region == nil || !within(region, u.node) {
-			continue
-		}
-		if u.gold {
-			trade["visible in the region, cleaned out, in the reference"] += len(u.words)
-		} else {
-			trade["visible in the region, cleaned out, not in the reference"] += len(u.words)
+		if !u.hidden && !u.ours && region != nil && within(region, u.node) {
+			trade["visible in the region, cleaned out"+inRef[u.gold]] += len(u.words)
 		}
 	}
 	// Hidden text inside the region that the reference lacks: what
@@ -544,7 +535,7 @@ func inCardRun(n, stop *html.Node) bool {
 				continue
 			}
 			same++
-			if hasTag(c, atom.A) && (hasTag(c, atom.Img) || hasTag(c, atom.Picture) || strings.ContainsAny(text(c), "$€£")) {
+			if hasTag(c, atom.A) && (hasTag(c, atom.Img) || hasTag(c, atom.Picture) || priced(c)) {
 				good++
 			}
 		}
@@ -576,19 +567,17 @@ func hasTag(n *html.Node, a atom.Atom) bool {
 	return false
 }
 
-func text(n *html.Node) string {
-	var b strings.Builder
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.TextNode {
-			b.WriteString(n.Data)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
+// priced tells whether a text under n holds a currency sign.
+func priced(n *html.Node) bool {
+	if n.Type == html.TextNode {
+		return strings.ContainsAny(n.Data, "$€£")
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if priced(c) {
+			return true
 		}
 	}
-	walk(n)
-	return b.String()
+	return false
 }
 
 func extraKind(u *unit, h1order int, region *html.Node) string {
