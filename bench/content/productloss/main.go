@@ -391,8 +391,12 @@ func analyse(body []byte, ours, out, gold string, verbose bool) (miss, extra, tr
 		if len(u.words) == 0 {
 			continue
 		}
-		if u.ours && inCardRun(u.node, region) {
-			trade["ours, in a run of cards"+inRef[u.gold]] += len(u.words)
+		if in, p := cardRun(u.node, region); u.ours && in {
+			what := "ours, in a run of cards without prices"
+			if p {
+				what = "ours, in a run of cards with prices"
+			}
+			trade[what+inRef[u.gold]] += len(u.words)
 		}
 		if !u.hidden && !u.ours && region != nil && within(region, u.node) {
 			trade["visible in the region, cleaned out"+inRef[u.gold]] += len(u.words)
@@ -527,9 +531,16 @@ func hidingName(c string) bool {
 // or more siblings of one tag and first class word, most holding a link
 // beside an image or a price.
 func inCardRun(n, stop *html.Node) bool {
+	in, _ := cardRun(n, stop)
+	return in
+}
+
+// cardRun tells whether n is in a run of cards (see inCardRun) and
+// whether six in ten of that run's items hold a price.
+func cardRun(n, stop *html.Node) (in, withPrices bool) {
 	for a := n; a != nil && a != stop && a.Parent != nil; a = a.Parent {
 		key := a.Data + "." + firstClass(a)
-		same, good := 0, 0
+		same, good, withPrice := 0, 0, 0
 		for c := a.Parent.FirstChild; c != nil; c = c.NextSibling {
 			if c.Type != html.ElementNode || c.Data+"."+firstClass(c) != key {
 				continue
@@ -538,12 +549,15 @@ func inCardRun(n, stop *html.Node) bool {
 			if hasTag(c, atom.A) && (hasTag(c, atom.Img) || hasTag(c, atom.Picture) || priced(c)) {
 				good++
 			}
+			if priced(c) {
+				withPrice++
+			}
 		}
 		if same >= 3 && good*10 >= same*6 {
-			return true
+			return true, withPrice*10 >= same*6
 		}
 	}
-	return false
+	return false, false
 }
 
 func firstClass(n *html.Node) string {
