@@ -43,6 +43,7 @@ func main() {
 	half := flag.String("half", "A", "half: A or B")
 	typ := flag.String("type", "product", "page type")
 	verbose := flag.Bool("v", false, "print every unit that loses words")
+	window := flag.Bool("window", false, "also print, per page, the best run of consecutive lines of our text (the trimming oracle)")
 	flag.Parse()
 	pages, err := corpus.LoadWCXB(*wcxb)
 	if err != nil {
@@ -52,7 +53,7 @@ func main() {
 	recallKinds := map[string]*tally{}
 	precKinds := map[string]*tally{}
 	tradeKinds := map[string]*tally{}
-	var sumF1, sumP, sumR float64
+	var sumF1, sumP, sumR, sumWin, sumHead, sumTail float64
 	n := 0
 	for _, p := range pages {
 		if p.Half != *half || p.Type != *typ {
@@ -71,6 +72,11 @@ func main() {
 		}
 		f1, pr, re := corpus.WordF1(text, p.Expected)
 		sumF1, sumP, sumR = sumF1+f1, sumP+pr, sumR+re
+		if *window {
+			w, from, to, lines, head, tail := windows(text, p.Expected, 1<<30)
+			sumWin, sumHead, sumTail = sumWin+w, sumHead+head, sumTail+tail
+			fmt.Printf("%s window F1 %.3f: lines %d-%d of %d; head %.3f, tail %.3f\n", p.Name, w, from, to, lines, head, tail)
+		}
 		n++
 		miss, extra, trade := analyse(marked, text, kept, p.Expected, *verbose)
 		fmt.Printf("%s F1 %.3f P %.3f R %.3f  recall:%s  precision:%s\n", p.Name, f1, pr, re, fmtKinds(miss), fmtKinds(extra))
@@ -85,6 +91,10 @@ func main() {
 		}
 	}
 	fmt.Printf("\n%d pages: F1 %.4f P %.4f R %.4f\n", n, sumF1/float64(n), sumP/float64(n), sumR/float64(n))
+	if *window {
+		fmt.Printf("best run of consecutive lines of our text, per page: F1 %.4f; best head (end cut only) %.4f; best tail (start cut only) %.4f\n",
+			sumWin/float64(n), sumHead/float64(n), sumTail/float64(n))
+	}
 	fmt.Println("\nrecall misses (reference words we miss), by kind: words, pages with ≥ 20 words of it")
 	printTally(recallKinds)
 	fmt.Println("\nprecision misses (our words the reference lacks), by kind")
@@ -654,4 +664,60 @@ func chain(n *html.Node) string {
 		parts = append(parts, n.Data+"."+strings.Join(strings.Fields(c), "."))
 	}
 	return strings.Join(parts, " < ")
+}
+
+// windows returns the best word F1 against want of a run of
+// consecutive non-empty lines of got, the run (from, to: lines from
+// and up to but not including to) and the number of lines, and the best
+// F1 of a head of the text (lines from the first) and of a tail (lines
+// up to the last). Runs start at every line, or at starts evenly spaced
+// ones; each start extends line by line, the overlap kept incrementally.
+func windows(got, want string, starts int) (best float64, from, to, lines int, head, tail float64) {
+	var ls [][]string
+	for _, l := range strings.Split(got, "\n") {
+		if w := corpus.Words(l); len(w) > 0 {
+			ls = append(ls, w)
+		}
+	}
+	wantCount := counts(corpus.Words(want))
+	total := 0
+	for _, c := range wantCount {
+		total += c
+	}
+	best, _, _ = corpus.WordF1(got, want)
+	from, to, lines = 0, len(ls), len(ls)
+	if total == 0 {
+		// An empty reference: the empty run scores 1.
+		return 1, 0, 0, lines, 1, 1
+	}
+	head, tail = best, best
+	step := max(1, len(ls)/starts)
+	for i := 0; i < len(ls); i += step {
+		have := map[string]int{}
+		overlap, words := 0, 0
+		for j := i; j < len(ls); j++ {
+			for _, w := range ls[j] {
+				if have[w] < wantCount[w] {
+					overlap++
+				}
+				have[w]++
+				words++
+			}
+			if overlap == 0 || total == 0 {
+				continue
+			}
+			p, r := float64(overlap)/float64(words), float64(overlap)/float64(total)
+			f := 2 * p * r / (p + r)
+			if f > best {
+				best, from, to = f, i, j+1
+			}
+			if i == 0 && f > head {
+				head = f
+			}
+			if j == len(ls)-1 && f > tail {
+				tail = f
+			}
+		}
+	}
+	return best, from, to, lines, head, tail
 }
