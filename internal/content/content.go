@@ -189,10 +189,6 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		} else if pick != nil {
 			k = pick
 		}
-		if k == nil && selectable(node, node, c.probs) {
-			// The selector kept the article: one card of a list?
-			k = cardContent(root, node, &runs)
-		}
 		if k != nil {
 			node, langs, c.facts.profile = k, nil, true
 		}

@@ -322,13 +322,7 @@ func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns) *html.Node 
 	// The heading and the count of results above a grid belong to it:
 	// climb while the parent adds little text (climbItems, from the
 	// runs of words).
-	return itemsCopy(climbRun(body, grid, run))
-}
-
-// itemsCopy returns the detached copy of an item region that the item
-// profile returns: pruned, without controls, forms unwrapped, a card's
-// parts set apart.
-func itemsCopy(grid *html.Node) *html.Node {
+	grid = climbRun(body, grid, run)
 	k := cloneTree(grid)
 	prune(k)
 	// Controls are not content: a card's "Add to cart" and "Compare"
@@ -478,67 +472,4 @@ func readsAsProse(text string, words int) bool {
 // in b, as a multiset; a without words is not within anything.
 func wordsWithin(a, b string) bool {
 	return strings.TrimSpace(a) != "" && shared(a, b) >= 0.9
-}
-
-// cardRunFactor is how much more text than the article the items of a
-// run must hold for an article that is one of them to give way to the
-// run (cardContent), and how much more than the article's item the
-// run's items of its kind hold together.
-const cardRunFactor = 3
-
-// cardContent returns the region of the page's run of items, copied as
-// the item profile copies it, when the article art is one card of that
-// run: the child of the run's element that holds the article's words
-// has minItems or more siblings of its tag and class, holds at most a
-// third (1/cardRunFactor) of their words, and the run's items hold
-// cardRunFactor times the article's words. The readability pass then
-// kept one block of a list (a section of a front page, a teaser) and
-// the list is the page's content. A page's layout (a main column
-// between two thin ones) is a run of classless blocks too, but its
-// main column holds most of the run's words. It returns nil otherwise.
-func cardContent(root, art *html.Node, runs *itemRuns) *html.Node {
-	if art == nil {
-		return nil
-	}
-	body := findBody(root)
-	if body == nil {
-		return nil
-	}
-	grid, words := runs.of(body)
-	if grid == nil {
-		return nil
-	}
-	at := textOf(art)
-	aw := countWords(at)
-	if aw == 0 || words < cardRunFactor*aw {
-		return nil
-	}
-	for c := grid.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type != html.ElementNode || !wordsWithin(at, textOf(c)) {
-			continue
-		}
-		n, runWords := sameKeySiblings(c)
-		if n < minItems || cardRunFactor*countWords(nodeText(c)) > runWords {
-			return nil
-		}
-		return itemsCopy(grid)
-	}
-	return nil
-}
-
-// sameKeySiblings counts the element children of n's parent, n
-// included, that share n's tag and itemClass and hold a word, and the
-// words they hold.
-func sameKeySiblings(n *html.Node) (count, words int) {
-	key := itemKeyOf(n.Data, itemClass(attr(n, "class")))
-	for c := n.Parent.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type != html.ElementNode || itemKeyOf(c.Data, itemClass(attr(c, "class"))) != key {
-			continue
-		}
-		if w := countWords(nodeText(c)); w > 0 {
-			count++
-			words += w
-		}
-	}
-	return count, words
 }
