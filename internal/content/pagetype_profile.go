@@ -322,7 +322,13 @@ func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns) *html.Node 
 	// The heading and the count of results above a grid belong to it:
 	// climb while the parent adds little text (climbItems, from the
 	// runs of words).
-	grid = climbRun(body, grid, run)
+	return itemsCopy(climbRun(body, grid, run))
+}
+
+// itemsCopy returns the detached copy of an item region that the item
+// profile and the selector's item candidate return: pruned, without
+// controls, forms unwrapped, a card's parts set apart.
+func itemsCopy(grid *html.Node) *html.Node {
 	k := cloneTree(grid)
 	prune(k)
 	// Controls are not content: a card's "Add to cart" and "Compare"

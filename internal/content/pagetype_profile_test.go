@@ -213,6 +213,31 @@ func TestItemsContentSetsPartsApart(t *testing.T) {
 	}
 }
 
+// TestItemCandidateCopiedAsProfile: the selector's item candidate is
+// copied as the item profile copies its region: a grid inside a <form>
+// stays in the markdown, controls go, a card's parts are set apart.
+func TestItemCandidateCopiedAsProfile(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><body><main><form action="/compare"><ul class="products">`)
+	for i := range 6 {
+		fmt.Fprintf(&b, `<li class="product"><a href="/p/%d"><span>HOKA</span><span>Clifton %d</span></a><span class="price">$%d99</span><button>Compare</button></li>`, i, i, i+3)
+	}
+	b.WriteString(`</ul></form></main></body></html>`)
+	root, err := html.Parse(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := itemRegionRoot(findBody(root))
+	if src == nil {
+		t.Fatal("no region of items found")
+	}
+	c := candidate{kind: kItems, src: src, view: true}
+	md := toMarkdown(c.tree())
+	if !strings.Contains(md, "HOKA Clifton 5") || strings.Contains(md, "Compare") {
+		t.Errorf("markdown of the item candidate:\n%s", md)
+	}
+}
+
 // TestSetApartPartsBounded: setApartParts on a nesting deeper than
 // maxPartDepth and on long runs of empty elements (edgeRune's bound)
 // returns, and sets apart only what it reaches.
