@@ -143,14 +143,7 @@ func TestItemsContentDropsControls(t *testing.T) {
 <span class="price">$%d99</span><input type="number" value="1"><button type="submit">Add to cart</button></li>`, i, i, i, i, i+3)
 	}
 	b.WriteString(`</ul></div></body></html>`)
-	root, err := html.Parse(strings.NewReader(b.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := itemsContent(root, nil)
-	if k == nil {
-		t.Fatal("no region of items found")
-	}
+	k := regionOf(t, b.String())
 	text := textOf(k)
 	if !strings.Contains(text, "Walnut desk model 5") || !strings.Contains(text, "$899") {
 		t.Errorf("text lacks the items:\n%s", text)
@@ -158,6 +151,21 @@ func TestItemsContentDropsControls(t *testing.T) {
 	if strings.Contains(text, "Add to cart") {
 		t.Errorf("text keeps the buttons:\n%s", text)
 	}
+}
+
+// regionOf returns itemsContent's region of page (no article), failing
+// t when it finds none.
+func regionOf(t *testing.T, page string) *html.Node {
+	t.Helper()
+	root, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := itemsContent(root, nil)
+	if k == nil {
+		t.Fatal("no region of items found")
+	}
+	return k
 }
 
 // TestItemsContentKeepsGridInForm: a grid inside a <form> (the form
@@ -171,14 +179,7 @@ func TestItemsContentKeepsGridInForm(t *testing.T) {
 <span class="price">$%d99</span></li>`, i, i, i, i, i+3)
 	}
 	b.WriteString(`</ul></form></main><footer>Help</footer></body></html>`)
-	root, err := html.Parse(strings.NewReader(b.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := itemsContent(root, nil)
-	if k == nil {
-		t.Fatal("no region of items found")
-	}
+	k := regionOf(t, b.String())
 	if md := toMarkdown(k); !strings.Contains(md, "Walnut desk model 5") || !strings.Contains(md, "$899") {
 		t.Errorf("markdown lacks the items:\n%s", md)
 	}
@@ -196,14 +197,7 @@ func TestItemsContentSetsPartsApart(t *testing.T) {
 			`<div class="tags"><a href="/t/1">Indie</a><a href="/t/2">Singleplayer</a></div><span class="price">$%d99</span></li>`, i, i, i+3)
 	}
 	b.WriteString(`</ul><p class="note"><span class="cap">B</span><span>rooks too</span></p></main></body></html>`)
-	root, err := html.Parse(strings.NewReader(b.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := itemsContent(root, nil)
-	if k == nil {
-		t.Fatal("no region of items found")
-	}
+	k := regionOf(t, b.String())
 	text, md := textOf(k), toMarkdown(k)
 	if !strings.Contains(text, "HOKA Clifton 5") || !strings.Contains(text, "Indie Singleplayer") || !strings.Contains(text, "Brooks too") {
 		t.Errorf("text:\n%s", text)
