@@ -302,8 +302,9 @@ func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns) *html.Node 
 		own = countWords(nodeText(grid))
 	}
 	artWords := 0
+	at := ""
 	if art != nil {
-		at := textOf(art)
+		at = textOf(art)
 		artWords = countWords(at)
 		// An article of prose without links is what the page is about
 		// (a short post under a column of teasers), not a stray block,
@@ -322,7 +323,16 @@ func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns) *html.Node 
 	// The heading and the count of results above a grid belong to it:
 	// climb while the parent adds little text (climbItems, from the
 	// runs of words).
-	return itemsCopy(climbRun(body, grid, run))
+	k := itemsCopy(climbRun(body, grid, run))
+	if artWords > 0 {
+		// An article that is half the region or more, all of it
+		// inside, is the page's block and the run its appendix (a
+		// list inside a post, the related items under it).
+		if kt := textOf(k); 2*artWords >= countWords(kt) && wordsWithin(at, kt) {
+			return nil
+		}
+	}
+	return k
 }
 
 // itemsCopy returns the detached copy of an item region that the item
