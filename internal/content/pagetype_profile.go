@@ -302,9 +302,8 @@ func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns) *html.Node 
 		own = countWords(nodeText(grid))
 	}
 	artWords := 0
-	at := ""
 	if art != nil {
-		at = textOf(art)
+		at := textOf(art)
 		artWords = countWords(at)
 		// An article of prose without links is what the page is about
 		// (a short post under a column of teasers), not a stray block,
@@ -323,16 +322,7 @@ func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns) *html.Node 
 	// The heading and the count of results above a grid belong to it:
 	// climb while the parent adds little text (climbItems, from the
 	// runs of words).
-	k := itemsCopy(climbRun(body, grid, run))
-	if artWords > 0 {
-		// An article that is half the region or more, all of it
-		// inside, is the page's block and the run its appendix (a
-		// list inside a post, the related items under it).
-		if kt := textOf(k); 2*artWords >= countWords(kt) && wordsWithin(at, kt) {
-			return nil
-		}
-	}
-	return k
+	return itemsCopy(climbRun(body, grid, run))
 }
 
 // itemsCopy returns the detached copy of an item region that the item
