@@ -2,6 +2,8 @@ package content
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -320,7 +322,13 @@ func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns) *html.Node 
 	// The heading and the count of results above a grid belong to it:
 	// climb while the parent adds little text (climbItems, from the
 	// runs of words).
-	grid = climbRun(body, grid, run)
+	return itemsCopy(climbRun(body, grid, run))
+}
+
+// itemsCopy returns the detached copy of an item region that the item
+// profile and the selector's item candidate return: pruned, without
+// controls, forms unwrapped, a card's parts set apart.
+func itemsCopy(grid *html.Node) *html.Node {
 	k := cloneTree(grid)
 	prune(k)
 	// Controls are not content: a card's "Add to cart" and "Compare"
@@ -336,7 +344,97 @@ func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns) *html.Node 
 	// the cart; the markdown converter drops forms whole, so the form
 	// gives way to its children.
 	unwrapForms(k)
+	// A card's brand, name and price sit in sibling elements that the
+	// site's style lays out apart; written as they stand they run
+	// together ("HOKAClifton 10").
+	setApartParts(k, 0)
 	return k
+}
+
+// maxPartDepth bounds setApartParts' descent, and maxEdgeSteps the
+// nodes it reads to find the first or last character of an element.
+const (
+	maxPartDepth = 256
+	maxEdgeSteps = 64
+)
+
+// setApartParts puts a space between two adjacent child elements of
+// every element under n, at most maxPartDepth deep, when the first ends
+// in a letter or digit and the second begins with an upper-case letter:
+// a card's parts that only the style sheet sets apart. A drop capital
+// and the rest of its word ("B" "rooks") stay joined.
+func setApartParts(n *html.Node, depth int) {
+	if depth >= maxPartDepth {
+		return
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		setApartParts(c, depth+1)
+		next := c.NextSibling
+		if next == nil || next.Type != html.ElementNode {
+			continue
+		}
+		last, ok := edgeRune(c, true)
+		if !ok || !(unicode.IsLetter(last) || unicode.IsDigit(last)) {
+			continue
+		}
+		first, ok := edgeRune(next, false)
+		if !ok || !unicode.IsUpper(first) {
+			continue
+		}
+		n.InsertBefore(&html.Node{Type: html.TextNode, Data: " "}, next)
+	}
+}
+
+// edgeRune returns the last (or first) character of the text under n,
+// reading at most maxEdgeSteps nodes; ok is false when it finds none
+// within them.
+func edgeRune(n *html.Node, last bool) (r rune, ok bool) {
+	steps := 0
+	var walk func(n *html.Node) (rune, bool, bool)
+	// walk returns the rune, whether one was found, and whether the
+	// search must stop (found or out of steps).
+	walk = func(n *html.Node) (rune, bool, bool) {
+		c := n.FirstChild
+		if last {
+			c = n.LastChild
+		}
+		for ; c != nil; c = sibling(c, last) {
+			steps++
+			if steps > maxEdgeSteps {
+				return 0, false, true
+			}
+			switch c.Type {
+			case html.TextNode:
+				if c.Data == "" {
+					continue
+				}
+				if last {
+					r, _ = utf8.DecodeLastRuneInString(c.Data)
+				} else {
+					r, _ = utf8.DecodeRuneInString(c.Data)
+				}
+				return r, true, true
+			case html.ElementNode:
+				if r, found, stop := walk(c); stop {
+					return r, found, true
+				}
+			}
+		}
+		return 0, false, false
+	}
+	r, ok, _ = walk(n)
+	return r, ok
+}
+
+// sibling returns c's previous sibling when back, else its next.
+func sibling(c *html.Node, back bool) *html.Node {
+	if back {
+		return c.PrevSibling
+	}
+	return c.NextSibling
 }
 
 // unwrapForms replaces every <form> under n with its children.

@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/html"
 )
@@ -142,14 +143,7 @@ func TestItemsContentDropsControls(t *testing.T) {
 <span class="price">$%d99</span><input type="number" value="1"><button type="submit">Add to cart</button></li>`, i, i, i, i, i+3)
 	}
 	b.WriteString(`</ul></div></body></html>`)
-	root, err := html.Parse(strings.NewReader(b.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := itemsContent(root, nil)
-	if k == nil {
-		t.Fatal("no region of items found")
-	}
+	k := regionOf(t, b.String())
 	text := textOf(k)
 	if !strings.Contains(text, "Walnut desk model 5") || !strings.Contains(text, "$899") {
 		t.Errorf("text lacks the items:\n%s", text)
@@ -157,6 +151,21 @@ func TestItemsContentDropsControls(t *testing.T) {
 	if strings.Contains(text, "Add to cart") {
 		t.Errorf("text keeps the buttons:\n%s", text)
 	}
+}
+
+// regionOf returns itemsContent's region of page (no article), failing
+// t when it finds none.
+func regionOf(t *testing.T, page string) *html.Node {
+	t.Helper()
+	root, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := itemsContent(root, nil)
+	if k == nil {
+		t.Fatal("no region of items found")
+	}
+	return k
 }
 
 // TestItemsContentKeepsGridInForm: a grid inside a <form> (the form
@@ -170,16 +179,113 @@ func TestItemsContentKeepsGridInForm(t *testing.T) {
 <span class="price">$%d99</span></li>`, i, i, i, i, i+3)
 	}
 	b.WriteString(`</ul></form></main><footer>Help</footer></body></html>`)
+	k := regionOf(t, b.String())
+	if md := toMarkdown(k); !strings.Contains(md, "Walnut desk model 5") || !strings.Contains(md, "$899") {
+		t.Errorf("markdown lacks the items:\n%s", md)
+	}
+}
+
+// TestItemsContentSetsPartsApart: a card's brand and name in sibling
+// elements with nothing between them (the style sheet lays them out
+// apart) come out as two words in the region's text and markdown; a
+// drop capital stays part of its word.
+func TestItemsContentSetsPartsApart(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><body><main><h1>Running shoes</h1><ul class="products">`)
+	for i := range 6 {
+		fmt.Fprintf(&b, `<li class="product"><a href="/p/%d"><span class="brand"><span>HOKA</span></span><span class="name">Clifton %d Road-Running Shoes</span></a>`+
+			`<div class="tags"><a href="/t/1">Indie</a><a href="/t/2">Singleplayer</a></div><span class="price">$%d99</span></li>`, i, i, i+3)
+	}
+	b.WriteString(`</ul><p class="note"><span class="cap">B</span><span>rooks too</span></p></main></body></html>`)
+	k := regionOf(t, b.String())
+	text, md := textOf(k), toMarkdown(k)
+	if !strings.Contains(text, "HOKA Clifton 5") || !strings.Contains(text, "Indie Singleplayer") || !strings.Contains(text, "Brooks too") {
+		t.Errorf("text:\n%s", text)
+	}
+	if !strings.Contains(md, "HOKA Clifton 5") || !strings.Contains(md, "[Indie](/t/1) [Singleplayer]") || strings.Contains(md, "B rooks") {
+		t.Errorf("markdown:\n%s", md)
+	}
+}
+
+// TestItemCandidateCopiedAsProfile: the selector's item candidate is
+// copied as the item profile copies its region: a grid inside a <form>
+// stays in the markdown, controls go, a card's parts are set apart.
+func TestItemCandidateCopiedAsProfile(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><body><main><form action="/compare"><ul class="products">`)
+	for i := range 6 {
+		fmt.Fprintf(&b, `<li class="product"><a href="/p/%d"><span>HOKA</span><span>Clifton %d</span></a><span class="price">$%d99</span><button>Compare</button></li>`, i, i, i+3)
+	}
+	b.WriteString(`</ul></form></main></body></html>`)
 	root, err := html.Parse(strings.NewReader(b.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := itemsContent(root, nil)
-	if k == nil {
+	src := itemRegionRoot(findBody(root))
+	if src == nil {
 		t.Fatal("no region of items found")
 	}
-	if md := toMarkdown(k); !strings.Contains(md, "Walnut desk model 5") || !strings.Contains(md, "$899") {
-		t.Errorf("markdown lacks the items:\n%s", md)
+	c := candidate{kind: kItems, src: src, view: true}
+	md := toMarkdown(c.tree())
+	if !strings.Contains(md, "HOKA Clifton 5") || strings.Contains(md, "Compare") {
+		t.Errorf("markdown of the item candidate:\n%s", md)
+	}
+}
+
+// TestSetApartPartsBounded: setApartParts on a nesting deeper than
+// maxPartDepth and on long runs of empty elements (edgeRune's bound)
+// returns, and sets apart only what it reaches.
+func TestSetApartPartsBounded(t *testing.T) {
+	el := func(tag string) *html.Node { return &html.Node{Type: html.ElementNode, Data: tag} }
+	txt := func(s string) *html.Node { return &html.Node{Type: html.TextNode, Data: s} }
+	root := el("div")
+	// A nesting far deeper than the parser builds, its innermost pair
+	// out of reach.
+	deep := root
+	for range 5000 {
+		c := el("span")
+		deep.AppendChild(c)
+		deep = c
+	}
+	deep.AppendChild(el("b"))
+	deep.FirstChild.AppendChild(txt("deep"))
+	deep.AppendChild(el("b"))
+	deep.LastChild.AppendChild(txt("Down"))
+	// A word, then more empty elements than edgeRune reads, then a
+	// capital: out of reach too.
+	b := el("b")
+	b.AppendChild(txt("x"))
+	root.AppendChild(b)
+	wide := el("i")
+	for range 20000 {
+		wide.AppendChild(el("i"))
+	}
+	wide.AppendChild(txt("Far"))
+	root.AppendChild(wide)
+	// Many pairs within reach.
+	for range 2000 {
+		for _, w := range []string{"a", "Z"} {
+			s := el("span")
+			s.AppendChild(txt(w))
+			root.AppendChild(s)
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		setApartParts(root, 0)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("setApartParts did not return")
+	}
+	text := nodeText(root)
+	if !strings.Contains(text, "deepDown") || !strings.Contains(text, "xFar") {
+		t.Errorf("parts beyond the bounds were set apart: %q", text[:40])
+	}
+	if strings.Contains(text, "aZ") || !strings.Contains(text, "a Za Z") {
+		t.Errorf("the parts within reach were not set apart: %q", text[len(text)-40:])
 	}
 }
 

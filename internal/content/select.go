@@ -108,8 +108,7 @@ func (c *candidate) tree() *html.Node {
 	if c.node == nil {
 		switch c.kind {
 		case kItems:
-			c.node = cloneTree(c.src)
-			prune(c.node)
+			c.node = itemsCopy(c.src)
 		case kBody:
 			c.node = bodyWithoutLandmarks(c.src)
 		case kH1:
