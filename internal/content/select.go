@@ -101,6 +101,7 @@ type candidate struct {
 	strip func(*html.Node, bool) bool
 	f     selectFeatures
 	skip  bool // unmeasured: it cannot win (candidates' bound)
+	lazy  bool // src (the item region) is found only when measured
 }
 
 // tree returns c's detached tree, copying its region the first time.
@@ -142,6 +143,9 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 			cs = append(cs, candidate{kind: kind, src: src, view: true, strip: strip})
 		}
 	}
+	// With bound, the item region is found only for a view that may win
+	// (viewMayWin): its search walks the body's runs of items.
+	lazy := bound && cur == art && art != nil
 	add(kArticle, art)
 	if cur != art && cur != nil {
 		// A profile's copy stands in for its kind.
@@ -160,7 +164,11 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 		return false
 	}
 	if !have(kItems) {
-		view(kItems, itemRegionRootOf(body, runs), nil)
+		if lazy {
+			cs = append(cs, candidate{kind: kItems, view: true, lazy: true})
+		} else {
+			view(kItems, itemRegionRootOf(body, runs), nil)
+		}
 	}
 	if !have(kForum) {
 		add(kForum, forumContent(root, body, art))
@@ -189,10 +197,28 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 	}
 	h1 := collapse(sig.h1)
 	h1m := newH1Match(h1)
-	bound = bound && cur == art && art != nil
+	bound = lazy
 	curScore := math.Inf(1)
+	var vb *viewBound // the body's bounds, taken when a view first needs them
 	for i := range cs {
 		c := &cs[i]
+		if bound && i > 0 && c.view {
+			// A view that cannot win whatever region of the body it
+			// measures is neither found nor measured.
+			if vb == nil {
+				vb = boundBody(body)
+			}
+			if !viewMayWin(c, vb, artWords, sig.bodyWords, h1 != "", readableOK, al.prose, probs, curScore) {
+				c.skip = true
+				continue
+			}
+			if c.lazy {
+				if c.src = itemRegionRootOf(body, runs); c.src == nil {
+					c.skip = true // no item region: no such candidate
+					continue
+				}
+			}
+		}
 		isArt := c.src == art && art != nil
 		var text string
 		var st stats
