@@ -323,12 +323,13 @@ func addedFeatures(f *selectFeatures, text string, words int, st stats, al *artL
 		}
 		clear(al.have)
 	}
+	lines := al.all()
 	for l := range strings.SplitSeq(text, "\n") {
 		l = collapseLine(l)
 		if have {
 			al.have[l] = true
 		}
-		if al.lines[l] {
+		if lines[l] {
 			continue
 		}
 		w := countWords(l)

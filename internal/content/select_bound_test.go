@@ -170,3 +170,34 @@ func TestBoundBodyDeep(t *testing.T) {
 		t.Errorf("bound %+v", *b)
 	}
 }
+
+// TestArtLinesProse checks newArtLines's prose lines against their
+// definition: each line collapsed, then its words counted; a vertical
+// tab splits words only once collapsed.
+func TestArtLinesProse(t *testing.T) {
+	long := strings.Repeat("word ", 19)
+	text := strings.Join([]string{
+		long + "end",                   // 20 words
+		long,                           // 19
+		strings.Repeat("a\vb ", 10),    // 10 words raw, 20 collapsed
+		"  " + long + "\u00a0tail  ",   // 20, trimmed when collapsed
+		strings.Repeat("一", 40) + " x", // 20 + 1
+		"",
+	}, "\n")
+	al := newArtLines(text)
+	var lines []string
+	var words []int
+	prose := 0
+	for l := range strings.SplitSeq(text, "\n") {
+		l = collapse(l)
+		if w := countWords(l); w >= proseLineWords {
+			lines, words, prose = append(lines, l), append(words, w), prose+w
+		}
+	}
+	if al.prose != prose || strings.Join(al.proseLines, "|") != strings.Join(lines, "|") || fmt.Sprint(al.proseWords) != fmt.Sprint(words) {
+		t.Errorf("prose %d %q %v, want %d %q %v", al.prose, al.proseLines, al.proseWords, prose, lines, words)
+	}
+	if all := al.all(); len(all) != 6 || !all[collapse(long)] || !all[""] {
+		t.Errorf("all lines: %v", all)
+	}
+}

@@ -115,25 +115,47 @@ func shareOf(in, n int) float64 {
 
 // artLines are the article's lines as addedFeatures compares them.
 type artLines struct {
-	lines      map[string]bool // every line, collapsed
-	proseLines []string        // the lines of proseLineWords words or more, in order
+	text       string          // the article's text
+	lines      map[string]bool // every line, collapsed; nil until addedFeatures needs it (all)
+	proseLines []string        // the lines of proseLineWords words or more, in order, collapsed
 	proseWords []int           // their words
 	prose      int             // words in them
 	have       map[string]bool // scratch: a candidate's lines
 }
 
+// newArtLines reads the article's prose lines: every candidate's
+// features read their words. The set of all its lines is made only for
+// a candidate that compares its own with them (all). A line's words are
+// those of the line collapsed but where it holds a vertical tab, which
+// collapse reads as white space and countWords as part of a word.
 func newArtLines(artText string) artLines {
-	al := artLines{lines: make(map[string]bool)}
+	al := artLines{text: artText}
 	for l := range strings.SplitSeq(artText, "\n") {
-		l = collapseLine(l)
-		al.lines[l] = true
-		if w := countWords(l); w >= proseLineWords {
+		w := 0
+		if strings.IndexByte(l, '\v') >= 0 {
+			l = collapseLine(l)
+			w = countWords(l)
+		} else if w = countWords(l); w >= proseLineWords {
+			l = collapseLine(l)
+		}
+		if w >= proseLineWords {
 			al.prose += w
 			al.proseLines = append(al.proseLines, l)
 			al.proseWords = append(al.proseWords, w)
 		}
 	}
 	return al
+}
+
+// all returns the set of the article's lines, collapsed.
+func (al *artLines) all() map[string]bool {
+	if al.lines == nil {
+		al.lines = make(map[string]bool)
+		for l := range strings.SplitSeq(al.text, "\n") {
+			al.lines[collapseLine(l)] = true
+		}
+	}
+	return al.lines
 }
 
 // collapseLine is collapse(s), without its copy when s is collapsed
