@@ -71,6 +71,11 @@ type readable struct {
 	// them).
 	margin float64
 	close  int
+	// unlikely tells whether the attempt dropped an element as an
+	// unlikely candidate (flagStripUnlikely), cleaned whether its
+	// cleaning removed an element (flagCleanConditionally): without,
+	// the attempt without that flag gives the same article.
+	unlikely, cleaned bool
 }
 
 // pageWrapper tells whether n, named like a header, footer or popup,
@@ -125,12 +130,19 @@ func readableContent(root *html.Node, base *url.URL, title string, facts *extrac
 	}
 	var best *html.Node
 	bestLen := 0
+	prev := -1 // the flags of the attempt before
 	for _, flags := range []int{
 		flagStripUnlikely | flagWeightClasses | flagCleanConditionally,
 		flagWeightClasses | flagCleanConditionally,
 		flagCleanConditionally,
 		0,
 	} {
+		// An attempt that drops a flag the one before never acted on
+		// gives its article again: no longer, it changes nothing.
+		if prev == flags|flagStripUnlikely && !r.unlikely || prev == flags|flagCleanConditionally && !r.cleaned {
+			continue
+		}
+		prev = flags
 		art := r.attempt(flags)
 		if art == nil {
 			continue
@@ -168,6 +180,7 @@ func (r *readable) attempt(flags int) *html.Node {
 	}
 	r.cands = r.cands[:0]
 	r.byline, r.titled = false, false
+	r.unlikely, r.cleaned = false, false
 
 	r.visit(r.body, 0)
 
@@ -477,34 +490,39 @@ func (r *readable) drop(n *html.Node) bool {
 		r.titled = true
 		return true
 	}
-	if r.flags&flagStripUnlikely != 0 && n.DataAtom != atom.Body && n.DataAtom != atom.A {
-		if match != "" && unlikelyHints.in(match) && !maybeHints.in(match) &&
-			!hasAncestor(n, atom.Table, 3) && !hasAncestor(n, atom.Code, 3) && !r.pageWrapper(n, match) &&
-			!embedsPost(n, 3) {
-			return true
-		}
-		// A landmark by role, or a <nav> whatever its class, unless the
-		// page is wrapped in one (see landmark.go).
-		if a.role != "" && LandmarkRole(n) || n.DataAtom == atom.Nav && !r.pageWrapper(n, "") {
-			return true
-		}
-		// Modals, cookie banners and hover cards are shown over the
-		// page, not in it; their text would make them candidates or
-		// inflate the link density of the article around them.
-		if match != "" && popupHints.in(match) && classKinds(n)&kindPopup != 0 && !r.pageWrapper(n, "") {
-			return true
-		}
-		// Popups, print-only blocks and screen-reader labels that a
-		// stylesheet hides by class rather than by attribute.
-		if match != "" && hideHints.in(match) && hidingClass(match) {
-			return true
-		}
+	if r.flags&flagStripUnlikely != 0 && n.DataAtom != atom.Body && n.DataAtom != atom.A && r.unlikelyNode(n, a, match) {
+		r.unlikely = true
+		return true
 	}
 	switch n.DataAtom {
 	case atom.Div, atom.Section, atom.Header, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
 		return withoutContent(n)
 	}
 	return false
+}
+
+// unlikelyNode tells whether n, of attributes a and class and id
+// match, is an unlikely candidate (flagStripUnlikely).
+func (r *readable) unlikelyNode(n *html.Node, a dropAttrs, match string) bool {
+	if match != "" && unlikelyHints.in(match) && !maybeHints.in(match) &&
+		!hasAncestor(n, atom.Table, 3) && !hasAncestor(n, atom.Code, 3) && !r.pageWrapper(n, match) &&
+		!embedsPost(n, 3) {
+		return true
+	}
+	// A landmark by role, or a <nav> whatever its class, unless the
+	// page is wrapped in one (see landmark.go).
+	if a.role != "" && LandmarkRole(n) || n.DataAtom == atom.Nav && !r.pageWrapper(n, "") {
+		return true
+	}
+	// Modals, cookie banners and hover cards are shown over the
+	// page, not in it; their text would make them candidates or
+	// inflate the link density of the article around them.
+	if match != "" && popupHints.in(match) && classKinds(n)&kindPopup != 0 && !r.pageWrapper(n, "") {
+		return true
+	}
+	// Popups, print-only blocks and screen-reader labels that a
+	// stylesheet hides by class rather than by attribute.
+	return match != "" && hideHints.in(match) && hidingClass(match)
 }
 
 func (r *readable) credit(st stats, parent *html.Node) {

@@ -247,6 +247,7 @@ func (r *readable) cleanConditionally(art *html.Node, tag atom.Atom, dataTables 
 		}
 		if r.boilerplate(n, tag, dataTables) {
 			n.Parent.RemoveChild(n)
+			r.cleaned = true
 		}
 	}
 }
