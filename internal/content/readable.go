@@ -76,6 +76,9 @@ type readable struct {
 	// cleaning removed an element (flagCleanConditionally): without,
 	// the attempt without that flag gives the same article.
 	unlikely, cleaned bool
+	// bodyText is textStats(body, dropped) (length and link length),
+	// summed by visit: the body's link density without a walk of its own.
+	bodyText stats
 }
 
 // pageWrapper tells whether n, named like a header, footer or popup,
@@ -181,15 +184,16 @@ func (r *readable) attempt(flags int) *html.Node {
 	r.cands = r.cands[:0]
 	r.byline, r.titled = false, false
 	r.unlikely, r.cleaned = false, false
+	r.bodyText = stats{}
 
 	r.visit(r.body, 0)
 
 	// Scale each candidate by the share of its text that is not links.
-	// The body's share is not known from visit: it is measured (a walk
-	// of the whole page) only when the body may rank among the five
-	// best. Scaling moves a score towards 0, so a body whose score, or
-	// 0, is below five other candidates' cannot, and its score is then
-	// read nowhere.
+	// The body's share is not the one visit records per element: it is
+	// textStats's, which visit sums too (bodyText), and it is applied only
+	// when the body may rank among the five best. Scaling moves a score
+	// towards 0, so a body whose score, or 0, is below five other
+	// candidates' cannot, and its score is then read nowhere.
 	var body *html.Node
 	for _, c := range r.cands {
 		d, ok := r.density[c]
@@ -203,7 +207,13 @@ func (r *readable) attempt(flags int) *html.Node {
 		r.scores[c] *= 1 - d
 	}
 	if body != nil && !r.outranked(body, 5) {
-		r.scores[body] *= 1 - r.linkDensity(body)
+		d := 0.0
+		if body != r.body {
+			d = r.linkDensity(body)
+		} else if r.bodyText.length > 0 {
+			d = r.bodyText.linkLen / float64(r.bodyText.length)
+		}
+		r.scores[body] *= 1 - d
 	}
 	var top []*html.Node // the five best, best first
 	for _, c := range r.cands {
@@ -413,7 +423,22 @@ func (r *readable) visit(n *html.Node, link float64) (st stats, block bool) {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		switch c.Type {
 		case html.TextNode:
+			before := st.length
 			countText(c.Data, link, &st)
+			if k := st.length - before; k > 0 {
+				// The body's textStats counts a text's separation from
+				// the text before with the text's link weight; st, made
+				// per element, counts the separation between elements
+				// without it (see bodyText).
+				if before > 0 {
+					k--
+				}
+				if r.bodyText.length > 0 {
+					k++
+				}
+				r.bodyText.length += k
+				r.bodyText.linkLen += link * float64(k)
+			}
 			continue
 		case html.ElementNode:
 		default:
