@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // allAttempts is readableContent without its skipping of attempts that
@@ -144,5 +145,31 @@ func TestBodyTextIsTextStats(t *testing.T) {
 				t.Fatalf("%s: visit %+v, textStats %+v", b.String(), r.bodyText, want)
 			}
 		}
+	}
+}
+
+// TestCTAHintsHoldBoth: the one reading ctaParagraph makes first finds
+// every social network name and every subscribe stem, alone in a text
+// or inside one; a paragraph without them is passed over.
+func TestCTAHintsHoldBoth(t *testing.T) {
+	for _, w := range append(append([]string(nil), socialNames...), subscribeStemList...) {
+		for _, s := range []string{w, "see " + w + " now"} {
+			if !ctaHints.in(s) || (!socialHints.in(s) && !subscribeStems.in(s)) {
+				t.Errorf("%q: not found", s)
+			}
+		}
+	}
+	if ctaHints.in("an ordinary sentence, with nothing to sell") {
+		t.Error("an ordinary sentence holds a hint")
+	}
+	root, _ := parseBody(t, `<html><body><p>Follow us on Twitter and Instagram for more news.</p><p>An ordinary paragraph with nothing to sell.</p></body></html>`)
+	var got []bool
+	walkElements(root, func(n *html.Node) {
+		if n.DataAtom == atom.P {
+			got = append(got, ctaParagraph(n))
+		}
+	})
+	if fmt.Sprint(got) != "[true false]" {
+		t.Errorf("ctaParagraph %v, want [true false]", got)
 	}
 }
