@@ -483,13 +483,18 @@ func boundBody(body *html.Node) *viewBound {
 			case html.TextNode:
 				s := c.Data
 				b.words += countWords(s)
-				if hasHighByte(s) {
-					b.high++
-					if c, size := utf8.DecodeLastRuneInString(s); c == utf8.RuneError && size == 1 {
-						b.broken = true
+				b.signs += strings.Count(s, "$")
+				if i := firstHighByte(s); i >= 0 {
+					// Only texts with bytes of 0x80 or more hold
+					// characters of more than one byte.
+					if hasHighByte(s[i:]) {
+						b.high++
+						if c, size := utf8.DecodeLastRuneInString(s); c == utf8.RuneError && size == 1 {
+							b.broken = true
+						}
 					}
+					b.signs += currencySigns(s[i:])
 				}
-				b.signs += currencySigns(s)
 			case html.ElementNode:
 				switch c.DataAtom {
 				case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
@@ -505,10 +510,9 @@ func boundBody(body *html.Node) *viewBound {
 	return b
 }
 
-// hasHighByte tells whether s holds a byte of 0xE0 or more (the first
-// byte of a character of three bytes or four), or a byte of 0x80 or
-// more at its end.
-func hasHighByte(s string) bool {
+// firstHighByte returns the index of the first byte of s of 0x80 or
+// more, or -1.
+func firstHighByte(s string) int {
 	i := 0
 	for ; len(s)-i >= 8; i += 8 {
 		if load8(s[i:i+8])&highBits != 0 {
@@ -516,6 +520,18 @@ func hasHighByte(s string) bool {
 		}
 	}
 	for ; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return i
+		}
+	}
+	return -1
+}
+
+// hasHighByte tells whether s holds a byte of 0xE0 or more (the first
+// byte of a character of three bytes or four), or a byte of 0x80 or
+// more at its end.
+func hasHighByte(s string) bool {
+	for i := 0; i < len(s); i++ {
 		if s[i] >= 0xE0 {
 			return true
 		}
@@ -523,9 +539,10 @@ func hasHighByte(s string) bool {
 	return len(s) > 0 && s[len(s)-1] >= 0x80
 }
 
-// currencySigns counts the signs prices looks for in s: $, £, ¥, € and ₹.
+// currencySigns counts the signs of more than one byte prices looks for
+// in s: £, ¥, € and ₹ ($ is counted apart).
 func currencySigns(s string) int {
-	n := strings.Count(s, "$")
+	n := 0
 	for _, lead := range [2]byte{0xC2, 0xE2} {
 		for i := 0; ; i++ {
 			j := strings.IndexByte(s[i:], lead)
