@@ -79,6 +79,22 @@ type readable struct {
 	// bodyText is textStats(body, dropped) (length and link length),
 	// summed by visit: the body's link density without a walk of its own.
 	bodyText stats
+	// nodes are zeroed nodes for copyTree, allocated nodeChunk at a time.
+	nodes []html.Node
+}
+
+// nodeChunk is how many nodes copyTree allocates at once: one
+// allocation instead of one a node (an article is a few hundred).
+const nodeChunk = 64
+
+// newNode returns a zeroed node for a copy.
+func (r *readable) newNode() *html.Node {
+	if len(r.nodes) == 0 {
+		r.nodes = make([]html.Node, nodeChunk)
+	}
+	k := &r.nodes[0]
+	r.nodes = r.nodes[1:]
+	return k
 }
 
 // pageWrapper tells whether n, named like a header, footer or popup,
@@ -679,7 +695,8 @@ func (r *readable) copyTree(n *html.Node) *html.Node {
 	// normalizeTables), after which the page's tree is not read again;
 	// the one change before it, above, copies first
 	// (TestPageAttributesUntilChoice).
-	k := &html.Node{Type: n.Type, Data: n.Data, DataAtom: n.DataAtom, Namespace: n.Namespace}
+	k := r.newNode()
+	k.Type, k.Data, k.DataAtom, k.Namespace = n.Type, n.Data, n.DataAtom, n.Namespace
 	if len(n.Attr) > 0 {
 		k.Attr = n.Attr[:len(n.Attr):len(n.Attr)]
 	}
@@ -701,7 +718,8 @@ func (r *readable) copyTree(n *html.Node) *html.Node {
 					k.AppendChild(x)
 					continue
 				}
-				p = &html.Node{Type: html.ElementNode, Data: "p", DataAtom: atom.P}
+				p = r.newNode()
+				p.Type, p.Data, p.DataAtom = html.ElementNode, "p", atom.P
 				k.AppendChild(p)
 			}
 			p.AppendChild(x)

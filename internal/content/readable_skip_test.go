@@ -173,3 +173,33 @@ func TestCTAHintsHoldBoth(t *testing.T) {
 		t.Errorf("ctaParagraph %v, want [true false]", got)
 	}
 }
+
+// TestCopyOverManyChunks: an article of more nodes than one chunk of
+// newNode holds is copied whole, its nodes distinct.
+func TestCopyOverManyChunks(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("<html><body><div class=\"content\">")
+	for i := range 3 * nodeChunk {
+		fmt.Fprintf(&b, "<p>Paragraph %d of the story, with a comma, and some more words to score.</p>", i)
+	}
+	b.WriteString("</div></body></html>")
+	root, _ := parseBody(t, b.String())
+	art, ok := readableContent(root, nil, "", nil)
+	if !ok {
+		t.Fatal("no article")
+	}
+	seen := map[*html.Node]bool{}
+	n := 0
+	walkElements(art, func(e *html.Node) {
+		if seen[e] {
+			t.Fatal("a node twice")
+		}
+		seen[e] = true
+		if e.DataAtom == atom.P {
+			n++
+		}
+	})
+	if n != 3*nodeChunk || !strings.Contains(textOf(art), fmt.Sprintf("Paragraph %d of", 3*nodeChunk-1)) {
+		t.Errorf("%d paragraphs copied, want %d", n, 3*nodeChunk)
+	}
+}
