@@ -135,6 +135,10 @@ func pageRegion(match string) bool {
 	return strings.Contains(match, "footer") || strings.Contains(match, "header")
 }
 
+// skipRepeats turns on readableContent's skipping of attempts that give
+// the article of the one before; tests turn it off to compare.
+var skipRepeats = true
+
 // readableContent returns the article of the page under root as a new
 // detached <div>, or nil when no attempt yields text; ok tells whether
 // an attempt reached minArticleChars (otherwise the longest is returned).
@@ -158,7 +162,7 @@ func readableContent(root *html.Node, base *url.URL, title string, facts *extrac
 	} {
 		// An attempt that drops a flag the one before never acted on
 		// gives its article again: no longer, it changes nothing.
-		if prev == flags|flagStripUnlikely && !r.unlikely || prev == flags|flagCleanConditionally && !r.cleaned {
+		if skipRepeats && (prev == flags|flagStripUnlikely && !r.unlikely || prev == flags|flagCleanConditionally && !r.cleaned) {
 			continue
 		}
 		prev = flags
