@@ -101,7 +101,7 @@ type candidate struct {
 	strip func(*html.Node, bool) bool
 	f     selectFeatures
 	skip  bool // unmeasured: it cannot win (candidates' bound)
-	lazy  bool // src (the item region) is found only when measured
+	lazy  bool // src (a view's region) is found only when measured
 }
 
 // tree returns c's detached tree, copying its region the first time.
@@ -138,14 +138,26 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 			cs = append(cs, candidate{kind: kind, node: n, src: n})
 		}
 	}
-	view := func(kind int, src *html.Node, strip func(*html.Node, bool) bool) {
-		if src != nil {
+	// With bound, the item and h1 regions are found only for a view that
+	// may win (viewMayWin): the item region's search walks the body's
+	// runs of items. locate finds a view's region.
+	lazy := bound && cur == art && art != nil
+	locate := func(kind int) *html.Node {
+		switch kind {
+		case kItems:
+			return itemRegionRootOf(body, runs)
+		case kH1:
+			return h1RegionRoot(body)
+		}
+		return body
+	}
+	view := func(kind int, strip func(*html.Node, bool) bool) {
+		if lazy {
+			cs = append(cs, candidate{kind: kind, view: true, strip: strip, lazy: true})
+		} else if src := locate(kind); src != nil {
 			cs = append(cs, candidate{kind: kind, src: src, view: true, strip: strip})
 		}
 	}
-	// With bound, the item region is found only for a view that may win
-	// (viewMayWin): its search walks the body's runs of items.
-	lazy := bound && cur == art && art != nil
 	add(kArticle, art)
 	if cur != art && cur != nil {
 		// A profile's copy stands in for its kind.
@@ -164,17 +176,13 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 		return false
 	}
 	if !have(kItems) {
-		if lazy {
-			cs = append(cs, candidate{kind: kItems, view: true, lazy: true})
-		} else {
-			view(kItems, itemRegionRootOf(body, runs), nil)
-		}
+		view(kItems, nil)
 	}
 	if !have(kForum) {
 		add(kForum, forumContent(root, body, art))
 	}
-	view(kBody, body, bodyStrips)
-	view(kH1, h1RegionRoot(body), Landmark)
+	view(kBody, bodyStrips)
+	view(kH1, Landmark)
 
 	artText := ""
 	var artStats stats
@@ -213,8 +221,8 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 				continue
 			}
 			if c.lazy {
-				if c.src = itemRegionRootOf(body, runs); c.src == nil {
-					c.skip = true // no item region: no such candidate
+				if c.src = locate(c.kind); c.src == nil {
+					c.skip = true // no such region: no such candidate
 					continue
 				}
 			}
