@@ -378,3 +378,26 @@ func TestCopyOverManyChunks(t *testing.T) {
 		t.Errorf("%d paragraphs copied, want %d", n, 3*nodeChunk)
 	}
 }
+
+// TestCleaningPassesOverRemoved: the elements cleanConditionally judges
+// are collected once, before the steps that remove asides and footers;
+// a div of links inside a removed aside is not judged (nothing is
+// cleaned), while the same div in the article is.
+func TestCleaningPassesOverRemoved(t *testing.T) {
+	prose := "<p>Plain words of the story, a sentence with a comma, and another one after it.</p>"
+	for _, c := range []struct {
+		article string
+		cleaned bool
+	}{
+		{`<aside><div><a href="/a">One</a> <a href="/b">Two</a></div></aside>` + prose, false},
+		{`<div><a href="/a">One</a> <a href="/b">Two</a></div>` + prose, true},
+	} {
+		root, _ := parseBody(t, "<html><body><div>"+c.article+"</div></body></html>")
+		art := cloneTree(findBody(root).FirstChild)
+		r := &readable{body: findBody(root), bodyLen: -1, bodyOver: -1, flags: flagCleanConditionally}
+		r.prepare(art)
+		if r.cleaned != c.cleaned || strings.Contains(textOf(art), "One") {
+			t.Errorf("%s: cleaned %v (want %v), text %q", c.article, r.cleaned, c.cleaned, textOf(art))
+		}
+	}
+}
