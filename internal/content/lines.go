@@ -2,6 +2,7 @@ package content
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -321,8 +322,14 @@ var socialNames = []string{"twitter", "facebook", "instagram", "telegram", "what
 // socialHints prefilter socialNames: most paragraphs name no network.
 var socialHints = newHints(socialNames...)
 
-// subscribeStems prefilter subscribeVerbs: one of them is in each.
-var subscribeStems = newHints("subscri", "sign up", "suscr", "abonn", "iscriv", "assine", "subskryb")
+// subscribeStemList prefilter subscribeVerbs: one of them is in each.
+var subscribeStemList = []string{"subscri", "sign up", "suscr", "abonn", "iscriv", "assine", "subskryb"}
+
+var subscribeStems = newHints(subscribeStemList...)
+
+// ctaHints are socialHints and subscribeStems at once: a paragraph that
+// holds neither is no call to action, found in one reading of it.
+var ctaHints = newHints(append(slices.Clone(socialNames), subscribeStemList...)...)
 
 // ctaParagraph tells whether a <p> of the article is a call to action.
 func ctaParagraph(n *html.Node) bool {
@@ -335,6 +342,9 @@ func ctaParagraph(n *html.Node) bool {
 	}
 	var buf [1280]byte
 	t := lowerText(n, buf[:0])
+	if !ctaHints.inBytes(t) {
+		return false
+	}
 	social := 0
 	if socialHints.inBytes(t) {
 		for _, s := range socialNames {

@@ -555,6 +555,9 @@ func (w *typeWalk) classWord(word string, seen *uint64) {
 // with IndexByte, each searched again only once passed, instead of
 // testing every byte.
 func prices(s string) int {
+	if !dollarOrHigh(s) {
+		return 0 // no sign can start here: most texts, read once
+	}
 	n := 0
 	next := [3]int{-1, -1, -1} // the next '$', 0xC2 and 0xE2 at or after i; -1 unknown
 	for i := 0; i < len(s); i++ {
@@ -598,6 +601,24 @@ func prices(s string) int {
 		i += sign - 1
 	}
 	return n
+}
+
+// dollarOrHigh tells whether s holds a '$' or a byte of 0x80 or more,
+// eight bytes at a time.
+func dollarOrHigh(s string) bool {
+	i := 0
+	for ; len(s)-i >= 8; i += 8 {
+		x := load8(s[i : i+8])
+		if x&highBits != 0 || zeroBytes(x^0x2424242424242424) != 0 {
+			return true
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] == '$' || s[i] >= 0x80 {
+			return true
+		}
+	}
+	return false
 }
 
 // pageFeatures computes the classifier's input for the page under root

@@ -71,6 +71,30 @@ type readable struct {
 	// them).
 	margin float64
 	close  int
+	// unlikely tells whether the attempt dropped an element as an
+	// unlikely candidate (flagStripUnlikely), cleaned whether its
+	// cleaning removed an element (flagCleanConditionally): without,
+	// the attempt without that flag gives the same article.
+	unlikely, cleaned bool
+	// bodyText is textStats(body, dropped) (length and link length),
+	// summed by visit: the body's link density without a walk of its own.
+	bodyText stats
+	// nodes are zeroed nodes for copyTree, allocated nodeChunk at a time.
+	nodes []html.Node
+}
+
+// nodeChunk is how many nodes copyTree allocates at once: one
+// allocation instead of one a node (an article is a few hundred).
+const nodeChunk = 64
+
+// newNode returns a zeroed node for a copy.
+func (r *readable) newNode() *html.Node {
+	if len(r.nodes) == 0 {
+		r.nodes = make([]html.Node, nodeChunk)
+	}
+	k := &r.nodes[0]
+	r.nodes = r.nodes[1:]
+	return k
 }
 
 // pageWrapper tells whether n, named like a header, footer or popup,
@@ -111,6 +135,10 @@ func pageRegion(match string) bool {
 	return strings.Contains(match, "footer") || strings.Contains(match, "header")
 }
 
+// skipRepeats turns on readableContent's skipping of attempts that give
+// the article of the one before; tests turn it off to compare.
+var skipRepeats = true
+
 // readableContent returns the article of the page under root as a new
 // detached <div>, or nil when no attempt yields text; ok tells whether
 // an attempt reached minArticleChars (otherwise the longest is returned).
@@ -125,12 +153,19 @@ func readableContent(root *html.Node, base *url.URL, title string, facts *extrac
 	}
 	var best *html.Node
 	bestLen := 0
+	prev := -1 // the flags of the attempt before
 	for _, flags := range []int{
 		flagStripUnlikely | flagWeightClasses | flagCleanConditionally,
 		flagWeightClasses | flagCleanConditionally,
 		flagCleanConditionally,
 		0,
 	} {
+		// An attempt that drops a flag the one before never acted on
+		// gives its article again: no longer, it changes nothing.
+		if skipRepeats && (prev == flags|flagStripUnlikely && !r.unlikely || prev == flags|flagCleanConditionally && !r.cleaned) {
+			continue
+		}
+		prev = flags
 		art := r.attempt(flags)
 		if art == nil {
 			continue
@@ -168,15 +203,17 @@ func (r *readable) attempt(flags int) *html.Node {
 	}
 	r.cands = r.cands[:0]
 	r.byline, r.titled = false, false
+	r.unlikely, r.cleaned = false, false
+	r.bodyText = stats{}
 
 	r.visit(r.body, 0)
 
 	// Scale each candidate by the share of its text that is not links.
-	// The body's share is not known from visit: it is measured (a walk
-	// of the whole page) only when the body may rank among the five
-	// best. Scaling moves a score towards 0, so a body whose score, or
-	// 0, is below five other candidates' cannot, and its score is then
-	// read nowhere.
+	// The body's share is not the one visit records per element: it is
+	// textStats's, which visit sums too (bodyText), and it is applied only
+	// when the body may rank among the five best. Scaling moves a score
+	// towards 0, so a body whose score, or 0, is below five other
+	// candidates' cannot, and its score is then read nowhere.
 	var body *html.Node
 	for _, c := range r.cands {
 		d, ok := r.density[c]
@@ -190,7 +227,13 @@ func (r *readable) attempt(flags int) *html.Node {
 		r.scores[c] *= 1 - d
 	}
 	if body != nil && !r.outranked(body, 5) {
-		r.scores[body] *= 1 - r.linkDensity(body)
+		d := 0.0
+		if body != r.body {
+			d = r.linkDensity(body)
+		} else if r.bodyText.length > 0 {
+			d = r.bodyText.linkLen / float64(r.bodyText.length)
+		}
+		r.scores[body] *= 1 - d
 	}
 	var top []*html.Node // the five best, best first
 	for _, c := range r.cands {
@@ -400,7 +443,22 @@ func (r *readable) visit(n *html.Node, link float64) (st stats, block bool) {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		switch c.Type {
 		case html.TextNode:
+			before := st.length
 			countText(c.Data, link, &st)
+			if k := st.length - before; k > 0 {
+				// The body's textStats counts a text's separation from
+				// the text before with the text's link weight; st, made
+				// per element, counts the separation between elements
+				// without it (see bodyText).
+				if before > 0 {
+					k--
+				}
+				if r.bodyText.length > 0 {
+					k++
+				}
+				r.bodyText.length += k
+				r.bodyText.linkLen += link * float64(k)
+			}
 			continue
 		case html.ElementNode:
 		default:
@@ -477,34 +535,39 @@ func (r *readable) drop(n *html.Node) bool {
 		r.titled = true
 		return true
 	}
-	if r.flags&flagStripUnlikely != 0 && n.DataAtom != atom.Body && n.DataAtom != atom.A {
-		if match != "" && unlikelyHints.in(match) && !maybeHints.in(match) &&
-			!hasAncestor(n, atom.Table, 3) && !hasAncestor(n, atom.Code, 3) && !r.pageWrapper(n, match) &&
-			!embedsPost(n, 3) {
-			return true
-		}
-		// A landmark by role, or a <nav> whatever its class, unless the
-		// page is wrapped in one (see landmark.go).
-		if a.role != "" && LandmarkRole(n) || n.DataAtom == atom.Nav && !r.pageWrapper(n, "") {
-			return true
-		}
-		// Modals, cookie banners and hover cards are shown over the
-		// page, not in it; their text would make them candidates or
-		// inflate the link density of the article around them.
-		if match != "" && popupHints.in(match) && classKinds(n)&kindPopup != 0 && !r.pageWrapper(n, "") {
-			return true
-		}
-		// Popups, print-only blocks and screen-reader labels that a
-		// stylesheet hides by class rather than by attribute.
-		if match != "" && hideHints.in(match) && hidingClass(match) {
-			return true
-		}
+	if r.flags&flagStripUnlikely != 0 && n.DataAtom != atom.Body && n.DataAtom != atom.A && r.unlikelyNode(n, a, match) {
+		r.unlikely = true
+		return true
 	}
 	switch n.DataAtom {
 	case atom.Div, atom.Section, atom.Header, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
 		return withoutContent(n)
 	}
 	return false
+}
+
+// unlikelyNode tells whether n, of attributes a and class and id
+// match, is an unlikely candidate (flagStripUnlikely).
+func (r *readable) unlikelyNode(n *html.Node, a dropAttrs, match string) bool {
+	if match != "" && unlikelyHints.in(match) && !maybeHints.in(match) &&
+		!hasAncestor(n, atom.Table, 3) && !hasAncestor(n, atom.Code, 3) && !r.pageWrapper(n, match) &&
+		!embedsPost(n, 3) {
+		return true
+	}
+	// A landmark by role, or a <nav> whatever its class, unless the
+	// page is wrapped in one (see landmark.go).
+	if a.role != "" && LandmarkRole(n) || n.DataAtom == atom.Nav && !r.pageWrapper(n, "") {
+		return true
+	}
+	// Modals, cookie banners and hover cards are shown over the
+	// page, not in it; their text would make them candidates or
+	// inflate the link density of the article around them.
+	if match != "" && popupHints.in(match) && classKinds(n)&kindPopup != 0 && !r.pageWrapper(n, "") {
+		return true
+	}
+	// Popups, print-only blocks and screen-reader labels that a
+	// stylesheet hides by class rather than by attribute.
+	return match != "" && hideHints.in(match) && hidingClass(match)
 }
 
 func (r *readable) credit(st stats, parent *html.Node) {
@@ -636,7 +699,8 @@ func (r *readable) copyTree(n *html.Node) *html.Node {
 	// normalizeTables), after which the page's tree is not read again;
 	// the one change before it, above, copies first
 	// (TestPageAttributesUntilChoice).
-	k := &html.Node{Type: n.Type, Data: n.Data, DataAtom: n.DataAtom, Namespace: n.Namespace}
+	k := r.newNode()
+	k.Type, k.Data, k.DataAtom, k.Namespace = n.Type, n.Data, n.DataAtom, n.Namespace
 	if len(n.Attr) > 0 {
 		k.Attr = n.Attr[:len(n.Attr):len(n.Attr)]
 	}
@@ -658,7 +722,8 @@ func (r *readable) copyTree(n *html.Node) *html.Node {
 					k.AppendChild(x)
 					continue
 				}
-				p = &html.Node{Type: html.ElementNode, Data: "p", DataAtom: atom.P}
+				p = r.newNode()
+				p.Type, p.Data, p.DataAtom = html.ElementNode, "p", atom.P
 				k.AppendChild(p)
 			}
 			p.AppendChild(x)

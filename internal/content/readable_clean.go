@@ -23,8 +23,15 @@ func (r *readable) prepare(art *html.Node) {
 	}
 	dataTables := make(map[*html.Node]bool)
 	markDataTables(art, dataTables)
-	r.cleanConditionally(art, atom.Form, dataTables)
-	r.cleanConditionally(art, atom.Fieldset, dataTables)
+	// The elements cleanConditionally judges, collected in one walk: the
+	// steps between its calls only remove elements, which it passes over
+	// (attached).
+	var clean cleanLists
+	if r.flags&flagCleanConditionally != 0 {
+		clean.collect(art)
+	}
+	r.cleanConditionally(art, atom.Form, &clean, dataTables)
+	r.cleanConditionally(art, atom.Fieldset, &clean, dataTables)
 	removeTags(art, func(n *html.Node) bool {
 		switch n.DataAtom {
 		case atom.Object, atom.Embed, atom.Iframe:
@@ -44,9 +51,9 @@ func (r *readable) prepare(art *html.Node) {
 	removeTags(art, func(n *html.Node) bool {
 		return (n.DataAtom == atom.H1 || n.DataAtom == atom.H2) && r.classWeight(n) < 0
 	})
-	r.cleanConditionally(art, atom.Table, dataTables)
-	r.cleanConditionally(art, atom.Ul, dataTables)
-	r.cleanConditionally(art, atom.Div, dataTables)
+	r.cleanConditionally(art, atom.Table, &clean, dataTables)
+	r.cleanConditionally(art, atom.Ul, &clean, dataTables)
+	r.cleanConditionally(art, atom.Div, &clean, dataTables)
 	removeTags(art, func(n *html.Node) bool {
 		switch n.DataAtom {
 		case atom.H1:
@@ -219,27 +226,50 @@ func atoiSmall(s string) int {
 	return v
 }
 
-// cleanConditionally removes the elements of one tag that look like
-// boilerplate. Later elements are judged first, so an outer element is
-// judged without the inner ones already removed.
-func (r *readable) cleanConditionally(art *html.Node, tag atom.Atom, dataTables map[*html.Node]bool) {
+// cleanLists are the elements of the tags cleanConditionally judges, in
+// document order.
+type cleanLists struct {
+	form, fieldset, table, ul, div []*html.Node
+}
+
+func (l *cleanLists) collect(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if p := l.of(c.DataAtom); p != nil {
+			*p = append(*p, c)
+		}
+		l.collect(c)
+	}
+}
+
+// of returns the list of tag, or nil.
+func (l *cleanLists) of(tag atom.Atom) *[]*html.Node {
+	switch tag {
+	case atom.Form:
+		return &l.form
+	case atom.Fieldset:
+		return &l.fieldset
+	case atom.Table:
+		return &l.table
+	case atom.Ul:
+		return &l.ul
+	case atom.Div:
+		return &l.div
+	}
+	return nil
+}
+
+// cleanConditionally removes the elements of one tag (from lists) that
+// look like boilerplate. Later elements are judged first, so an outer
+// element is judged without the inner ones already removed; elements no
+// longer in the article are passed over.
+func (r *readable) cleanConditionally(art *html.Node, tag atom.Atom, lists *cleanLists, dataTables map[*html.Node]bool) {
 	if r.flags&flagCleanConditionally == 0 {
 		return
 	}
-	var nodes []*html.Node
-	var collect func(*html.Node)
-	collect = func(n *html.Node) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type != html.ElementNode {
-				continue
-			}
-			if c.DataAtom == tag {
-				nodes = append(nodes, c)
-			}
-			collect(c)
-		}
-	}
-	collect(art)
+	nodes := *lists.of(tag)
 	for i := len(nodes) - 1; i >= 0; i-- {
 		n := nodes[i]
 		if n.Parent == nil || !attached(n, art) {
@@ -247,6 +277,7 @@ func (r *readable) cleanConditionally(art *html.Node, tag atom.Atom, dataTables 
 		}
 		if r.boilerplate(n, tag, dataTables) {
 			n.Parent.RemoveChild(n)
+			r.cleaned = true
 		}
 	}
 }

@@ -101,6 +101,7 @@ type candidate struct {
 	strip func(*html.Node, bool) bool
 	f     selectFeatures
 	skip  bool // unmeasured: it cannot win (candidates' bound)
+	lazy  bool // src (a view's region) is found only when measured
 }
 
 // tree returns c's detached tree, copying its region the first time.
@@ -136,8 +137,23 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 			cs = append(cs, candidate{kind: kind, node: n, src: n})
 		}
 	}
-	view := func(kind int, src *html.Node, strip func(*html.Node, bool) bool) {
-		if src != nil {
+	// With bound, the item and h1 regions are found only for a view that
+	// may win (viewMayWin): the item region's search walks the body's
+	// runs of items. locate finds a view's region.
+	lazy := bound && cur == art && art != nil
+	locate := func(kind int) *html.Node {
+		switch kind {
+		case kItems:
+			return itemRegionRootOf(body, runs)
+		case kH1:
+			return h1RegionRoot(body)
+		}
+		return body
+	}
+	view := func(kind int, strip func(*html.Node, bool) bool) {
+		if lazy {
+			cs = append(cs, candidate{kind: kind, view: true, strip: strip, lazy: true})
+		} else if src := locate(kind); src != nil {
 			cs = append(cs, candidate{kind: kind, src: src, view: true, strip: strip})
 		}
 	}
@@ -159,13 +175,13 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 		return false
 	}
 	if !have(kItems) {
-		view(kItems, itemRegionRootOf(body, runs), nil)
+		view(kItems, nil)
 	}
 	if !have(kForum) {
 		add(kForum, forumContent(root, body, art))
 	}
-	view(kBody, body, bodyStrips)
-	view(kH1, h1RegionRoot(body), Landmark)
+	view(kBody, bodyStrips)
+	view(kH1, Landmark)
 
 	artText := ""
 	var artStats stats
@@ -188,10 +204,28 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 	}
 	h1 := collapse(sig.h1)
 	h1m := newH1Match(h1)
-	bound = bound && cur == art && art != nil
+	bound = lazy
 	curScore := math.Inf(1)
+	var vb *viewBound // the body's bounds, taken when a view first needs them
 	for i := range cs {
 		c := &cs[i]
+		if bound && i > 0 && c.view {
+			// A view that cannot win whatever region of the body it
+			// measures is neither found nor measured.
+			if vb == nil {
+				vb = boundBody(body)
+			}
+			if !viewMayWin(c, vb, artWords, sig.bodyWords, h1 != "", readableOK, al.prose, probs, curScore) {
+				c.skip = true
+				continue
+			}
+			if c.lazy {
+				if c.src = locate(c.kind); c.src == nil {
+					c.skip = true // no such region: no such candidate
+					continue
+				}
+			}
+		}
 		isArt := c.src == art && art != nil
 		var text string
 		var st stats
@@ -296,12 +330,13 @@ func addedFeatures(f *selectFeatures, text string, words int, st stats, al *artL
 		}
 		clear(al.have)
 	}
+	lines := al.all()
 	for l := range strings.SplitSeq(text, "\n") {
 		l = collapseLine(l)
 		if have {
 			al.have[l] = true
 		}
-		if al.lines[l] {
+		if lines[l] {
 			continue
 		}
 		w := countWords(l)

@@ -1,6 +1,7 @@
 package content
 
 import (
+	"math"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -114,25 +115,47 @@ func shareOf(in, n int) float64 {
 
 // artLines are the article's lines as addedFeatures compares them.
 type artLines struct {
-	lines      map[string]bool // every line, collapsed
-	proseLines []string        // the lines of proseLineWords words or more, in order
+	text       string          // the article's text
+	lines      map[string]bool // every line, collapsed; nil until addedFeatures needs it (all)
+	proseLines []string        // the lines of proseLineWords words or more, in order, collapsed
 	proseWords []int           // their words
 	prose      int             // words in them
 	have       map[string]bool // scratch: a candidate's lines
 }
 
+// newArtLines reads the article's prose lines: every candidate's
+// features read their words. The set of all its lines is made only for
+// a candidate that compares its own with them (all). A line's words are
+// those of the line collapsed but where it holds a vertical tab, which
+// collapse reads as white space and countWords as part of a word.
 func newArtLines(artText string) artLines {
-	al := artLines{lines: make(map[string]bool)}
+	al := artLines{text: artText}
 	for l := range strings.SplitSeq(artText, "\n") {
-		l = collapseLine(l)
-		al.lines[l] = true
-		if w := countWords(l); w >= proseLineWords {
+		w := 0
+		if strings.IndexByte(l, '\v') >= 0 {
+			l = collapseLine(l)
+			w = countWords(l)
+		} else if w = countWords(l); w >= proseLineWords {
+			l = collapseLine(l)
+		}
+		if w >= proseLineWords {
 			al.prose += w
 			al.proseLines = append(al.proseLines, l)
 			al.proseWords = append(al.proseWords, w)
 		}
 	}
 	return al
+}
+
+// all returns the set of the article's lines, collapsed.
+func (al *artLines) all() map[string]bool {
+	if al.lines == nil {
+		al.lines = make(map[string]bool)
+		for l := range strings.SplitSeq(al.text, "\n") {
+			al.lines[collapseLine(l)] = true
+		}
+	}
+	return al.lines
 }
 
 // collapseLine is collapse(s), without its copy when s is collapsed
@@ -426,4 +449,156 @@ func (m *measure) elements(n *html.Node, inArticle bool) {
 			m.elements(c, inArticle || c.DataAtom == atom.Article || c.DataAtom == atom.Main)
 		}
 	}
+}
+
+// viewBound holds what any view of the body can read at most: a view's
+// text is some of the body's texts in order, white space collapsed and
+// separators added, so its words, headings, form controls and currency
+// signs are at most the body's (boundBody). viewMayWin scores a view
+// with them before its region is found or measured.
+type viewBound struct {
+	words    int  // countWords summed over the body's texts
+	high     int  // texts holding a byte of 0xE0 or more (see boundBody)
+	heads    int  // h1-h6 elements
+	controls int  // elements measure counts as controls
+	signs    int  // currency signs prices may count
+	broken   bool // a text ends inside a character: no bound holds
+}
+
+// maxWords is a bound of countWords of any view's text. countWords
+// counts a CJK character as half a word, rounding down per text: the
+// texts' sum undercounts the joined text by at most half a word for
+// each text holding one, and every character it counts as CJK is
+// written with a first byte of 0xE0 or more.
+func (b *viewBound) maxWords() int { return b.words + (b.high+1)/2 }
+
+// boundBody measures body for viewBound in one walk. Every element
+// counts, scripts and all (bounds may be loose, never short).
+func boundBody(body *html.Node) *viewBound {
+	b := &viewBound{}
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch c.Type {
+			case html.TextNode:
+				s := c.Data
+				b.words += countWords(s)
+				b.signs += strings.Count(s, "$")
+				if i := firstHighByte(s); i >= 0 {
+					// Only texts with bytes of 0x80 or more hold
+					// characters of more than one byte.
+					if hasHighByte(s[i:]) {
+						b.high++
+						if c, size := utf8.DecodeLastRuneInString(s); c == utf8.RuneError && size == 1 {
+							b.broken = true
+						}
+					}
+					b.signs += currencySigns(s[i:])
+				}
+			case html.ElementNode:
+				switch c.DataAtom {
+				case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+					b.heads++
+				case atom.Form, atom.Input, atom.Button, atom.Select, atom.Textarea:
+					b.controls++
+				}
+				walk(c)
+			}
+		}
+	}
+	walk(body)
+	return b
+}
+
+// firstHighByte returns the index of the first byte of s of 0x80 or
+// more, or -1.
+func firstHighByte(s string) int {
+	i := 0
+	for ; len(s)-i >= 8; i += 8 {
+		if load8(s[i:i+8])&highBits != 0 {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return i
+		}
+	}
+	return -1
+}
+
+// hasHighByte tells whether s holds a byte of 0xE0 or more (the first
+// byte of a character of three bytes or four), or a byte of 0x80 or
+// more at its end.
+func hasHighByte(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0xE0 {
+			return true
+		}
+	}
+	return len(s) > 0 && s[len(s)-1] >= 0x80
+}
+
+// currencySigns counts the signs of more than one byte prices looks for
+// in s: £, ¥, € and ₹ ($ is counted apart).
+func currencySigns(s string) int {
+	n := 0
+	for _, lead := range [2]byte{0xC2, 0xE2} {
+		for i := 0; ; i++ {
+			j := strings.IndexByte(s[i:], lead)
+			if j < 0 {
+				break
+			}
+			i += j
+			switch t := s[i+1:]; {
+			case lead == 0xC2 && len(t) >= 1 && (t[0] == 0xA3 || t[0] == 0xA5):
+				n++
+			case lead == 0xE2 && len(t) >= 2 && t[0] == 0x82 && (t[1] == 0xAC || t[1] == 0xB9):
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// viewMayWin is mayWin for a view candidate c not yet measured: its
+// score with each feature of its text at whichever end of what b allows
+// raises it (the compared features as in mayWin), the other features as
+// candidates sets them. artWords and bodyWords are candidates' counts,
+// hasH1 whether the page has an <h1> text, prose the article's words in
+// prose lines.
+func viewMayWin(c *candidate, b *viewBound, artWords, bodyWords int, hasH1, readableOK bool, prose int, probs [len(PageTypes)]float64, curScore float64) bool {
+	w := &selectWeights[c.kind]
+	if b.broken || w[sExtraShare] > 0 {
+		// (mayWin lets a text holding a vertical tab always win then.)
+		return true
+	}
+	words := float64(b.maxWords())
+	// up adds the larger of feature i's weighted ends lo and hi.
+	z := 0.0
+	up := func(i int, lo, hi float64) { z += max(w[i]*lo, w[i]*hi) }
+	z += w[sBias]
+	up(sWords, 0, math.Log1p(words))
+	up(sBodyShare, 0, math.Min(1, words/float64(max(bodyWords, 1))))
+	up(sLinkDensity, 0, 1)
+	up(sArticleRatio, math.Log(1/float64(artWords+1)), math.Log((words+1)/float64(artWords+1)))
+	up(sHeadings, 0, math.Log1p(float64(b.heads)))
+	if hasH1 {
+		up(sHasH1, 0, 1)
+	}
+	up(sPrices, 0, math.Log1p(float64(b.signs)))
+	up(sControls, 0, math.Log1p(float64(b.controls)))
+	up(sWordsPerLine, 0, math.Log1p(words))
+	if readableOK {
+		z += w[sReadableOK]
+	}
+	z += w[sArticleProse] * math.Log1p(float64(prose))
+	for i, p := range probs {
+		z += w[sTypeProbs+i] * p
+	}
+	for _, i := range comparedFeatures {
+		z += max(0, w[i])
+	}
+	// A wider slack than mayWin's: the same sum in another order.
+	return 1/(1+math.Exp(-(z+1e-6))) >= curScore+selectMargin-1e-12
 }
