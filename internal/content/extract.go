@@ -3,6 +3,7 @@ package content
 import (
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/markusmobius/go-trafilatura"
@@ -543,40 +544,63 @@ func toMarkdown(n *html.Node) string {
 // collapsed except inside <pre>.
 func textOf(n *html.Node) string {
 	var t textWriter
-	// The buffer at about its final size at once, not grown by
-	// doubling (the texts written for the outputs and the profiles
-	// were the pipeline's largest allocation outside the parser and
-	// trafilatura after the article's copies).
-	t.b.Grow(textBytes(n))
 	t.node(n, false)
 	return strings.TrimSpace(t.b.String())
 }
 
-// textBytes is the length of the texts under n that textWriter.node
-// reads, a byte for each element besides: about the length of textOf(n)
-// before white space is collapsed.
-func textBytes(n *html.Node) int {
-	l := 0
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		switch c.Type {
-		case html.TextNode:
-			l += len(c.Data)
-		case html.ElementNode:
-			switch c.DataAtom {
-			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Head,
-				atom.Iframe, atom.Noembed, atom.Noframes:
-				continue
-			}
-			l += 1 + textBytes(c)
-		}
-	}
-	return l
-}
-
 type textWriter struct {
-	b     strings.Builder
+	b     textBuf
 	space bool // a space is pending before the next word
 	bol   bool // at the beginning of a line
+}
+
+// textBuf is textWriter's buffer. It borrows its bytes from textBufs
+// and hands them back when the text is taken (String): a text written
+// by appending to a fresh buffer allocated every size it grew through,
+// about twice the text (the plain text of the outputs and of every
+// candidate the selector measures was the pipeline's largest allocation
+// outside the parser), where a buffer kept from page to page allocates
+// the text's string alone.
+type textBuf struct{ b []byte }
+
+// textBufs holds textBuf's buffers between texts.
+var textBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxTextBuf bounds the buffers kept in textBufs.
+const maxTextBuf = 1 << 22
+
+func (t *textBuf) grow() {
+	if t.b == nil {
+		t.b = (*textBufs.Get().(*[]byte))[:0]
+	}
+}
+
+func (t *textBuf) WriteString(s string) {
+	t.grow()
+	t.b = append(t.b, s...)
+}
+
+func (t *textBuf) WriteByte(c byte) error {
+	t.grow()
+	t.b = append(t.b, c)
+	return nil
+}
+
+func (t *textBuf) Len() int { return len(t.b) }
+
+// String returns the text written and gives the buffer back: the
+// buffer is empty after.
+func (t *textBuf) String() string {
+	if t.b == nil {
+		return ""
+	}
+	s := string(t.b)
+	if cap(t.b) <= maxTextBuf {
+		b := t.b[:0]
+		textBufs.Put(&b)
+	}
+	t.b = nil
+	return s
 }
 
 func (t *textWriter) newline() {
