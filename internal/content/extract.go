@@ -11,15 +11,6 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// secondOpinionRatio: when the extracted text holds fewer words than
-// this fraction of the page's visible words, extraction runs again with
-// trafilatura's fallback extractors (readability and dom-distiller) as
-// candidates. Always enabling them costs about 2.3 times the extraction
-// time for +0.0015 mean F1 on the readability corpus; asking only on
-// these pages (about 30% of them) costs about 1.5 times; thresholds from
-// 0.4 to 0.6 score the same, 0.3 and below lose 0.008 F1.
-const secondOpinionRatio = 0.4
-
 // mainContent returns the article body of the page, or nil when none
 // is found, and the languages of highlighted code blocks when the body
 // comes from trafilatura (see trafilaturaContent). The readability-style
@@ -40,7 +31,7 @@ func mainContent(root *html.Node, base *url.URL, sig signals, title string, fact
 		return art, nil
 	}
 	fallbacks.Add(1)
-	if n, langs := trafilaturaContent(root, base, sig.bodyWords, art); n != nil {
+	if n, langs := trafilaturaContent(root, base, art); n != nil {
 		if facts != nil {
 			facts.fallback = true
 		}
@@ -91,79 +82,29 @@ func unmarkH1(n *html.Node) {
 const maxFallbackElements = 50000
 
 // fallbacks counts the pages handed to trafilatura (benchmarks report it),
-// trafilaturaRuns its runs (one or two a page; tests read it).
+// trafilaturaRuns its runs (one a page; tests read it).
 var fallbacks, trafilaturaRuns atomic.Int64
-
-// fallbackFirst turns on the skipping of trafilatura's first run when
-// its result cannot pass (see secondOpinionCertain); tests turn it off
-// to compare.
-var fallbackFirst = true
-
-// trafilaturaMinChars is trafilatura's MinExtractedSize: with less text
-// extracted than this it gives its "baseline" instead, which usable
-// rejects.
-const trafilaturaMinChars = 250
-
-// secondOpinionCertain tells whether trafilatura's first run will almost
-// surely not do: the text of body outside the elements that its cleaning
-// removes whole (trafDropped) is under trafilaturaMinChars characters,
-// or under secondOpinionRatio of the page's words. Its extraction is a
-// part of that text, so it fails the test of trafilaturaContent unless
-// it repeats text, which it does on a few pages: a wrong guess costs the
-// fallback extractors' time, not a different output (see above).
-func secondOpinionCertain(body *html.Node, pageWords int) bool {
-	if body == nil {
-		return false
-	}
-	var st stats
-	words := 0
-	keptText(body, &st, &words)
-	return st.length < trafilaturaMinChars || float64(words) < secondOpinionRatio*float64(pageWords)
-}
-
-// keptText adds the text of n's subtree outside trafDropped elements:
-// its collapsed length to st and its words to words.
-func keptText(n *html.Node, st *stats, words *int) {
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		switch c.Type {
-		case html.TextNode:
-			countText(c.Data, 0, st)
-			*words += countWords(c.Data)
-		case html.ElementNode:
-			if !trafDropped(c.DataAtom) {
-				keptText(c, st, words)
-			}
-		}
-	}
-}
-
-// trafDropped tells the elements that trafilatura's cleaning removes
-// with their content before extraction (figure, picture and source stay
-// when images are kept, as here).
-func trafDropped(a atom.Atom) bool {
-	switch a {
-	case atom.Aside, atom.Embed, atom.Footer, atom.Form, atom.Iframe, atom.Menu, atom.Object, atom.Script,
-		atom.Applet, atom.Audio, atom.Canvas, atom.Map, atom.Svg, atom.Video, atom.Area, atom.Button,
-		atom.Datalist, atom.Dialog, atom.Frame, atom.Frameset, atom.Fieldset, atom.Input, atom.Label,
-		atom.Legend, atom.Math, atom.Nav, atom.Noscript, atom.Optgroup, atom.Option, atom.Output,
-		atom.Param, atom.Progress, atom.Select, atom.Style, atom.Track, atom.Textarea, atom.Time:
-		return true
-	}
-	return false
-}
 
 // trafilaturaContent returns the article body found by trafilatura, or
 // nil when it finds nothing usable, and the languages of the page's
 // highlighted code blocks keyed by their text: trafilatura drops class
 // attributes, so absolutize puts the languages back by matching the code
 // text. art, when not nil, is the readability pass's longest attempt:
-// trafilatura's second run weighs it as its readability candidate
-// instead of running go-readability, a second readability pass over the
+// trafilatura weighs it as its readability candidate among its fallback
+// extractors instead of running go-readability, a second readability pass over the
 // same page (a tenth of wcxb-dev's conversion time). On the corpora it
 // changes no readability or trafilatura-eval score and six of wcxb-dev
 // half A's 749 pages, two of them by more than 0.1 (one up, one down);
 // wcxb-dev all moves +0.0004 (bench/content/README.md).
-func trafilaturaContent(root *html.Node, base *url.URL, pageWords int, art *html.Node) (*html.Node, map[string]string) {
+func trafilaturaContent(root *html.Node, base *url.URL, art *html.Node) (*html.Node, map[string]string) {
+	// One run, with the fallback extractors. A first run without them,
+	// followed by this one when it found under 40 % of the page's words,
+	// gave the same output on every page of the corpora (2,094) and of
+	// bench/gyre's site (1,000), but paid trafilatura twice (metadata,
+	// three copies of the page, language detection and extraction) on
+	// the pages that needed the second run, most of those that come here
+	// (33 of the site's 62; 98 of wcxb-dev's 108), for the fallback
+	// extractors' time saved on the others (bench/gyre/README.md).
 	opts := trafilatura.Options{
 		OriginalURL:     base,
 		ExcludeComments: true,
@@ -171,30 +112,16 @@ func trafilaturaContent(root *html.Node, base *url.URL, pageWords int, art *html
 		IncludeLinks:    true,
 		// Publication dates come from metadata; scanning the whole page
 		// for dates is the slowest part of trafilatura and is not needed.
-		HtmlDateMode: trafilatura.Disabled,
+		HtmlDateMode:   trafilatura.Disabled,
+		EnableFallback: true,
 	}
-	// The second run repeats the first and then weighs the fallback
-	// extractors' candidates against its result; when that result is
-	// bound to fail the test below, the first run is skipped. (Running
-	// the second alone gives the same output as both on every corpus page
-	// and bench/gyre's 1,000; running it on every page costs the
-	// fallback extractors on pages that did not need them.)
-	var r *trafilatura.ExtractResult
-	var err error
-	if !fallbackFirst || !secondOpinionCertain(findBody(root), pageWords) {
-		trafilaturaRuns.Add(1)
-		r, err = trafilatura.ExtractDocument(root, opts)
+	if art != nil {
+		// Its readability candidate is our readability pass's article
+		// (see above), not go-readability's.
+		opts.FallbackCandidates = &trafilatura.FallbackCandidates{Readability: cloneTree(art)}
 	}
-	if !usable(r, err) || float64(countWords(r.ContentText)) < secondOpinionRatio*float64(pageWords) {
-		opts.EnableFallback = true
-		if art != nil {
-			// Its readability candidate is our readability pass's
-			// article (see trafilaturaContent), not go-readability's.
-			opts.FallbackCandidates = &trafilatura.FallbackCandidates{Readability: cloneTree(art)}
-		}
-		trafilaturaRuns.Add(1)
-		r, err = trafilatura.ExtractDocument(root, opts)
-	}
+	trafilaturaRuns.Add(1)
+	r, err := trafilatura.ExtractDocument(root, opts)
 	if !usable(r, err) {
 		return nil, nil
 	}
