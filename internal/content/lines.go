@@ -370,31 +370,42 @@ func lowerText(n *html.Node, buf []byte) []byte {
 		case html.TextNode:
 			s := c.Data
 			for i := 0; i < len(s); {
-				// ASCII, most of the text, is read a byte at a time
-				// (unicode.IsSpace and unicode.ToLower agree with
-				// this on it).
-				r := rune(s[i])
-				if r < utf8.RuneSelf {
-					i++
-					if isUpper(s[i-1]) {
-						r += 'a' - 'A'
+				// ASCII, most of the text, is read through lowerKinds
+				// (unicode.IsSpace and unicode.ToLower agree with it
+				// there), and a run of bytes it keeps as they are is
+				// copied at once.
+				switch lowerKinds[s[i]] {
+				case lowerKeep:
+					j := i + 1
+					for j < len(s) && lowerKinds[s[j]] == lowerKeep {
+						j++
 					}
-				} else {
-					var size int
-					r, size = utf8.DecodeRuneInString(s[i:])
-					i += size
-				}
-				if unicode.IsSpace(r) {
+					if room := cap(buf) - len(buf); j-i > room {
+						return append(buf, s[i:i+room]...)
+					}
+					buf = append(buf, s[i:j]...)
+					i = j
+					continue
+				case lowerUpper:
+					if len(buf) == cap(buf) {
+						return buf
+					}
+					buf = append(buf, s[i]+'a'-'A')
+					i++
+					continue
+				case lowerSpace:
+					i++
 					if len(buf) > 0 && buf[len(buf)-1] != ' ' && len(buf) < cap(buf) {
 						buf = append(buf, ' ')
 					}
 					continue
 				}
-				if r < utf8.RuneSelf {
-					if len(buf) == cap(buf) {
-						return buf
+				r, size := utf8.DecodeRuneInString(s[i:])
+				i += size
+				if unicode.IsSpace(r) {
+					if len(buf) > 0 && buf[len(buf)-1] != ' ' && len(buf) < cap(buf) {
+						buf = append(buf, ' ')
 					}
-					buf = append(buf, byte(r))
 					continue
 				}
 				r = unicode.ToLower(r)
@@ -411,6 +422,30 @@ func lowerText(n *html.Node, buf []byte) []byte {
 	}
 	return buf
 }
+
+// What lowerText does with a byte: an ASCII byte kept as it is, an ASCII
+// capital letter lower-cased, ASCII white space (unicode.IsSpace's
+// '\t', '\n', '\v', '\f', '\r' and ' ') collapsed, the first byte of
+// another character decoded.
+const (
+	lowerKeep = iota
+	lowerUpper
+	lowerSpace
+	lowerRune
+)
+
+var lowerKinds = func() (k [256]uint8) {
+	for c := utf8.RuneSelf; c < 256; c++ {
+		k[c] = lowerRune
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		k[c] = lowerUpper
+	}
+	for _, c := range "\t\n\v\f\r " {
+		k[c] = lowerSpace
+	}
+	return k
+}()
 
 // hasNonASCII tells whether s has a byte firstText did not lower-case.
 func hasNonASCII(s []byte) bool {
