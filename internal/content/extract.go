@@ -277,6 +277,11 @@ func firstElementChild(n *html.Node) *html.Node {
 // and multi-line <code> outside <pre> (trafilatura's form of a code
 // block) is wrapped in <pre> so it renders as a fenced block.
 func absolutize(n *html.Node, base *url.URL, langs map[string]string) {
+	absolutizeWith(n, base, langs, nil)
+}
+
+// absolutizeWith is absolutize with the links scan resolved (nil: none).
+func absolutizeWith(n *html.Node, base *url.URL, langs map[string]string, links *resolvedLinks) {
 	var next *html.Node
 	for c := n.FirstChild; c != nil; c = next {
 		next = c.NextSibling // fixCode may move c under a new <pre>
@@ -296,7 +301,7 @@ func absolutize(n *html.Node, base *url.URL, langs map[string]string) {
 		}
 		switch c.DataAtom {
 		case atom.A:
-			fixLink(c, base)
+			fixLink(c, base, links)
 		case atom.Img:
 			fixImage(c, base)
 		case atom.Source, atom.Video, atom.Audio, atom.Iframe:
@@ -304,7 +309,7 @@ func absolutize(n *html.Node, base *url.URL, langs map[string]string) {
 		case atom.Pre, atom.Code:
 			fixCode(n, c, langs)
 		}
-		absolutize(c, base, langs)
+		absolutizeWith(c, base, langs, links)
 	}
 }
 
@@ -336,7 +341,7 @@ func inlineElement(n *html.Node) bool {
 	return false
 }
 
-func fixLink(n *html.Node, base *url.URL) {
+func fixLink(n *html.Node, base *url.URL, links *resolvedLinks) {
 	for i := range n.Attr {
 		a := &n.Attr[i]
 		if a.Namespace != "" || a.Key != "href" {
@@ -346,7 +351,7 @@ func fixLink(n *html.Node, base *url.URL) {
 		if v == "" || v[0] == '#' {
 			return
 		}
-		u := resolve(base, v)
+		u := links.known(base, v)
 		if u == nil || !(u.Scheme == "http" || u.Scheme == "https" || u.Scheme == "mailto" || u.Scheme == "tel" || u.Scheme == "ftp") {
 			n.Attr = append(n.Attr[:i], n.Attr[i+1:]...)
 			return
