@@ -41,7 +41,7 @@ func labelLine(n *html.Node) bool {
 	if len(h) == 0 {
 		return false
 	}
-	t := bytes.TrimLeft(h, " -–—:|[(*")
+	t := labelStartTrim.trimLeft(h)
 	if len(t) == 0 {
 		return false
 	}
@@ -200,6 +200,59 @@ var relatedFirstWords = func() map[string]bool {
 // labelTrim is what surrounds a label: punctuation, arrows, quotes.
 const labelTrim = " \t\n:!.…?»«›‹\"'„“”-–—|>*()[]"
 
+// The tests on every element of the article trim the start of its text
+// by these sets. bytes.TrimLeft reads a set holding characters beyond
+// ASCII a character at a time; most texts start with a letter, which
+// the set's ASCII bytes tell at once.
+var (
+	labelTrimSet   = newTrimSet(labelTrim)
+	labelStartTrim = newTrimSet(" -–—:|[(*")
+)
+
+// trimSet is a cutset for bytes.TrimLeft with its ASCII bytes in a table.
+type trimSet struct {
+	cutset string
+	ascii  [utf8.RuneSelf]bool
+}
+
+func newTrimSet(cutset string) *trimSet {
+	t := &trimSet{cutset: cutset}
+	for i := 0; i < len(cutset); i++ {
+		if c := cutset[i]; c < utf8.RuneSelf {
+			t.ascii[c] = true
+		}
+	}
+	return t
+}
+
+// trimLeft is bytes.TrimLeft(b, t.cutset).
+func (t *trimSet) trimLeft(b []byte) []byte {
+	if len(b) > 0 && b[0] < utf8.RuneSelf && !t.ascii[b[0]] {
+		return b
+	}
+	return bytes.TrimLeft(b, t.cutset)
+}
+
+// firstWordEnd is bytes.IndexAny(w, " :!.?…\u00a0"): where the first
+// word of a label ends.
+func firstWordEnd(w []byte) int {
+	for i := 0; i < len(w); {
+		switch c := w[i]; {
+		case c == ' ' || c == ':' || c == '!' || c == '.' || c == '?':
+			return i
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, size := utf8.DecodeRune(w[i:])
+			if r == '…' || r == '\u00a0' {
+				return i
+			}
+			i += size
+		}
+	}
+	return -1
+}
+
 // relatedLabel tells whether n is a related-content label: a heading or
 // a short line of its own whose whole text is the label.
 func relatedLabel(n *html.Node) bool {
@@ -213,8 +266,8 @@ func relatedLabel(n *html.Node) bool {
 	// up from a stack buffer, without allocating, unless it has letters
 	// firstText could not lower-case.
 	var head [32]byte
-	w := bytes.TrimLeft(firstText(n, head[:0]), labelTrim)
-	if i := bytes.IndexAny(w, " :!.?…\u00a0"); i >= 0 {
+	w := labelTrimSet.trimLeft(firstText(n, head[:0]))
+	if i := firstWordEnd(w); i >= 0 {
 		w = w[:i]
 	}
 	if !relatedFirstWords[string(w)] && !(hasNonASCII(w) && relatedFirstWords[strings.ToLower(string(w))]) {

@@ -1,6 +1,7 @@
 package content
 
 import (
+	"bytes"
 	"math/rand"
 	"strings"
 	"testing"
@@ -170,4 +171,45 @@ func FuzzLowerText(f *testing.F) {
 			t.Fatalf("lowerText(%q, %d) = %q, byte-wise %q", s, size, got, want)
 		}
 	})
+}
+
+// labelPieces are the kinds of text the label tests trim and cut: letters,
+// each byte and character of the cutsets, other punctuation, no-break
+// space, the ellipsis, characters near them, broken bytes.
+var labelPieces = []string{"a", "Z", "mehr", " ", "\t", "\n", ":", "!", ".", "?", "…", "»", "«", "›", "‹", "\"", "'",
+	"„", "“", "”", "-", "–", "—", "|", ">", "*", "(", ")", "[", "]", ",", "\u00a0", "\u2026x", "\u2027", "é",
+	"\xe2", "\xe2\x80", "\xff", "日"}
+
+// TestLabelTrimAsBytes compares trimSet.trimLeft with bytes.TrimLeft and
+// firstWordEnd with bytes.IndexAny on every sequence of up to three
+// pieces and on random ones.
+func TestLabelTrimAsBytes(t *testing.T) {
+	check := func(s string) {
+		t.Helper()
+		b := []byte(s)
+		for _, set := range []*trimSet{labelTrimSet, labelStartTrim} {
+			if got, want := set.trimLeft(b), bytes.TrimLeft(b, set.cutset); string(got) != string(want) {
+				t.Fatalf("trimLeft(%q) by %q = %q, bytes.TrimLeft %q", s, set.cutset, got, want)
+			}
+		}
+		if got, want := firstWordEnd(b), bytes.IndexAny(b, " :!.?…\u00a0"); got != want {
+			t.Fatalf("firstWordEnd(%q) = %d, bytes.IndexAny %d", s, got, want)
+		}
+	}
+	check("")
+	for _, a := range labelPieces {
+		for _, b := range labelPieces {
+			for _, c := range labelPieces {
+				check(a + b + c)
+			}
+		}
+	}
+	rng := rand.New(rand.NewSource(20))
+	for range 100000 {
+		var s strings.Builder
+		for range 1 + rng.Intn(10) {
+			s.WriteString(labelPieces[rng.Intn(len(labelPieces))])
+		}
+		check(s.String())
+	}
 }
