@@ -1,61 +1,34 @@
 package content
 
 import (
-	"bytes"
 	"math/rand"
 	"strings"
 	"testing"
 	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
 
-// lowerTextBytewise is lowerText as it was before lowerKinds, a byte or
-// a character at a time: the reference the faster one must equal.
-func lowerTextBytewise(n *html.Node, buf []byte) []byte {
+// lowerTextRunes is what lowerText does, written a character at a time
+// with unicode's own tests: the reference the faster one must equal.
+func lowerTextRunes(n *html.Node, buf []byte) []byte {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		switch c.Type {
-		case html.TextNode:
-			s := c.Data
-			for i := 0; i < len(s); {
-				// ASCII, most of the text, is read a byte at a time
-				// (unicode.IsSpace and unicode.ToLower agree with
-				// this on it).
-				r := rune(s[i])
-				if r < utf8.RuneSelf {
-					i++
-					if isUpper(s[i-1]) {
-						r += 'a' - 'A'
-					}
-				} else {
-					var size int
-					r, size = utf8.DecodeRuneInString(s[i:])
-					i += size
-				}
-				if unicode.IsSpace(r) {
-					if len(buf) > 0 && buf[len(buf)-1] != ' ' && len(buf) < cap(buf) {
-						buf = append(buf, ' ')
-					}
-					continue
-				}
-				if r < utf8.RuneSelf {
-					if len(buf) == cap(buf) {
-						return buf
-					}
-					buf = append(buf, byte(r))
-					continue
-				}
-				r = unicode.ToLower(r)
-				if len(buf)+utf8.RuneLen(r) > cap(buf) {
+		if c.Type == html.ElementNode && c.DataAtom != atom.Script {
+			buf = lowerTextRunes(c, buf)
+		}
+		if c.Type != html.TextNode {
+			continue
+		}
+		for _, r := range c.Data {
+			if !unicode.IsSpace(r) {
+				enc := string(unicode.ToLower(r)) // its UTF-8, the broken byte's U+FFFD too
+				if len(buf)+len(enc) > cap(buf) {
 					return buf
 				}
-				buf = utf8.AppendRune(buf, r)
-			}
-		case html.ElementNode:
-			if c.DataAtom != atom.Script {
-				buf = lowerTextBytewise(c, buf)
+				buf = append(buf, enc...)
+			} else if len(buf) > 0 && len(buf) < cap(buf) && buf[len(buf)-1] != ' ' {
+				buf = append(buf, ' ')
 			}
 		}
 	}
@@ -98,7 +71,7 @@ func checkLowerText(t *testing.T, texts []string) {
 	for _, size := range []int{0, 1, 2, 3, 5, 8, 13, 40, 100, 1280} {
 		for _, pre := range []string{"", "x", "x "} {
 			got := lowerText(n, append(make([]byte, 0, size+len(pre)), pre...))
-			want := lowerTextBytewise(n, append(make([]byte, 0, size+len(pre)), pre...))
+			want := lowerTextRunes(n, append(make([]byte, 0, size+len(pre)), pre...))
 			if string(got) != string(want) || cap(got) != cap(want) {
 				t.Fatalf("lowerText(%q) into %d bytes after %q = %q, byte-wise %q", texts, size, pre, got, want)
 			}
@@ -139,7 +112,7 @@ func TestLowerTextAsBytewise(t *testing.T) {
 		checkLowerText(t, seq)
 	}
 	// The table says what unicode says on every ASCII byte.
-	for c := 0; c < utf8.RuneSelf; c++ {
+	for c := 0; c < 0x80; c++ {
 		r := rune(c)
 		switch lowerKinds[c] {
 		case lowerSpace:
@@ -166,50 +139,9 @@ func FuzzLowerText(f *testing.F) {
 		}
 		n := lowerTree(strings.SplitAfter(s, "|"))
 		got := lowerText(n, make([]byte, 0, size))
-		want := lowerTextBytewise(n, make([]byte, 0, size))
+		want := lowerTextRunes(n, make([]byte, 0, size))
 		if string(got) != string(want) {
 			t.Fatalf("lowerText(%q, %d) = %q, byte-wise %q", s, size, got, want)
 		}
 	})
-}
-
-// labelPieces are the kinds of text the label tests trim and cut: letters,
-// each byte and character of the cutsets, other punctuation, no-break
-// space, the ellipsis, characters near them, broken bytes.
-var labelPieces = []string{"a", "Z", "mehr", " ", "\t", "\n", ":", "!", ".", "?", "…", "»", "«", "›", "‹", "\"", "'",
-	"„", "“", "”", "-", "–", "—", "|", ">", "*", "(", ")", "[", "]", ",", "\u00a0", "\u2026x", "\u2027", "é",
-	"\xe2", "\xe2\x80", "\xff", "日"}
-
-// TestLabelTrimAsBytes compares trimSet.trimLeft with bytes.TrimLeft and
-// firstWordEnd with bytes.IndexAny on every sequence of up to three
-// pieces and on random ones.
-func TestLabelTrimAsBytes(t *testing.T) {
-	check := func(s string) {
-		t.Helper()
-		b := []byte(s)
-		for _, set := range []*trimSet{labelTrimSet, labelStartTrim} {
-			if got, want := set.trimLeft(b), bytes.TrimLeft(b, set.cutset); string(got) != string(want) {
-				t.Fatalf("trimLeft(%q) by %q = %q, bytes.TrimLeft %q", s, set.cutset, got, want)
-			}
-		}
-		if got, want := firstWordEnd(b), bytes.IndexAny(b, " :!.?…\u00a0"); got != want {
-			t.Fatalf("firstWordEnd(%q) = %d, bytes.IndexAny %d", s, got, want)
-		}
-	}
-	check("")
-	for _, a := range labelPieces {
-		for _, b := range labelPieces {
-			for _, c := range labelPieces {
-				check(a + b + c)
-			}
-		}
-	}
-	rng := rand.New(rand.NewSource(20))
-	for range 100000 {
-		var s strings.Builder
-		for range 1 + rng.Intn(10) {
-			s.WriteString(labelPieces[rng.Intn(len(labelPieces))])
-		}
-		check(s.String())
-	}
 }

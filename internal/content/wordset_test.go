@@ -1,34 +1,30 @@
 package content
 
 import (
+	"bytes"
 	"math/rand"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
-// classWordInMap is classWordIn as it was before wordSet, a map lookup
-// for every word: the reference the filtered one must equal.
+// classWordInMap is what classWordIn tells, written with the strings
+// functions and a map lookup for every word: the reference the filtered
+// one must equal. Words are runs of ASCII letters and digits, cut again
+// before a capital that follows a letter or digit in lower case
+// ("shareBar"), and read lower-cased when they are at most 32 bytes.
 func classWordInMap(v string, words map[string]bool) bool {
-	var word [32]byte
-	for i := 0; i < len(v); {
-		for i < len(v) && !alnum(v[i]) {
-			i++
-		}
-		start := i
-		for i < len(v) && alnum(v[i]) && !(i > start && isUpper(v[i]) && !isUpper(v[i-1])) {
-			i++
-		}
-		if i == start || i-start > len(word) {
-			continue
-		}
-		n := copy(word[:], v[start:i])
-		for j := range n {
-			if isUpper(word[j]) {
-				word[j] += 'a' - 'A'
+	runs := strings.FieldsFunc(v, func(r rune) bool { return r >= utf8.RuneSelf || !alnum(byte(r)) })
+	for _, run := range runs {
+		for len(run) > 0 {
+			end := 1
+			for end < len(run) && !(isUpper(run[end]) && !isUpper(run[end-1])) {
+				end++
 			}
-		}
-		if words[string(word[:n])] {
-			return true
+			if end <= 32 && words[strings.ToLower(run[:end])] {
+				return true
+			}
+			run = run[end:]
 		}
 	}
 	return false
@@ -79,5 +75,46 @@ func TestClassWordInAsMap(t *testing.T) {
 		for _, w := range []string{"av", "ds", "eader", "ead"} {
 			check(string([]byte{byte(c)}) + w)
 		}
+	}
+}
+
+// labelPieces are the kinds of text the label tests trim and cut: letters,
+// each byte and character of the cutsets, other punctuation, no-break
+// space, the ellipsis, characters near them, broken bytes.
+var labelPieces = []string{"a", "Z", "mehr", " ", "\t", "\n", ":", "!", ".", "?", "…", "»", "«", "›", "‹", "\"", "'",
+	"„", "“", "”", "-", "–", "—", "|", ">", "*", "(", ")", "[", "]", ",", "\u00a0", "\u2026x", "\u2027", "é",
+	"\xe2", "\xe2\x80", "\xff", "日"}
+
+// TestLabelTrimAsBytes compares trimSet.trimLeft with bytes.TrimLeft and
+// firstWordEnd with bytes.IndexAny on every sequence of up to three
+// pieces and on random ones.
+func TestLabelTrimAsBytes(t *testing.T) {
+	check := func(s string) {
+		t.Helper()
+		b := []byte(s)
+		for _, set := range []*trimSet{labelTrimSet, labelStartTrim} {
+			if got, want := set.trimLeft(b), bytes.TrimLeft(b, set.cutset); string(got) != string(want) {
+				t.Fatalf("trimLeft(%q) by %q = %q, bytes.TrimLeft %q", s, set.cutset, got, want)
+			}
+		}
+		if got, want := firstWordEnd(b), bytes.IndexAny(b, " :!.?…\u00a0"); got != want {
+			t.Fatalf("firstWordEnd(%q) = %d, bytes.IndexAny %d", s, got, want)
+		}
+	}
+	check("")
+	for _, a := range labelPieces {
+		for _, b := range labelPieces {
+			for _, c := range labelPieces {
+				check(a + b + c)
+			}
+		}
+	}
+	rng := rand.New(rand.NewSource(20))
+	for range 100000 {
+		var s strings.Builder
+		for range 1 + rng.Intn(10) {
+			s.WriteString(labelPieces[rng.Intn(len(labelPieces))])
+		}
+		check(s.String())
 	}
 }
