@@ -377,6 +377,42 @@ var socialHints = newHints(socialNames...)
 // subscribeStems prefilter subscribeVerbs: one of them is in each.
 var subscribeStems = newHints("subscri", "sign up", "suscr", "abonn", "iscriv", "assine", "subskryb")
 
+// ctaPairs are the first two bytes of both prefilters' hints (none of
+// them is one byte long): most pairs of a paragraph start neither.
+var ctaPairs = func() *pairSet {
+	var p pairSet
+	for _, h := range []*hints{socialHints, subscribeStems} {
+		for i := range p {
+			p[i] |= h.pairs[i]
+		}
+	}
+	return &p
+}()
+
+// ctaHints is (socialHints.inBytes(t), subscribeStems.inBytes(t)) in one
+// pass over t.
+func ctaHints(t []byte) (social, subscribe bool) {
+	for i := 0; i+1 < len(t) && !(social && subscribe); i++ {
+		if !ctaPairs.has(t[i], t[i+1]) {
+			continue
+		}
+		social = social || hintAt(socialHints, t, i)
+		subscribe = subscribe || hintAt(subscribeStems, t, i)
+	}
+	return social, subscribe
+}
+
+// hintAt tells whether one of h's hints of two bytes or more starts at
+// t[i].
+func hintAt(h *hints, t []byte, i int) bool {
+	for _, w := range h.byFirst[t[i]] {
+		if len(t)-i >= len(w) && string(t[i:i+len(w)]) == w {
+			return true
+		}
+	}
+	return false
+}
+
 // ctaParagraph tells whether a <p> of the article is a call to action.
 func ctaParagraph(n *html.Node) bool {
 	if n.DataAtom != atom.P {
@@ -388,8 +424,9 @@ func ctaParagraph(n *html.Node) bool {
 	}
 	var buf [1280]byte
 	t := lowerText(n, buf[:0])
+	hasSocial, hasSubscribe := ctaHints(t)
 	social := 0
-	if socialHints.inBytes(t) {
+	if hasSocial {
 		for _, s := range socialNames {
 			if bytes.Contains(t, []byte(s)) {
 				social++
@@ -402,7 +439,7 @@ func ctaParagraph(n *html.Node) bool {
 	case social >= 1 && bytesContainAny(t, followVerbs):
 		return true
 	}
-	return subscribeStems.inBytes(t) && bytesContainAny(t, subscribeVerbs)
+	return hasSubscribe && bytesContainAny(t, subscribeVerbs)
 }
 
 func bytesContainAny(t []byte, words []string) bool {

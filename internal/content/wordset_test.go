@@ -101,10 +101,18 @@ func TestLabelTrimAsBytes(t *testing.T) {
 			t.Fatalf("firstWordEnd(%q) = %d, bytes.IndexAny %d", s, got, want)
 		}
 	}
+	overPieces(labelPieces, 10, check)
+}
+
+// overPieces calls check on "", on every sequence of one to three
+// pieces and on 100,000 random sequences of up to most pieces.
+func overPieces(pieces []string, most int, check func(string)) {
 	check("")
-	for _, a := range labelPieces {
-		for _, b := range labelPieces {
-			for _, c := range labelPieces {
+	for _, a := range pieces {
+		check(a)
+		for _, b := range pieces {
+			check(a + b)
+			for _, c := range pieces {
 				check(a + b + c)
 			}
 		}
@@ -112,9 +120,39 @@ func TestLabelTrimAsBytes(t *testing.T) {
 	rng := rand.New(rand.NewSource(20))
 	for range 100000 {
 		var s strings.Builder
-		for range 1 + rng.Intn(10) {
-			s.WriteString(labelPieces[rng.Intn(len(labelPieces))])
+		for range 1 + rng.Intn(most) {
+			s.WriteString(pieces[rng.Intn(len(pieces))])
 		}
 		check(s.String())
 	}
+}
+
+// TestCTAHintsAsTwoScans compares ctaHints with the two prefilters read
+// one after the other, on texts made of their hints (whole, cut short,
+// overlapping), near misses and other words.
+func TestCTAHintsAsTwoScans(t *testing.T) {
+	for _, h := range []*hints{socialHints, subscribeStems} {
+		for c, one := range h.single {
+			if one {
+				t.Fatalf("a hint of one byte (%q): ctaHints reads pairs only", rune(c))
+			}
+		}
+	}
+	pieces := []string{" ", "a", "s", "su", "follow", "subscribe", "sign", "sign up", "twitter", "twitte",
+		"facebook", "abonn", "abon", "iscriv", "assine", "subskryb", "suscr", "telegram", "tiktok", "x", "é", "\xff"}
+	for _, names := range [][]string{socialNames, {"subscri", "sign up", "suscr", "abonn", "iscriv", "assine", "subskryb"}} {
+		for _, n := range names {
+			pieces = append(pieces, n, n[:len(n)-1], n[1:])
+		}
+	}
+	check := func(s string) {
+		t.Helper()
+		b := []byte(s)
+		social, subscribe := ctaHints(b)
+		if social != socialHints.inBytes(b) || subscribe != subscribeStems.inBytes(b) {
+			t.Fatalf("ctaHints(%q) = %v %v, the two scans %v %v", s, social, subscribe,
+				socialHints.inBytes(b), subscribeStems.inBytes(b))
+		}
+	}
+	overPieces(pieces, 12, check)
 }
