@@ -3,6 +3,7 @@ package content
 import (
 	"bytes"
 	"math/rand"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -155,4 +156,22 @@ func TestCTAHintsAsTwoScans(t *testing.T) {
 		}
 	}
 	overPieces(pieces, 12, check)
+}
+
+// TestCollapseRunsAsRegexp compares collapseRuns with a regular
+// expression that turns each run of spaces, tabs and line breaks into
+// one space, on texts of those, of other white space and of words.
+func TestCollapseRunsAsRegexp(t *testing.T) {
+	runs := regexp.MustCompile(`[ \n\r\t]+`)
+	pieces := []string{" ", "  ", "\n", "\r\n", "\t", "\f", "\v", "\u00a0", "a", "word", "é", "\xff", " x ", "\n   "}
+	for _, c := range []byte{' ', '\n', '\r', '\t'} {
+		if !runSpaces[c] || !isRunSpace(c) {
+			t.Fatalf("%q is not read as a space", c)
+		}
+	}
+	overPieces(pieces, 12, func(s string) {
+		if got, want := collapseRuns(s), runs.ReplaceAllString(s, " "); got != want {
+			t.Fatalf("collapseRuns(%q) = %q, want %q", s, got, want)
+		}
+	})
 }
