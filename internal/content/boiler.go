@@ -1,6 +1,7 @@
 package content
 
 import (
+	"strconv"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -349,10 +350,9 @@ func hasLink(n *html.Node) bool {
 
 // leadWords name the lead paragraph of an article (standfirst, deck,
 // teaser) in class and id values; itemprop="description" says it too.
-var leadWords = map[string]bool{"lead": true, "lede": true, "intro": true, "teaser": true, "summary": true,
-	"excerpt": true, "deck": true, "dek": true, "standfirst": true, "abstract": true, "chapeau": true,
-	"chapo": true, "sumario": true, "bajada": true, "entradilla": true, "vorspann": true, "subtitle": true,
-	"subline": true, "leadtext": true}
+var leadWords = newWordSet("lead", "lede", "intro", "teaser", "summary", "excerpt", "deck", "dek",
+	"standfirst", "abstract", "chapeau", "chapo", "sumario", "bajada", "entradilla", "vorspann", "subtitle",
+	"subline", "leadtext")
 
 func leadNamed(n *html.Node) bool {
 	for _, a := range n.Attr {
@@ -376,10 +376,34 @@ func leadNamed(n *html.Node) bool {
 // leadWordIn tells whether a class or id value holds a lead word.
 func leadWordIn(v string) bool { return classWordIn(v, leadWords) }
 
+// wordSet is a set of lower-case class words. It runs on every class
+// and id value the passes read, and most words of class names are in no
+// set: a word is looked up only when a word of the set starts with its
+// byte and has its length.
+type wordSet struct {
+	words map[string]bool
+	lens  [256]uint64 // bit l: a word of l bytes starts with this byte
+}
+
+func newWordSet(words ...string) *wordSet {
+	s := &wordSet{words: make(map[string]bool, len(words))}
+	for _, w := range words {
+		if len(w) == 0 || len(w) > classWordMax {
+			panic("content: a class word of " + strconv.Itoa(len(w)) + " bytes")
+		}
+		s.words[w] = true
+		s.lens[w[0]] |= 1 << len(w)
+	}
+	return s
+}
+
+// classWordMax is the longest word classWordIn reads.
+const classWordMax = 32
+
 // classWordIn tells whether a class or id value holds a word of words,
 // reading it as wordsKinds does, without allocating.
-func classWordIn(v string, words map[string]bool) bool {
-	var word [32]byte
+func classWordIn(v string, words *wordSet) bool {
+	var word [classWordMax]byte
 	for i := 0; i < len(v); {
 		for i < len(v) && !alnum(v[i]) {
 			i++
@@ -388,7 +412,8 @@ func classWordIn(v string, words map[string]bool) bool {
 		for i < len(v) && alnum(v[i]) && !(i > start && isUpper(v[i]) && !isUpper(v[i-1])) {
 			i++
 		}
-		if i == start || i-start > len(word) {
+		// The byte|0x20 of a letter or digit is its lower case.
+		if l := i - start; l == 0 || l > len(word) || words.lens[v[start]|0x20]&(1<<l) == 0 {
 			continue
 		}
 		n := copy(word[:], v[start:i])
@@ -397,7 +422,7 @@ func classWordIn(v string, words map[string]bool) bool {
 				word[j] += 'a' - 'A'
 			}
 		}
-		if words[string(word[:n])] {
+		if words.words[string(word[:n])] {
 			return true
 		}
 	}

@@ -206,7 +206,7 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		prune(node)
 	}
 	normalizeTables(node)
-	absolutize(node, s.base, langs)
+	absolutizeWith(node, s.base, langs, s.resolved)
 	c.node = node
 	return c
 }

@@ -170,9 +170,9 @@ func checkWriterText(t *testing.T, s string) {
 		want.space, want.bol = st.space, st.bol
 		got.text(s, false)
 		want.textBytewise(s)
-		if got.b.String() != want.b.String() || got.space != want.space || got.bol != want.bol {
+		if g, w := got.b.String(), want.b.String(); g != w || got.space != want.space || got.bol != want.bol {
 			t.Fatalf("text(%q) from %+v = %q %v %v, byte-wise %q %v %v", s, st,
-				got.b.String(), got.space, got.bol, want.b.String(), want.space, want.bol)
+				g, got.space, got.bol, w, want.space, want.bol)
 		}
 	}
 }
@@ -231,4 +231,43 @@ func FuzzText(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		checkWriterText(t, s)
 	})
+}
+
+// TestTextBufGivesBack checks textBuf: String returns what was written,
+// leaves the buffer empty, and a buffer taken back from the pool holds
+// nothing of the text before it.
+func TestTextBufGivesBack(t *testing.T) {
+	var a textBuf
+	if a.String() != "" || a.Len() != 0 {
+		t.Fatal("an unused buffer is not empty")
+	}
+	for i := range 50 {
+		want := strings.Repeat("word ", i*37) + "end"
+		var b textBuf
+		for _, w := range strings.SplitAfter(want, " ") {
+			b.WriteString(w)
+		}
+		_ = b.WriteByte('!')
+		if got := b.String(); got != want+"!" {
+			t.Fatalf("text %d: got %d bytes, want %d", i, len(got), len(want)+1)
+		}
+		if b.Len() != 0 || b.String() != "" {
+			t.Fatalf("text %d: the buffer holds %d bytes after String", i, b.Len())
+		}
+	}
+	// A text taken earlier is not changed by later writes to reused buffers.
+	var x, y textBuf
+	x.WriteString("first text")
+	first := x.String()
+	y.WriteString("second")
+	_ = y.String()
+	if first != "first text" {
+		t.Fatalf("earlier text changed to %q", first)
+	}
+	// A buffer over maxTextBuf is not kept.
+	var big textBuf
+	big.WriteString(strings.Repeat("x", maxTextBuf+1))
+	if s := big.String(); len(s) != maxTextBuf+1 {
+		t.Fatalf("big text: %d bytes", len(s))
+	}
 }

@@ -3,21 +3,13 @@ package content
 import (
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/markusmobius/go-trafilatura"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
-
-// secondOpinionRatio: when the extracted text holds fewer words than
-// this fraction of the page's visible words, extraction runs again with
-// trafilatura's fallback extractors (readability and dom-distiller) as
-// candidates. Always enabling them costs about 2.3 times the extraction
-// time for +0.0015 mean F1 on the readability corpus; asking only on
-// these pages (about 30% of them) costs about 1.5 times; thresholds from
-// 0.4 to 0.6 score the same, 0.3 and below lose 0.008 F1.
-const secondOpinionRatio = 0.4
 
 // mainContent returns the article body of the page, or nil when none
 // is found, and the languages of highlighted code blocks when the body
@@ -39,7 +31,7 @@ func mainContent(root *html.Node, base *url.URL, sig signals, title string, fact
 		return art, nil
 	}
 	fallbacks.Add(1)
-	if n, langs := trafilaturaContent(root, base, sig.bodyWords, art); n != nil {
+	if n, langs := trafilaturaContent(root, base, art); n != nil {
 		if facts != nil {
 			facts.fallback = true
 		}
@@ -90,79 +82,29 @@ func unmarkH1(n *html.Node) {
 const maxFallbackElements = 50000
 
 // fallbacks counts the pages handed to trafilatura (benchmarks report it),
-// trafilaturaRuns its runs (one or two a page; tests read it).
+// trafilaturaRuns its runs (one a page; tests read it).
 var fallbacks, trafilaturaRuns atomic.Int64
-
-// fallbackFirst turns on the skipping of trafilatura's first run when
-// its result cannot pass (see secondOpinionCertain); tests turn it off
-// to compare.
-var fallbackFirst = true
-
-// trafilaturaMinChars is trafilatura's MinExtractedSize: with less text
-// extracted than this it gives its "baseline" instead, which usable
-// rejects.
-const trafilaturaMinChars = 250
-
-// secondOpinionCertain tells whether trafilatura's first run will almost
-// surely not do: the text of body outside the elements that its cleaning
-// removes whole (trafDropped) is under trafilaturaMinChars characters,
-// or under secondOpinionRatio of the page's words. Its extraction is a
-// part of that text, so it fails the test of trafilaturaContent unless
-// it repeats text, which it does on a few pages: a wrong guess costs the
-// fallback extractors' time, not a different output (see above).
-func secondOpinionCertain(body *html.Node, pageWords int) bool {
-	if body == nil {
-		return false
-	}
-	var st stats
-	words := 0
-	keptText(body, &st, &words)
-	return st.length < trafilaturaMinChars || float64(words) < secondOpinionRatio*float64(pageWords)
-}
-
-// keptText adds the text of n's subtree outside trafDropped elements:
-// its collapsed length to st and its words to words.
-func keptText(n *html.Node, st *stats, words *int) {
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		switch c.Type {
-		case html.TextNode:
-			countText(c.Data, 0, st)
-			*words += countWords(c.Data)
-		case html.ElementNode:
-			if !trafDropped(c.DataAtom) {
-				keptText(c, st, words)
-			}
-		}
-	}
-}
-
-// trafDropped tells the elements that trafilatura's cleaning removes
-// with their content before extraction (figure, picture and source stay
-// when images are kept, as here).
-func trafDropped(a atom.Atom) bool {
-	switch a {
-	case atom.Aside, atom.Embed, atom.Footer, atom.Form, atom.Iframe, atom.Menu, atom.Object, atom.Script,
-		atom.Applet, atom.Audio, atom.Canvas, atom.Map, atom.Svg, atom.Video, atom.Area, atom.Button,
-		atom.Datalist, atom.Dialog, atom.Frame, atom.Frameset, atom.Fieldset, atom.Input, atom.Label,
-		atom.Legend, atom.Math, atom.Nav, atom.Noscript, atom.Optgroup, atom.Option, atom.Output,
-		atom.Param, atom.Progress, atom.Select, atom.Style, atom.Track, atom.Textarea, atom.Time:
-		return true
-	}
-	return false
-}
 
 // trafilaturaContent returns the article body found by trafilatura, or
 // nil when it finds nothing usable, and the languages of the page's
 // highlighted code blocks keyed by their text: trafilatura drops class
 // attributes, so absolutize puts the languages back by matching the code
 // text. art, when not nil, is the readability pass's longest attempt:
-// trafilatura's second run weighs it as its readability candidate
-// instead of running go-readability, a second readability pass over the
+// trafilatura weighs it as its readability candidate among its fallback
+// extractors instead of running go-readability, a second readability pass over the
 // same page (a tenth of wcxb-dev's conversion time). On the corpora it
 // changes no readability or trafilatura-eval score and six of wcxb-dev
 // half A's 749 pages, two of them by more than 0.1 (one up, one down);
 // wcxb-dev all moves +0.0004 (bench/content/README.md).
-func trafilaturaContent(root *html.Node, base *url.URL, pageWords int, art *html.Node) (*html.Node, map[string]string) {
+func trafilaturaContent(root *html.Node, base *url.URL, art *html.Node) (*html.Node, map[string]string) {
+	// One run, with the fallback extractors. A first run without them,
+	// followed by this one when it found under 40 % of the page's words,
+	// gave the same output on every page of the corpora (2,094) and of
+	// bench/gyre's site (1,000), but paid trafilatura twice (metadata,
+	// three copies of the page, language detection and extraction) on
+	// the pages that needed the second run, most of those that come here
+	// (33 of the site's 62; 98 of wcxb-dev's 108), for the fallback
+	// extractors' time saved on the others (bench/gyre/README.md).
 	opts := trafilatura.Options{
 		OriginalURL:     base,
 		ExcludeComments: true,
@@ -170,30 +112,16 @@ func trafilaturaContent(root *html.Node, base *url.URL, pageWords int, art *html
 		IncludeLinks:    true,
 		// Publication dates come from metadata; scanning the whole page
 		// for dates is the slowest part of trafilatura and is not needed.
-		HtmlDateMode: trafilatura.Disabled,
+		HtmlDateMode:   trafilatura.Disabled,
+		EnableFallback: true,
 	}
-	// The second run repeats the first and then weighs the fallback
-	// extractors' candidates against its result; when that result is
-	// bound to fail the test below, the first run is skipped. (Running
-	// the second alone gives the same output as both on every corpus page
-	// and bench/gyre's 1,000; running it on every page costs the
-	// fallback extractors on pages that did not need them.)
-	var r *trafilatura.ExtractResult
-	var err error
-	if !fallbackFirst || !secondOpinionCertain(findBody(root), pageWords) {
-		trafilaturaRuns.Add(1)
-		r, err = trafilatura.ExtractDocument(root, opts)
+	if art != nil {
+		// Its readability candidate is our readability pass's article
+		// (see above), not go-readability's.
+		opts.FallbackCandidates = &trafilatura.FallbackCandidates{Readability: cloneTree(art)}
 	}
-	if !usable(r, err) || float64(countWords(r.ContentText)) < secondOpinionRatio*float64(pageWords) {
-		opts.EnableFallback = true
-		if art != nil {
-			// Its readability candidate is our readability pass's
-			// article (see trafilaturaContent), not go-readability's.
-			opts.FallbackCandidates = &trafilatura.FallbackCandidates{Readability: cloneTree(art)}
-		}
-		trafilaturaRuns.Add(1)
-		r, err = trafilatura.ExtractDocument(root, opts)
-	}
+	trafilaturaRuns.Add(1)
+	r, err := trafilatura.ExtractDocument(root, opts)
 	if !usable(r, err) {
 		return nil, nil
 	}
@@ -349,6 +277,11 @@ func firstElementChild(n *html.Node) *html.Node {
 // and multi-line <code> outside <pre> (trafilatura's form of a code
 // block) is wrapped in <pre> so it renders as a fenced block.
 func absolutize(n *html.Node, base *url.URL, langs map[string]string) {
+	absolutizeWith(n, base, langs, nil)
+}
+
+// absolutizeWith is absolutize with the links scan resolved (nil: none).
+func absolutizeWith(n *html.Node, base *url.URL, langs map[string]string, links *resolvedLinks) {
 	var next *html.Node
 	for c := n.FirstChild; c != nil; c = next {
 		next = c.NextSibling // fixCode may move c under a new <pre>
@@ -368,7 +301,7 @@ func absolutize(n *html.Node, base *url.URL, langs map[string]string) {
 		}
 		switch c.DataAtom {
 		case atom.A:
-			fixLink(c, base)
+			fixLink(c, base, links)
 		case atom.Img:
 			fixImage(c, base)
 		case atom.Source, atom.Video, atom.Audio, atom.Iframe:
@@ -376,7 +309,7 @@ func absolutize(n *html.Node, base *url.URL, langs map[string]string) {
 		case atom.Pre, atom.Code:
 			fixCode(n, c, langs)
 		}
-		absolutize(c, base, langs)
+		absolutizeWith(c, base, langs, links)
 	}
 }
 
@@ -408,7 +341,7 @@ func inlineElement(n *html.Node) bool {
 	return false
 }
 
-func fixLink(n *html.Node, base *url.URL) {
+func fixLink(n *html.Node, base *url.URL, links *resolvedLinks) {
 	for i := range n.Attr {
 		a := &n.Attr[i]
 		if a.Namespace != "" || a.Key != "href" {
@@ -418,7 +351,7 @@ func fixLink(n *html.Node, base *url.URL) {
 		if v == "" || v[0] == '#' {
 			return
 		}
-		u := resolve(base, v)
+		u := links.known(base, v)
 		if u == nil || !(u.Scheme == "http" || u.Scheme == "https" || u.Scheme == "mailto" || u.Scheme == "tel" || u.Scheme == "ftp") {
 			n.Attr = append(n.Attr[:i], n.Attr[i+1:]...)
 			return
@@ -543,40 +476,63 @@ func toMarkdown(n *html.Node) string {
 // collapsed except inside <pre>.
 func textOf(n *html.Node) string {
 	var t textWriter
-	// The buffer at about its final size at once, not grown by
-	// doubling (the texts written for the outputs and the profiles
-	// were the pipeline's largest allocation outside the parser and
-	// trafilatura after the article's copies).
-	t.b.Grow(textBytes(n))
 	t.node(n, false)
 	return strings.TrimSpace(t.b.String())
 }
 
-// textBytes is the length of the texts under n that textWriter.node
-// reads, a byte for each element besides: about the length of textOf(n)
-// before white space is collapsed.
-func textBytes(n *html.Node) int {
-	l := 0
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		switch c.Type {
-		case html.TextNode:
-			l += len(c.Data)
-		case html.ElementNode:
-			switch c.DataAtom {
-			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Head,
-				atom.Iframe, atom.Noembed, atom.Noframes:
-				continue
-			}
-			l += 1 + textBytes(c)
-		}
-	}
-	return l
-}
-
 type textWriter struct {
-	b     strings.Builder
+	b     textBuf
 	space bool // a space is pending before the next word
 	bol   bool // at the beginning of a line
+}
+
+// textBuf is textWriter's buffer. It borrows its bytes from textBufs
+// and hands them back when the text is taken (String): a text written
+// by appending to a fresh buffer allocated every size it grew through,
+// about twice the text (the plain text of the outputs and of every
+// candidate the selector measures was the pipeline's largest allocation
+// outside the parser), where a buffer kept from page to page allocates
+// the text's string alone.
+type textBuf struct{ b []byte }
+
+// textBufs holds textBuf's buffers between texts.
+var textBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxTextBuf bounds the buffers kept in textBufs.
+const maxTextBuf = 1 << 22
+
+func (t *textBuf) grow() {
+	if t.b == nil {
+		t.b = (*textBufs.Get().(*[]byte))[:0]
+	}
+}
+
+func (t *textBuf) WriteString(s string) {
+	t.grow()
+	t.b = append(t.b, s...)
+}
+
+func (t *textBuf) WriteByte(c byte) error {
+	t.grow()
+	t.b = append(t.b, c)
+	return nil
+}
+
+func (t *textBuf) Len() int { return len(t.b) }
+
+// String returns the text written and gives the buffer back: the
+// buffer is empty after.
+func (t *textBuf) String() string {
+	if t.b == nil {
+		return ""
+	}
+	s := string(t.b)
+	if cap(t.b) <= maxTextBuf {
+		b := t.b[:0]
+		textBufs.Put(&b)
+	}
+	t.b = nil
+	return s
 }
 
 func (t *textWriter) newline() {

@@ -1,19 +1,16 @@
 package content
 
 import (
-	"reflect"
 	"strings"
 	"testing"
 
 	"golang.org/x/net/html"
 )
 
-// trafilaturaRunsOf converts page with the first run's skipping on or
-// off and returns the Document and trafilatura's runs.
-func trafilaturaRunsOf(t *testing.T, page []byte, skip bool) (*Document, int64) {
+// trafilaturaRunsOf converts page and returns the Document and
+// trafilatura's runs.
+func trafilaturaRunsOf(t *testing.T, page []byte) (*Document, int64) {
 	t.Helper()
-	defer func(old bool) { fallbackFirst = old }(fallbackFirst)
-	fallbackFirst = skip
 	pages, runs := fallbacks.Load(), trafilaturaRuns.Load()
 	d, err := HTML(page, "https://example.com/news/q3", Options{OnlyMainContent: true, IncludeLinks: true})
 	if err != nil {
@@ -25,38 +22,34 @@ func trafilaturaRunsOf(t *testing.T, page []byte, skip bool) (*Document, int64) 
 	return d, trafilaturaRuns.Load() - runs
 }
 
-// A page whose text lies mostly where trafilatura's cleaning removes it
-// (a footer, a nav, a form) cannot pass its first run: that run is
-// skipped, and the fallback run alone gives the same Document as both.
-func TestTrafilaturaFirstRunSkipped(t *testing.T) {
-	page := []byte(`<!doctype html><html><head><title>Example Corp</title></head><body>` +
-		`<main><p>The board declared a dividend, payable on December 15.</p></main>` +
-		`<footer><p>` + strings.Repeat("Example Corp, 1 Main Street, Springfield. ", 8) + `</p></footer>` +
-		`</body></html>`)
-	both, runs := trafilaturaRunsOf(t, page, false)
-	if runs != 2 {
-		t.Fatalf("without the skip trafilatura ran %d times, want 2: the page no longer needs the second run", runs)
+// TestTrafilaturaRunsOnce: trafilatura runs once a page, with its
+// fallback extractors. The first page's text lies mostly in a block
+// whose class trafilatura's cleaning removes (a first run without the
+// fallback extractors found too little of it, and a second run was
+// made), the second's in its article (a first run was enough).
+func TestTrafilaturaRunsOnce(t *testing.T) {
+	const notice = "The board declared a dividend, payable on December 15."
+	pages := [][]byte{
+		[]byte(`<!doctype html><html><head><title>Example Corp</title></head><body>` +
+			`<main><p>` + notice + `</p></main>` +
+			`<div class="footer"><p>` + strings.Repeat("Example Corp, 1 Main Street, Springfield. ", 8) + `</p></div>` +
+			`</body></html>`),
+		[]byte(`<!doctype html><html><head><title>Example Corp</title></head><body><main>` +
+			`<h1>Third quarter results</h1>` +
+			`<p>The board declared a dividend on the common stock, payable on December 15 to holders ` +
+			`of record at the close of business on December 1, 2026. Revenue grew in every region, led by ` +
+			`services, while hardware sales were flat.</p>` +
+			`<p>Margins held at last year's level and the outlook for the year is unchanged.</p>` +
+			`</main><footer>© Example Corp</footer></body></html>`),
 	}
-	one, runs := trafilaturaRunsOf(t, page, true)
-	if runs != 1 {
-		t.Errorf("trafilatura ran %d times, want 1 (the first run is bound to fail)", runs)
-	}
-	if !reflect.DeepEqual(one, both) {
-		t.Errorf("the fallback run alone gave\n%+v\nboth runs gave\n%+v", one, both)
-	}
-}
-
-// A page whose first run can pass keeps it, and needs no second one.
-func TestTrafilaturaFirstRunKept(t *testing.T) {
-	page := []byte(`<!doctype html><html><head><title>Example Corp</title></head><body><main>` +
-		`<h1>Third quarter results</h1>` +
-		`<p>The board declared a dividend on the common stock, payable on December 15 to holders ` +
-		`of record at the close of business on December 1, 2026. Revenue grew in every region, led by ` +
-		`services, while hardware sales were flat.</p>` +
-		`<p>Margins held at last year's level and the outlook for the year is unchanged.</p>` +
-		`</main><footer>© Example Corp</footer></body></html>`)
-	if _, runs := trafilaturaRunsOf(t, page, true); runs != 1 {
-		t.Errorf("trafilatura ran %d times, want 1 (its first run is enough here)", runs)
+	for i, page := range pages {
+		d, runs := trafilaturaRunsOf(t, page)
+		if runs != 1 {
+			t.Errorf("page %d: trafilatura ran %d times, want 1", i, runs)
+		}
+		if !strings.Contains(d.Text, "dividend") {
+			t.Errorf("page %d: the text lost the notice:\n%s", i, d.Text)
+		}
 	}
 }
 
@@ -77,7 +70,7 @@ func TestTrafilaturaReadabilityCandidate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, _ := trafilaturaContent(root, nil, 60, findBody(art))
+	n, _ := trafilaturaContent(root, nil, findBody(art))
 	if n == nil {
 		t.Fatal("trafilatura gave nothing; want the candidate passed in")
 	}

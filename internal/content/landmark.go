@@ -59,17 +59,13 @@ func BoilerplateName(v string, inArticle bool) bool {
 }
 
 // pageBoilerWords are the class and id words of page-level boilerplate.
-var pageBoilerWords = map[string]bool{
-	"nav": true, "navbar": true, "navigation": true, "menu": true, "menubar": true, "submenu": true,
-	"sidebar": true, "breadcrumb": true, "breadcrumbs": true, "footer": true, "aside": true,
-	"related": true, "promo": true, "promoted": true, "advert": true, "advertisement": true, "ads": true,
-	"ad": true, "sponsor": true, "sponsored": true, "cookie": true, "cookies": true, "consent": true,
-	"gdpr": true, "share": true, "sharing": true, "social": true, "comments": true, "comment": true,
-	"disqus": true, "widget": true, "widgets": true, "popup": true, "modal": true, "newsletter": true,
-	"subscribe": true, "signup": true, "skip": true, "toolbar": true, "pagination": true, "pager": true,
-	"trending": true, "recommended": true, "outbrain": true, "taboola": true, "ticker": true,
-}
+var pageBoilerWords = newWordSet("nav", "navbar", "navigation", "menu", "menubar", "submenu",
+	"sidebar", "breadcrumb", "breadcrumbs", "footer", "aside", "related", "promo", "promoted",
+	"advert", "advertisement", "ads", "ad", "sponsor", "sponsored", "cookie", "cookies", "consent",
+	"gdpr", "share", "sharing", "social", "comments", "comment", "disqus", "widget", "widgets",
+	"popup", "modal", "newsletter", "subscribe", "signup", "skip", "toolbar", "pagination", "pager",
+	"trending", "recommended", "outbrain", "taboola", "ticker")
 
 // pageHeaderWords are the class and id words of the page's header,
 // which inside an article or <main> holds the article's title instead.
-var pageHeaderWords = map[string]bool{"header": true, "masthead": true}
+var pageHeaderWords = newWordSet("header", "masthead")

@@ -2,7 +2,6 @@ package content
 
 import (
 	"bytes"
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -42,7 +41,7 @@ func labelLine(n *html.Node) bool {
 	if len(h) == 0 {
 		return false
 	}
-	t := bytes.TrimLeft(h, " -–—:|[(*")
+	t := labelStartTrim.trimLeft(h)
 	if len(t) == 0 {
 		return false
 	}
@@ -201,6 +200,59 @@ var relatedFirstWords = func() map[string]bool {
 // labelTrim is what surrounds a label: punctuation, arrows, quotes.
 const labelTrim = " \t\n:!.…?»«›‹\"'„“”-–—|>*()[]"
 
+// The tests on every element of the article trim the start of its text
+// by these sets. bytes.TrimLeft reads a set holding characters beyond
+// ASCII a character at a time; most texts start with a letter, which
+// the set's ASCII bytes tell at once.
+var (
+	labelTrimSet   = newTrimSet(labelTrim)
+	labelStartTrim = newTrimSet(" -–—:|[(*")
+)
+
+// trimSet is a cutset for bytes.TrimLeft with its ASCII bytes in a table.
+type trimSet struct {
+	cutset string
+	ascii  [utf8.RuneSelf]bool
+}
+
+func newTrimSet(cutset string) *trimSet {
+	t := &trimSet{cutset: cutset}
+	for i := 0; i < len(cutset); i++ {
+		if c := cutset[i]; c < utf8.RuneSelf {
+			t.ascii[c] = true
+		}
+	}
+	return t
+}
+
+// trimLeft is bytes.TrimLeft(b, t.cutset).
+func (t *trimSet) trimLeft(b []byte) []byte {
+	if len(b) > 0 && b[0] < utf8.RuneSelf && !t.ascii[b[0]] {
+		return b
+	}
+	return bytes.TrimLeft(b, t.cutset)
+}
+
+// firstWordEnd is bytes.IndexAny(w, " :!.?…\u00a0"): where the first
+// word of a label ends.
+func firstWordEnd(w []byte) int {
+	for i := 0; i < len(w); {
+		switch c := w[i]; {
+		case c == ' ' || c == ':' || c == '!' || c == '.' || c == '?':
+			return i
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, size := utf8.DecodeRune(w[i:])
+			if r == '…' || r == '\u00a0' {
+				return i
+			}
+			i += size
+		}
+	}
+	return -1
+}
+
 // relatedLabel tells whether n is a related-content label: a heading or
 // a short line of its own whose whole text is the label.
 func relatedLabel(n *html.Node) bool {
@@ -214,8 +266,8 @@ func relatedLabel(n *html.Node) bool {
 	// up from a stack buffer, without allocating, unless it has letters
 	// firstText could not lower-case.
 	var head [32]byte
-	w := bytes.TrimLeft(firstText(n, head[:0]), labelTrim)
-	if i := bytes.IndexAny(w, " :!.?…\u00a0"); i >= 0 {
+	w := labelTrimSet.trimLeft(firstText(n, head[:0]))
+	if i := firstWordEnd(w); i >= 0 {
 		w = w[:i]
 	}
 	if !relatedFirstWords[string(w)] && !(hasNonASCII(w) && relatedFirstWords[strings.ToLower(string(w))]) {
@@ -322,14 +374,44 @@ var socialNames = []string{"twitter", "facebook", "instagram", "telegram", "what
 // socialHints prefilter socialNames: most paragraphs name no network.
 var socialHints = newHints(socialNames...)
 
-// subscribeStemList prefilter subscribeVerbs: one of them is in each.
-var subscribeStemList = []string{"subscri", "sign up", "suscr", "abonn", "iscriv", "assine", "subskryb"}
+// subscribeStems prefilter subscribeVerbs: one of them is in each.
+var subscribeStems = newHints("subscri", "sign up", "suscr", "abonn", "iscriv", "assine", "subskryb")
 
-var subscribeStems = newHints(subscribeStemList...)
+// ctaPairs are the first two bytes of both prefilters' hints (none of
+// them is one byte long): most pairs of a paragraph start neither.
+var ctaPairs = func() *pairSet {
+	var p pairSet
+	for _, h := range []*hints{socialHints, subscribeStems} {
+		for i := range p {
+			p[i] |= h.pairs[i]
+		}
+	}
+	return &p
+}()
 
-// ctaHints are socialHints and subscribeStems at once: a paragraph that
-// holds neither is no call to action, found in one reading of it.
-var ctaHints = newHints(append(slices.Clone(socialNames), subscribeStemList...)...)
+// ctaHints is (socialHints.inBytes(t), subscribeStems.inBytes(t)) in one
+// pass over t.
+func ctaHints(t []byte) (social, subscribe bool) {
+	for i := 0; i+1 < len(t) && !(social && subscribe); i++ {
+		if !ctaPairs.has(t[i], t[i+1]) {
+			continue
+		}
+		social = social || hintAt(socialHints, t, i)
+		subscribe = subscribe || hintAt(subscribeStems, t, i)
+	}
+	return social, subscribe
+}
+
+// hintAt tells whether one of h's hints of two bytes or more starts at
+// t[i].
+func hintAt(h *hints, t []byte, i int) bool {
+	for _, w := range h.byFirst[t[i]] {
+		if len(t)-i >= len(w) && string(t[i:i+len(w)]) == w {
+			return true
+		}
+	}
+	return false
+}
 
 // ctaParagraph tells whether a <p> of the article is a call to action.
 func ctaParagraph(n *html.Node) bool {
@@ -342,11 +424,9 @@ func ctaParagraph(n *html.Node) bool {
 	}
 	var buf [1280]byte
 	t := lowerText(n, buf[:0])
-	if !ctaHints.inBytes(t) {
-		return false
-	}
+	hasSocial, hasSubscribe := ctaHints(t)
 	social := 0
-	if socialHints.inBytes(t) {
+	if hasSocial {
 		for _, s := range socialNames {
 			if bytes.Contains(t, []byte(s)) {
 				social++
@@ -359,7 +439,7 @@ func ctaParagraph(n *html.Node) bool {
 	case social >= 1 && bytesContainAny(t, followVerbs):
 		return true
 	}
-	return subscribeStems.inBytes(t) && bytesContainAny(t, subscribeVerbs)
+	return hasSubscribe && bytesContainAny(t, subscribeVerbs)
 }
 
 func bytesContainAny(t []byte, words []string) bool {
@@ -380,31 +460,42 @@ func lowerText(n *html.Node, buf []byte) []byte {
 		case html.TextNode:
 			s := c.Data
 			for i := 0; i < len(s); {
-				// ASCII, most of the text, is read a byte at a time
-				// (unicode.IsSpace and unicode.ToLower agree with
-				// this on it).
-				r := rune(s[i])
-				if r < utf8.RuneSelf {
-					i++
-					if isUpper(s[i-1]) {
-						r += 'a' - 'A'
+				// ASCII, most of the text, is read through lowerKinds
+				// (unicode.IsSpace and unicode.ToLower agree with it
+				// there), and a run of bytes it keeps as they are is
+				// copied at once.
+				switch lowerKinds[s[i]] {
+				case lowerKeep:
+					j := i + 1
+					for j < len(s) && lowerKinds[s[j]] == lowerKeep {
+						j++
 					}
-				} else {
-					var size int
-					r, size = utf8.DecodeRuneInString(s[i:])
-					i += size
-				}
-				if unicode.IsSpace(r) {
+					if room := cap(buf) - len(buf); j-i > room {
+						return append(buf, s[i:i+room]...)
+					}
+					buf = append(buf, s[i:j]...)
+					i = j
+					continue
+				case lowerUpper:
+					if len(buf) == cap(buf) {
+						return buf
+					}
+					buf = append(buf, s[i]+'a'-'A')
+					i++
+					continue
+				case lowerSpace:
+					i++
 					if len(buf) > 0 && buf[len(buf)-1] != ' ' && len(buf) < cap(buf) {
 						buf = append(buf, ' ')
 					}
 					continue
 				}
-				if r < utf8.RuneSelf {
-					if len(buf) == cap(buf) {
-						return buf
+				r, size := utf8.DecodeRuneInString(s[i:])
+				i += size
+				if unicode.IsSpace(r) {
+					if len(buf) > 0 && buf[len(buf)-1] != ' ' && len(buf) < cap(buf) {
+						buf = append(buf, ' ')
 					}
-					buf = append(buf, byte(r))
 					continue
 				}
 				r = unicode.ToLower(r)
@@ -421,6 +512,30 @@ func lowerText(n *html.Node, buf []byte) []byte {
 	}
 	return buf
 }
+
+// What lowerText does with a byte: an ASCII byte kept as it is, an ASCII
+// capital letter lower-cased, ASCII white space (unicode.IsSpace's
+// '\t', '\n', '\v', '\f', '\r' and ' ') collapsed, the first byte of
+// another character decoded.
+const (
+	lowerKeep = iota
+	lowerUpper
+	lowerSpace
+	lowerRune
+)
+
+var lowerKinds = func() (k [256]uint8) {
+	for c := utf8.RuneSelf; c < 256; c++ {
+		k[c] = lowerRune
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		k[c] = lowerUpper
+	}
+	for _, c := range "\t\n\v\f\r " {
+		k[c] = lowerSpace
+	}
+	return k
+}()
 
 // hasNonASCII tells whether s has a byte firstText did not lower-case.
 func hasNonASCII(s []byte) bool {

@@ -679,23 +679,28 @@ func collapseRuns(s string) string {
 
 func isRunSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
 
+// collapseFrom is collapseRuns(s) when s[i] starts the first run to
+// collapse: the text between runs is copied a piece at a time.
 func collapseFrom(s string, i int) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	b.WriteString(s[:i])
 	for i < len(s) {
-		if isRunSpace(s[i]) {
-			b.WriteByte(' ')
-			for i < len(s) && isRunSpace(s[i]) {
-				i++
-			}
-			continue
+		b.WriteByte(' ')
+		for i++; i < len(s) && runSpaces[s[i]]; i++ {
 		}
-		b.WriteByte(s[i])
-		i++
+		j := i
+		for j < len(s) && !runSpaces[s[j]] {
+			j++
+		}
+		b.WriteString(s[i:j])
+		i = j
 	}
 	return b.String()
 }
+
+// runSpaces are the bytes isRunSpace accepts.
+var runSpaces = [256]bool{' ': true, '\n': true, '\r': true, '\t': true}
 
 // markListEnds puts a listEnd comment after a list that another list
 // follows with nothing in between.

@@ -18,6 +18,9 @@ type scanResult struct {
 	meta  Metadata
 	links []Link
 	sig   signals
+	// resolved holds the page's links as scan resolved them, for
+	// absolutize.
+	resolved *resolvedLinks
 }
 
 // scanner carries state across the single document-order walk. The
@@ -28,6 +31,7 @@ type scanner struct {
 	wantLinks bool
 	seen      map[string]struct{}
 	links     []Link
+	resolved  resolvedLinks
 
 	htmlLang     string
 	titleTag     string
@@ -76,7 +80,7 @@ const (
 func scan(root *html.Node, pageURL *url.URL, wantLinks bool) scanResult {
 	s := walkPage(root, pageURL, wantLinks)
 
-	r := scanResult{base: s.base, links: s.links}
+	r := scanResult{base: s.base, links: s.links, resolved: &s.resolved}
 	r.meta = s.metadata()
 	r.sig = signals{
 		isHTML:       true,
@@ -489,15 +493,16 @@ func (s *scanner) addLink(href string, n *html.Node) {
 	if href == "" || href[0] == '#' {
 		return
 	}
-	u := resolve(s.base, href)
-	if u == nil {
+	r := s.resolved.resolve(s.base, href)
+	if r == nil {
 		return
 	}
-	switch u.Scheme {
+	switch r.Scheme {
 	case "http", "https", "mailto", "tel", "ftp":
 	default:
 		return
 	}
+	u := *r // r is the memo's
 	u.Fragment = ""
 	u.RawFragment = ""
 	abs := u.String()
@@ -841,6 +846,48 @@ func hasToken(list, tok string) bool {
 		}
 	}
 	return false
+}
+
+// resolvedLinks remembers, for one base, what resolve gave for each
+// link (by its trimmed href): scan resolves every link of the page and
+// absolutize the links of the content again, a parse and a resolution
+// each that the crawl paid twice for every link of a page's text. The
+// URLs it returns are shared: they must not be modified.
+type resolvedLinks struct {
+	base *url.URL
+	urls map[string]*url.URL
+}
+
+// maxResolved bounds the links remembered for a page.
+const maxResolved = 4096
+
+// resolve returns resolve(base, ref) for a trimmed ref, from memory when
+// it was asked before with this base, and remembers it; another base than
+// the last one starts again.
+func (r *resolvedLinks) resolve(base *url.URL, ref string) *url.URL {
+	if r.base != base || r.urls == nil {
+		r.base, r.urls = base, make(map[string]*url.URL)
+	}
+	if u, ok := r.urls[ref]; ok {
+		return u
+	}
+	u := resolve(base, ref)
+	if len(r.urls) < maxResolved {
+		r.urls[ref] = u
+	}
+	return u
+}
+
+// known is resolve(base, ref) for a trimmed ref, from memory when it
+// is there; it remembers nothing new (a page converted without its links
+// has nothing to gain from it).
+func (r *resolvedLinks) known(base *url.URL, ref string) *url.URL {
+	if r != nil && r.base == base {
+		if u, ok := r.urls[ref]; ok {
+			return u
+		}
+	}
+	return resolve(base, ref)
 }
 
 func resolve(base *url.URL, ref string) *url.URL {

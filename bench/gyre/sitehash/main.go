@@ -29,8 +29,19 @@ func main() {
 	site := flag.String("site", filepath.Join(os.TempDir(), "webacq-bench-gyre", "site-1000"), "the cut site (bench/gyre's -cache/site-1000)")
 	every := flag.Int("every", 1, "convert every Nth page only")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile here")
+	memprofile := flag.String("memprofile", "", "write an allocation profile (every allocation sampled) here")
 	allocs := flag.Bool("allocs", false, "print to stderr what the process allocated (runtime.MemStats: bytes, objects, collections); with GOGC=off the same build prints the same figures every run")
 	flag.Parse()
+	if *memprofile != "" {
+		runtime.MemProfileRate = 1
+		defer func() {
+			f, err := os.Create(*memprofile)
+			if err == nil {
+				_ = pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+		}()
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {
