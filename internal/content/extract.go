@@ -96,6 +96,22 @@ var fallbacks, trafilaturaRuns atomic.Int64
 // changes no readability or trafilatura-eval score and six of wcxb-dev
 // half A's 749 pages, two of them by more than 0.1 (one up, one down);
 // wcxb-dev all moves +0.0004 (bench/content/README.md).
+// trafilaturaOptions are the options of every trafilatura run.
+func trafilaturaOptions(base *url.URL) trafilatura.Options {
+	return trafilatura.Options{
+		OriginalURL:     base,
+		ExcludeComments: true,
+		IncludeImages:   true,
+		IncludeLinks:    true,
+		// Publication dates come from metadata; scanning the whole page
+		// for dates is the slowest part of trafilatura and is not needed.
+		// It must stay off: the date parser it would call is left out of
+		// the build (third_party/README.md), so it would find nothing.
+		HtmlDateMode:   trafilatura.Disabled,
+		EnableFallback: true,
+	}
+}
+
 func trafilaturaContent(root *html.Node, base *url.URL, art *html.Node) (*html.Node, map[string]string) {
 	// One run, with the fallback extractors. A first run without them,
 	// followed by this one when it found under 40 % of the page's words,
@@ -105,16 +121,7 @@ func trafilaturaContent(root *html.Node, base *url.URL, art *html.Node) (*html.N
 	// the pages that needed the second run, most of those that come here
 	// (33 of the site's 62; 98 of wcxb-dev's 108), for the fallback
 	// extractors' time saved on the others (bench/gyre/README.md).
-	opts := trafilatura.Options{
-		OriginalURL:     base,
-		ExcludeComments: true,
-		IncludeImages:   true,
-		IncludeLinks:    true,
-		// Publication dates come from metadata; scanning the whole page
-		// for dates is the slowest part of trafilatura and is not needed.
-		HtmlDateMode:   trafilatura.Disabled,
-		EnableFallback: true,
-	}
+	opts := trafilaturaOptions(base)
 	if art != nil {
 		// Its readability candidate is our readability pass's article
 		// (see above), not go-readability's.

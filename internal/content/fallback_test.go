@@ -1,9 +1,12 @@
 package content
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
+	dateparser "github.com/markusmobius/go-dateparser"
+	"github.com/markusmobius/go-trafilatura"
 	"golang.org/x/net/html"
 )
 
@@ -76,5 +79,23 @@ func TestTrafilaturaReadabilityCandidate(t *testing.T) {
 	}
 	if got := nodeText(n); !strings.Contains(got, own) {
 		t.Errorf("trafilatura's result does not hold the readability pass's article:\n%s", got)
+	}
+}
+
+// TestTrafilaturaDatesOff: trafilatura runs with its date search off and
+// no options of its own for it, and the date parser that search would
+// call is the build's stand-in, which parses nothing (third_party/README.md:
+// go-dateparser's start-up cost is left out because nothing here uses
+// it). Turning the search on, or dropping the replacement without
+// reading that note, fails here.
+func TestTrafilaturaDatesOff(t *testing.T) {
+	opts := trafilaturaOptions(nil)
+	if opts.HtmlDateMode != trafilatura.Disabled || opts.HtmlDateOptions != nil || opts.HtmlDateOverride != nil {
+		t.Fatalf("trafilatura's date search is on (mode %v, options %v, override %v): "+
+			"go-dateparser is replaced by a stand-in that finds no date", opts.HtmlDateMode, opts.HtmlDateOptions, opts.HtmlDateOverride)
+	}
+	var p dateparser.Parser
+	if _, err := p.Parse(&dateparser.Configuration{}, "12 August 2021"); !errors.Is(err, dateparser.ErrDisabled) {
+		t.Fatalf("the linked date parser is not the stand-in (err %v): update third_party/README.md", err)
 	}
 }

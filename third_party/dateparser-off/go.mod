@@ -1,0 +1,3 @@
+module github.com/markusmobius/go-dateparser
+
+go 1.22
