@@ -85,17 +85,6 @@ const maxFallbackElements = 50000
 // trafilaturaRuns its runs (one a page; tests read it).
 var fallbacks, trafilaturaRuns atomic.Int64
 
-// trafilaturaContent returns the article body found by trafilatura, or
-// nil when it finds nothing usable, and the languages of the page's
-// highlighted code blocks keyed by their text: trafilatura drops class
-// attributes, so absolutize puts the languages back by matching the code
-// text. art, when not nil, is the readability pass's longest attempt:
-// trafilatura weighs it as its readability candidate among its fallback
-// extractors instead of running go-readability, a second readability pass over the
-// same page (a tenth of wcxb-dev's conversion time). On the corpora it
-// changes no readability or trafilatura-eval score and six of wcxb-dev
-// half A's 749 pages, two of them by more than 0.1 (one up, one down);
-// wcxb-dev all moves +0.0004 (bench/content/README.md).
 // trafilaturaOptions are the options of every trafilatura run.
 func trafilaturaOptions(base *url.URL) trafilatura.Options {
 	return trafilatura.Options{
@@ -112,6 +101,17 @@ func trafilaturaOptions(base *url.URL) trafilatura.Options {
 	}
 }
 
+// trafilaturaContent returns the article body found by trafilatura, or
+// nil when it finds nothing usable, and the languages of the page's
+// highlighted code blocks keyed by their text: trafilatura drops class
+// attributes, so absolutize puts the languages back by matching the code
+// text. art, when not nil, is the readability pass's longest attempt:
+// trafilatura weighs it as its readability candidate among its fallback
+// extractors instead of running go-readability, a second readability pass over the
+// same page (a tenth of wcxb-dev's conversion time). On the corpora it
+// changes no readability or trafilatura-eval score and six of wcxb-dev
+// half A's 749 pages, two of them by more than 0.1 (one up, one down);
+// wcxb-dev all moves +0.0004 (bench/content/README.md).
 func trafilaturaContent(root *html.Node, base *url.URL, art *html.Node) (*html.Node, map[string]string) {
 	// One run, with the fallback extractors. A first run without them,
 	// followed by this one when it found under 40 % of the page's words,
