@@ -32,10 +32,9 @@ type unit struct {
 	node   *html.Node // the block element
 	words  []string
 	order  int
-	hidden bool   // under hidden markup (attribute, inline style, hiding class)
-	ours   bool   // in our text
-	gold   bool   // in the reference
-	kind   string // its kind, once classified
+	hidden bool // under hidden markup (attribute, inline style, hiding class)
+	ours   bool // in our text
+	gold   bool // in the reference
 }
 
 func main() {
@@ -451,14 +450,6 @@ func clip(w []string) string {
 		return strings.Join(w[:14], " ") + " …"
 	}
 	return strings.Join(w, " ")
-}
-
-func depth(n *html.Node) int {
-	d := 0
-	for ; n != nil; n = n.Parent {
-		d++
-	}
-	return d
 }
 
 func within(a, n *html.Node) bool {
