@@ -1,0 +1,59 @@
+package content
+
+import (
+	"math/rand"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+)
+
+// randomClass is a class or id value of pieces that come near "share"
+// in case, modifiers and characters outside ASCII.
+func randomClass(rng *rand.Rand) string {
+	pieces := []string{"share", "SHARE", "Share", "shar", "hare", "sharedaddy", "post-share", "has-share",
+		"with-sharing", "ſhare", "ShAre", "social", " ", "-", "_", "K", "İ", "entry", "x", "sh", "are", "é"}
+	var b strings.Builder
+	for k := rng.Intn(5); k >= 0; k-- {
+		b.WriteString(pieces[rng.Intn(len(pieces))])
+	}
+	return b.String()
+}
+
+// TestMayNameSharePrefilter: the share-box step of prepare asks
+// mayNameShare before matchString; on generated class and id values it
+// is true wherever shareHint of matchString is.
+func TestMayNameSharePrefilter(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	passed := 0
+	for range 20000 {
+		n := &html.Node{Type: html.ElementNode, Data: "div"}
+		if rng.Intn(4) > 0 {
+			n.Attr = append(n.Attr, html.Attribute{Key: "class", Val: randomClass(rng)})
+		}
+		if rng.Intn(2) > 0 {
+			n.Attr = append(n.Attr, html.Attribute{Key: "id", Val: randomClass(rng)})
+		}
+		m := matchString(n)
+		full := m != "" && shareHint(m)
+		if full && !mayNameShare(n) {
+			t.Fatalf("%v: shareHint holds, mayNameShare does not", n.Attr)
+		}
+		if !mayNameShare(n) {
+			passed++
+		}
+	}
+	if passed == 0 {
+		t.Fatal("the prefilter never passed over an element")
+	}
+	for _, v := range []string{"entry", "social-links", "post"} {
+		if mayHoldShare(v) {
+			t.Errorf("mayHoldShare(%q) = true", v)
+		}
+	}
+	for _, v := range []string{"share", "SHARE-box", "x Share", "é"} {
+		if !mayHoldShare(v) {
+			t.Errorf("mayHoldShare(%q) = false", v)
+		}
+	}
+}
