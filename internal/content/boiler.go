@@ -101,12 +101,40 @@ var classPrefixes = []struct {
 
 // classKinds returns the boilerplate families that the class and id of
 // n name.
-func classKinds(n *html.Node) boilerKind {
+func classKinds(n *html.Node) boilerKind { return kindsMemo(nil).classKinds(n) }
+
+// kindsMemo keeps wordsKinds of the class and id values one
+// dropBoilerplate has read: the values of a page repeat ("literal",
+// "command" on hundreds of elements). It holds at most kindsMemoMax
+// values of at most kindsMemoLen bytes; others are read each time.
+type kindsMemo map[string]boilerKind
+
+const (
+	kindsMemoMax = 256
+	kindsMemoLen = 64
+)
+
+// classKinds is classKinds(n), through the memo (none when m is nil).
+func (m kindsMemo) classKinds(n *html.Node) boilerKind {
 	var k boilerKind
 	for _, a := range n.Attr {
 		if a.Namespace == "" && (a.Key == "class" || a.Key == "id") {
-			k |= wordsKinds(a.Val)
+			k |= m.wordsKinds(a.Val)
 		}
+	}
+	return k
+}
+
+func (m kindsMemo) wordsKinds(v string) boilerKind {
+	if m == nil || len(v) > kindsMemoLen {
+		return wordsKinds(v)
+	}
+	if k, ok := m[v]; ok {
+		return k
+	}
+	k := wordsKinds(v)
+	if len(m) < kindsMemoMax {
+		m[v] = k
 	}
 	return k
 }
@@ -236,12 +264,13 @@ func dropBoilerplate(art *html.Node) {
 		}
 		return 2*l >= total
 	}
+	memo := make(kindsMemo)
 	removeTags(art, func(n *html.Node) bool {
 		if labelLine(n) || ctaParagraph(n) {
 			return true
 		}
 		nested := n.DataAtom == atom.Article && n.Parent != art
-		k := classKinds(n)
+		k := memo.classKinds(n)
 		if k == 0 && !nested {
 			return false
 		}

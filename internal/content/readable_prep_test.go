@@ -57,3 +57,35 @@ func TestMayNameSharePrefilter(t *testing.T) {
 		}
 	}
 }
+
+// TestKindsMemo: dropBoilerplate's memo of class and id values gives
+// classKinds's families on generated values, past its size and length
+// limits and on values read again.
+func TestKindsMemo(t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+	words := []string{"related", "Related", "posts", "byline", "share", "entry", "has-related", "author-bio",
+		"relatedposts", "newsletter", "x", "-", " ", "_", "Meta", "post", "credit", "photo", "sponsor", "é"}
+	memo := make(kindsMemo)
+	for i := range 5000 {
+		var b strings.Builder
+		for k := rng.Intn(12); k >= 0; k-- {
+			b.WriteString(words[rng.Intn(len(words))])
+		}
+		if i%7 == 0 {
+			b.WriteString(strings.Repeat("y", 60)) // past kindsMemoLen
+		}
+		n := &html.Node{Type: html.ElementNode, Data: "div", Attr: []html.Attribute{{Key: "class", Val: b.String()}}}
+		if rng.Intn(2) == 0 {
+			n.Attr = append(n.Attr, html.Attribute{Key: "id", Val: words[rng.Intn(len(words))]})
+		}
+		want := kindsMemo(nil).classKinds(n)
+		for range 2 {
+			if got := memo.classKinds(n); got != want {
+				t.Fatalf("%v: memo %v, direct %v", n.Attr, got, want)
+			}
+		}
+	}
+	if len(memo) != kindsMemoMax {
+		t.Fatalf("memo holds %d values, want %d", len(memo), kindsMemoMax)
+	}
+}
