@@ -81,6 +81,81 @@ type readable struct {
 	bodyText stats
 	// nodes are zeroed nodes for copyTree, allocated nodeChunk at a time.
 	nodes []html.Node
+	// names keeps the matchFacts of the class and id values drop has
+	// read, for every attempt (see matchFactsOf).
+	names map[nameKey]matchFacts
+}
+
+// nameKey is an element's class and id values.
+type nameKey struct{ class, id string }
+
+// matchFacts are what drop reads of an element's class and id values:
+// their matchString and the hint lists it holds. They depend on the
+// values only, and a page's values repeat on hundreds of elements in
+// every attempt.
+type matchFacts struct {
+	match string
+	hints uint8
+}
+
+// Hints of matchFacts.
+const (
+	hintByline   = 1 << iota // bylineHints
+	hintUnlikely             // unlikelyHints and not maybeHints
+	hintPopup                // popupHints
+	hintHide                 // hideHints and hidingClass
+)
+
+// Bounds of readable.names: values longer than namesMaxLen bytes
+// together, and values past namesMax, are read each time.
+const (
+	namesMax    = 512
+	namesMaxLen = 256
+)
+
+// matchFactsOf returns the matchFacts of an element with these class and
+// id values, read once a page.
+func (r *readable) matchFactsOf(class, id string) matchFacts {
+	if class == "" && id == "" {
+		return matchFacts{}
+	}
+	if len(class)+len(id) > namesMaxLen {
+		return readMatchFacts(class, id)
+	}
+	key := nameKey{class, id}
+	if f, ok := r.names[key]; ok {
+		return f
+	}
+	f := readMatchFacts(class, id)
+	if r.names == nil {
+		r.names = make(map[nameKey]matchFacts)
+	}
+	if len(r.names) < namesMax {
+		r.names[key] = f
+	}
+	return f
+}
+
+// readMatchFacts reads the matchFacts of these class and id values.
+func readMatchFacts(class, id string) matchFacts {
+	f := matchFacts{match: matchOf(class, id)}
+	m := f.match
+	if m == "" {
+		return f
+	}
+	if bylineHints.in(m) {
+		f.hints |= hintByline
+	}
+	if unlikelyHints.in(m) && !maybeHints.in(m) {
+		f.hints |= hintUnlikely
+	}
+	if popupHints.in(m) {
+		f.hints |= hintPopup
+	}
+	if hideHints.in(m) && hidingClass(m) {
+		f.hints |= hintHide
+	}
+	return f
 }
 
 // nodeChunk is how many nodes copyTree allocates at once: one
@@ -525,8 +600,8 @@ func (r *readable) drop(n *html.Node) bool {
 	if a.ariaModal == "true" && a.role == "dialog" {
 		return true
 	}
-	match := matchOf(a.class, a.id)
-	if !r.byline && isByline(n, a.rel, a.itemprop, match) {
+	names := r.matchFactsOf(a.class, a.id)
+	if !r.byline && isByline(n, a.rel, a.itemprop, names.hints&hintByline != 0) {
 		r.byline = true
 		return true
 	}
@@ -535,7 +610,7 @@ func (r *readable) drop(n *html.Node) bool {
 		r.titled = true
 		return true
 	}
-	if r.flags&flagStripUnlikely != 0 && n.DataAtom != atom.Body && n.DataAtom != atom.A && r.unlikelyNode(n, a, match) {
+	if r.flags&flagStripUnlikely != 0 && n.DataAtom != atom.Body && n.DataAtom != atom.A && r.unlikelyNode(n, a, names) {
 		r.unlikely = true
 		return true
 	}
@@ -547,10 +622,10 @@ func (r *readable) drop(n *html.Node) bool {
 }
 
 // unlikelyNode tells whether n, of attributes a and class and id
-// match, is an unlikely candidate (flagStripUnlikely).
-func (r *readable) unlikelyNode(n *html.Node, a dropAttrs, match string) bool {
-	if match != "" && unlikelyHints.in(match) && !maybeHints.in(match) &&
-		!hasAncestor(n, atom.Table, 3) && !hasAncestor(n, atom.Code, 3) && !r.pageWrapper(n, match) &&
+// facts names, is an unlikely candidate (flagStripUnlikely).
+func (r *readable) unlikelyNode(n *html.Node, a dropAttrs, names matchFacts) bool {
+	if names.hints&hintUnlikely != 0 &&
+		!hasAncestor(n, atom.Table, 3) && !hasAncestor(n, atom.Code, 3) && !r.pageWrapper(n, names.match) &&
 		!embedsPost(n, 3) {
 		return true
 	}
@@ -562,12 +637,12 @@ func (r *readable) unlikelyNode(n *html.Node, a dropAttrs, match string) bool {
 	// Modals, cookie banners and hover cards are shown over the
 	// page, not in it; their text would make them candidates or
 	// inflate the link density of the article around them.
-	if match != "" && popupHints.in(match) && classKinds(n)&kindPopup != 0 && !r.pageWrapper(n, "") {
+	if names.hints&hintPopup != 0 && classKinds(n)&kindPopup != 0 && !r.pageWrapper(n, "") {
 		return true
 	}
 	// Popups, print-only blocks and screen-reader labels that a
 	// stylesheet hides by class rather than by attribute.
-	return match != "" && hideHints.in(match) && hidingClass(match)
+	return names.hints&hintHide != 0
 }
 
 func (r *readable) credit(st stats, parent *html.Node) {
@@ -906,11 +981,10 @@ func withoutModifiers(class string) string {
 	return b.String()
 }
 
-// isByline tells whether n, with these rel, itemprop and matchString
-// values, is a short byline.
-func isByline(n *html.Node, rel, itemprop, match string) bool {
-	if rel != "author" && !strings.Contains(itemprop, "author") &&
-		(match == "" || !bylineHints.in(match)) {
+// isByline tells whether n, with these rel and itemprop values and
+// named whether its matchString holds a byline hint, is a short byline.
+func isByline(n *html.Node, rel, itemprop string, named bool) bool {
+	if rel != "author" && !strings.Contains(itemprop, "author") && !named {
 		return false
 	}
 	l := textStats(n, nil).length

@@ -89,3 +89,55 @@ func TestKindsMemo(t *testing.T) {
 		t.Fatalf("memo holds %d values, want %d", len(memo), kindsMemoMax)
 	}
 }
+
+// TestMatchFactsMemo: the matchFacts drop reads through readable.names
+// are those of the old per-element reading (matchOf and the hint lists
+// asked in turn) on generated class and id values, past the memo's size
+// and length limits and on values read again.
+func TestMatchFactsMemo(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	words := []string{"byline", "Author", "sidebar", "menu", "main", "content", "modal", "popup", "cookie",
+		"hidden", "d-none", "sr-only", "visible-lg", "has-sidebar", "with-menu", "entry", "x", "-", " ", "_",
+		"print", "hid", "é", "K"}
+	gen := func() string {
+		var b strings.Builder
+		for k := rng.Intn(6); k > 0; k-- {
+			b.WriteString(words[rng.Intn(len(words))])
+		}
+		if rng.Intn(20) == 0 {
+			b.WriteString(strings.Repeat("z", namesMaxLen))
+		}
+		return b.String()
+	}
+	r := &readable{}
+	var seen uint8
+	for range 5000 {
+		class, id := gen(), gen()
+		m := matchOf(class, id)
+		var want uint8
+		if m != "" && bylineHints.in(m) {
+			want |= hintByline
+		}
+		if m != "" && unlikelyHints.in(m) && !maybeHints.in(m) {
+			want |= hintUnlikely
+		}
+		if m != "" && popupHints.in(m) {
+			want |= hintPopup
+		}
+		if m != "" && hideHints.in(m) && hidingClass(m) {
+			want |= hintHide
+		}
+		seen |= want
+		for range 2 {
+			if f := r.matchFactsOf(class, id); f.match != m || f.hints != want {
+				t.Fatalf("%q %q: memo %q %b, direct %q %b", class, id, f.match, f.hints, m, want)
+			}
+		}
+	}
+	if seen != hintByline|hintUnlikely|hintPopup|hintHide {
+		t.Fatalf("generated values hold hints %b only", seen)
+	}
+	if len(r.names) != namesMax {
+		t.Fatalf("memo holds %d values, want %d", len(r.names), namesMax)
+	}
+}
