@@ -245,7 +245,8 @@ func readableContent(root *html.Node, base *url.URL, title string, facts *extrac
 		if art == nil {
 			continue
 		}
-		n := textStats(art, nil).length
+		// The length itself is read only under minArticleChars.
+		n := lengthWithin(art, minArticleChars-1)
 		if n >= minArticleChars || n > bestLen {
 			facts.note(r)
 		}
@@ -1142,6 +1143,34 @@ func textStats(n *html.Node, dropped map[*html.Node]bool) stats {
 	var st stats
 	addText(n, dropped, 0, &st)
 	return st
+}
+
+// lengthWithin returns textStats(n, nil).length when it is at most
+// limit, else a length over limit, read only as far as it (a long
+// article is not read to its end).
+func lengthWithin(n *html.Node, limit int) int {
+	var st stats
+	addLengthWithin(n, limit, &st)
+	return st.length
+}
+
+// addLengthWithin is addText without dropped nodes, stopping once the
+// length passes limit.
+func addLengthWithin(n *html.Node, limit int, st *stats) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			countText(c.Data, 0, st)
+		case html.ElementNode:
+			if c.DataAtom != atom.Script && !addLengthWithin(c, limit, st) {
+				return false
+			}
+		}
+		if st.length > limit {
+			return false
+		}
+	}
+	return true
 }
 
 func runStats(nodes []*html.Node, dropped map[*html.Node]bool) stats {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // randomClass is a class or id value of pieces that come near "share"
@@ -139,5 +140,40 @@ func TestMatchFactsMemo(t *testing.T) {
 	}
 	if len(r.names) != namesMax {
 		t.Fatalf("memo holds %d values, want %d", len(r.names), namesMax)
+	}
+}
+
+// TestLengthWithin: lengthWithin is textStats's length up to the limit
+// and over the limit past it, on generated trees (scripts, long and
+// multi-byte texts, white space runs).
+func TestLengthWithin(t *testing.T) {
+	rng := rand.New(rand.NewSource(6))
+	texts := []string{"word", " ", "   \n ", "a, b", "€", "日本語のテキスト", strings.Repeat("x ", 300), "\u00a0", ""}
+	var grow func(n *html.Node, depth int)
+	grow = func(n *html.Node, depth int) {
+		for k := rng.Intn(5); k > 0; k-- {
+			if depth < 4 && rng.Intn(3) == 0 {
+				e := &html.Node{Type: html.ElementNode, Data: "div"}
+				if rng.Intn(6) == 0 {
+					e.Data = "script"
+					e.DataAtom = atom.Script
+				}
+				n.AppendChild(e)
+				grow(e, depth+1)
+				continue
+			}
+			n.AppendChild(&html.Node{Type: html.TextNode, Data: texts[rng.Intn(len(texts))]})
+		}
+	}
+	for range 3000 {
+		root := &html.Node{Type: html.ElementNode, Data: "div"}
+		grow(root, 0)
+		want := textStats(root, nil).length
+		for _, limit := range []int{0, 10, 100, minArticleChars - 1} {
+			got := lengthWithin(root, limit)
+			if want <= limit && got != want || want > limit && got <= limit {
+				t.Fatalf("limit %d: lengthWithin %d, textStats %d", limit, got, want)
+			}
+		}
 	}
 }
