@@ -747,10 +747,13 @@ func (r *readable) linkDensity(n *html.Node) float64 {
 // copyTree copies n and its subtree without the dropped nodes; a div
 // that stands for its single <p> becomes that <p>.
 func (r *readable) copyTree(n *html.Node) *html.Node {
-	if r.dropped[n] || (n.Type == html.ElementNode && n.DataAtom == atom.Script) {
+	// Only elements are marked (dropped, collapsed, asP): the text
+	// nodes, about half, skip the lookups.
+	elem := n.Type == html.ElementNode
+	if elem && (n.DataAtom == atom.Script || r.dropped[n]) {
 		return nil
 	}
-	if r.collapsed[n] {
+	if elem && r.collapsed[n] {
 		if p := singleP(n); p != nil {
 			k := r.copyTree(p)
 			// The <p> keeps the div's names: cleaning reads them
@@ -780,12 +783,13 @@ func (r *readable) copyTree(n *html.Node) *html.Node {
 	if len(n.Attr) > 0 {
 		k.Attr = n.Attr[:len(n.Attr):len(n.Attr)]
 	}
-	if r.asP[n] {
+	asP := elem && r.asP[n]
+	if asP {
 		k.Data, k.DataAtom = "p", atom.P
 	}
 	// A div that mixes blocks and inline content: each run of inline
 	// content becomes a paragraph.
-	wrap := n.Type == html.ElementNode && n.DataAtom == atom.Div && !r.asP[n]
+	wrap := elem && n.DataAtom == atom.Div && !asP
 	var p *html.Node
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		x := r.copyTree(c)

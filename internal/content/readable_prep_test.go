@@ -177,3 +177,23 @@ func TestLengthWithin(t *testing.T) {
 		}
 	}
 }
+
+// TestOnlyElementsMarked: copyTree looks up the marks of elements only;
+// on generated pages, every attempt marks elements only.
+func TestOnlyElementsMarked(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	for range 300 {
+		root, _ := parseBody(t, randomShortPage(rng))
+		r := &readable{body: findBody(root), title: "T", bodyLen: -1, bodyOver: -1}
+		for _, flags := range []int{7, 6, 4, 0} {
+			r.attempt(flags)
+			for _, m := range []map[*html.Node]bool{r.dropped, r.collapsed, r.asP} {
+				for n := range m {
+					if n.Type != html.ElementNode {
+						t.Fatalf("flags %d: a node of type %d is marked", flags, n.Type)
+					}
+				}
+			}
+		}
+	}
+}
