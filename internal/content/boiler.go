@@ -103,10 +103,11 @@ var classPrefixes = []struct {
 // n name.
 func classKinds(n *html.Node) boilerKind { return kindsMemo(nil).classKinds(n) }
 
-// kindsMemo keeps wordsKinds of the class and id values one
-// dropBoilerplate has read: the values of a page repeat ("literal",
-// "command" on hundreds of elements). It holds at most kindsMemoMax
-// values of at most kindsMemoLen bytes; others are read each time.
+// kindsMemo keeps wordsKinds of the class values one dropBoilerplate
+// has read: the class values of a page repeat ("literal", "command" on
+// hundreds of elements), its ids seldom (they are read each time). It
+// holds at most kindsMemoMax values of at most kindsMemoLen bytes;
+// others are read each time.
 type kindsMemo map[string]boilerKind
 
 const (
@@ -118,8 +119,13 @@ const (
 func (m kindsMemo) classKinds(n *html.Node) boilerKind {
 	var k boilerKind
 	for _, a := range n.Attr {
-		if a.Namespace == "" && (a.Key == "class" || a.Key == "id") {
-			k |= m.wordsKinds(a.Val)
+		if a.Namespace == "" {
+			switch a.Key {
+			case "class":
+				k |= m.wordsKinds(a.Val)
+			case "id":
+				k |= wordsKinds(a.Val)
+			}
 		}
 	}
 	return k
