@@ -81,13 +81,11 @@ type readable struct {
 	bodyText stats
 	// nodes are zeroed nodes for copyTree, allocated nodeChunk at a time.
 	nodes []html.Node
-	// names keeps the matchFacts of the class and id values drop has
-	// read, for every attempt (see matchFactsOf).
-	names map[nameKey]matchFacts
+	// names keeps the matchFacts of the class values (of elements
+	// without an id) that drop has read, for every attempt (see
+	// matchFactsOf).
+	names map[string]matchFacts
 }
-
-// nameKey is an element's class and id values.
-type nameKey struct{ class, id string }
 
 // matchFacts are what drop reads of an element's class and id values:
 // their matchString and the hint lists it holds. They depend on the
@@ -106,32 +104,32 @@ const (
 	hintHide                 // hideHints and hidingClass
 )
 
-// Bounds of readable.names: values longer than namesMaxLen bytes
-// together, and values past namesMax, are read each time.
+// Bounds of readable.names: values longer than namesMaxLen bytes, and
+// values past namesMax, are read each time.
 const (
 	namesMax    = 512
 	namesMaxLen = 256
 )
 
 // matchFactsOf returns the matchFacts of an element with these class and
-// id values, read once a page.
+// id values. Those of a class without an id are read once a page; ids,
+// seldom repeated, are read each time.
 func (r *readable) matchFactsOf(class, id string) matchFacts {
 	if class == "" && id == "" {
 		return matchFacts{}
 	}
-	if len(class)+len(id) > namesMaxLen {
+	if id != "" || len(class) > namesMaxLen {
 		return readMatchFacts(class, id)
 	}
-	key := nameKey{class, id}
-	if f, ok := r.names[key]; ok {
+	if f, ok := r.names[class]; ok {
 		return f
 	}
-	f := readMatchFacts(class, id)
+	f := readMatchFacts(class, "")
 	if r.names == nil {
-		r.names = make(map[nameKey]matchFacts)
+		r.names = make(map[string]matchFacts)
 	}
 	if len(r.names) < namesMax {
-		r.names[key] = f
+		r.names[class] = f
 	}
 	return f
 }

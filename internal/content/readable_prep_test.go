@@ -93,8 +93,8 @@ func TestKindsMemo(t *testing.T) {
 
 // TestMatchFactsMemo: the matchFacts drop reads through readable.names
 // are those of the old per-element reading (matchOf and the hint lists
-// asked in turn) on generated class and id values, past the memo's size
-// and length limits and on values read again.
+// asked in turn) on generated class and id values (with and without an
+// id), past the memo's size and length limits and on values read again.
 func TestMatchFactsMemo(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
 	words := []string{"byline", "Author", "sidebar", "menu", "main", "content", "modal", "popup", "cookie",
@@ -113,7 +113,10 @@ func TestMatchFactsMemo(t *testing.T) {
 	r := &readable{}
 	var seen uint8
 	for range 5000 {
-		class, id := gen(), gen()
+		class, id := gen(), ""
+		if rng.Intn(2) == 0 {
+			id = gen()
+		}
 		m := matchOf(class, id)
 		var want uint8
 		if m != "" && bylineHints.in(m) {
