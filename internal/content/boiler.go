@@ -320,20 +320,24 @@ func alone(n *html.Node, l int) bool {
 // stop early on long ones.
 func textWithin(n *html.Node, limit int) int {
 	var st stats
-	if !addTextWithin(n, limit, &st) {
+	if !addTextWithin(n, limit, true, &st) {
 		return -1
 	}
 	return st.length
 }
 
-func addTextWithin(n *html.Node, limit int, st *stats) bool {
+// addTextWithin adds the text of n's subtree to st until its length
+// passes limit, and then tells false. With prefix, a text too long to
+// be within the limit may be judged by a prefix: the length st holds is
+// then not the exact length read so far.
+func addTextWithin(n *html.Node, limit int, prefix bool, st *stats) bool {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		switch c.Type {
 		case html.TextNode:
 			// A long text is first counted by a prefix: a text is at
 			// least as long as any prefix of it, and four bytes a
 			// character is the most UTF-8 takes.
-			if s := c.Data; len(s) > 4*(limit+1) {
+			if s := c.Data; prefix && len(s) > 4*(limit+1) {
 				var pre stats
 				countText(s[:4*(limit+1)], 0, &pre)
 				if st.length+pre.length > limit {
@@ -342,7 +346,7 @@ func addTextWithin(n *html.Node, limit int, st *stats) bool {
 			}
 			countText(c.Data, 0, st)
 		case html.ElementNode:
-			if c.DataAtom != atom.Script && !addTextWithin(c, limit, st) {
+			if c.DataAtom != atom.Script && !addTextWithin(c, limit, prefix, st) {
 				return false
 			}
 		}

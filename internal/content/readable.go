@@ -1152,27 +1152,8 @@ func textStats(n *html.Node, dropped map[*html.Node]bool) stats {
 // article is not read to its end).
 func lengthWithin(n *html.Node, limit int) int {
 	var st stats
-	addLengthWithin(n, limit, &st)
+	addTextWithin(n, limit, false, &st)
 	return st.length
-}
-
-// addLengthWithin is addText without dropped nodes, stopping once the
-// length passes limit.
-func addLengthWithin(n *html.Node, limit int, st *stats) bool {
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		switch c.Type {
-		case html.TextNode:
-			countText(c.Data, 0, st)
-		case html.ElementNode:
-			if c.DataAtom != atom.Script && !addLengthWithin(c, limit, st) {
-				return false
-			}
-		}
-		if st.length > limit {
-			return false
-		}
-	}
-	return true
 }
 
 func runStats(nodes []*html.Node, dropped map[*html.Node]bool) stats {
