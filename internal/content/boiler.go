@@ -101,12 +101,46 @@ var classPrefixes = []struct {
 
 // classKinds returns the boilerplate families that the class and id of
 // n name.
-func classKinds(n *html.Node) boilerKind {
+func classKinds(n *html.Node) boilerKind { return kindsMemo(nil).classKinds(n) }
+
+// kindsMemo keeps wordsKinds of the class values one dropBoilerplate
+// has read: the class values of a page repeat ("literal", "command" on
+// hundreds of elements), its ids seldom (they are read each time). It
+// holds at most kindsMemoMax values of at most kindsMemoLen bytes;
+// others are read each time.
+type kindsMemo map[string]boilerKind
+
+const (
+	kindsMemoMax = 256
+	kindsMemoLen = 64
+)
+
+// classKinds is classKinds(n), through the memo (none when m is nil).
+func (m kindsMemo) classKinds(n *html.Node) boilerKind {
 	var k boilerKind
 	for _, a := range n.Attr {
-		if a.Namespace == "" && (a.Key == "class" || a.Key == "id") {
-			k |= wordsKinds(a.Val)
+		if a.Namespace == "" {
+			switch a.Key {
+			case "class":
+				k |= m.wordsKinds(a.Val)
+			case "id":
+				k |= wordsKinds(a.Val)
+			}
 		}
+	}
+	return k
+}
+
+func (m kindsMemo) wordsKinds(v string) boilerKind {
+	if m == nil || len(v) > kindsMemoLen {
+		return wordsKinds(v)
+	}
+	if k, ok := m[v]; ok {
+		return k
+	}
+	k := wordsKinds(v)
+	if len(m) < kindsMemoMax {
+		m[v] = k
 	}
 	return k
 }
@@ -236,12 +270,13 @@ func dropBoilerplate(art *html.Node) {
 		}
 		return 2*l >= total
 	}
+	memo := make(kindsMemo)
 	removeTags(art, func(n *html.Node) bool {
 		if labelLine(n) || ctaParagraph(n) {
 			return true
 		}
 		nested := n.DataAtom == atom.Article && n.Parent != art
-		k := classKinds(n)
+		k := memo.classKinds(n)
 		if k == 0 && !nested {
 			return false
 		}
@@ -285,20 +320,24 @@ func alone(n *html.Node, l int) bool {
 // stop early on long ones.
 func textWithin(n *html.Node, limit int) int {
 	var st stats
-	if !addTextWithin(n, limit, &st) {
+	if !addTextWithin(n, limit, true, &st) {
 		return -1
 	}
 	return st.length
 }
 
-func addTextWithin(n *html.Node, limit int, st *stats) bool {
+// addTextWithin adds the text of n's subtree to st until its length
+// passes limit, and then tells false. With prefix, a text too long to
+// be within the limit may be judged by a prefix: the length st holds is
+// then not the exact length read so far.
+func addTextWithin(n *html.Node, limit int, prefix bool, st *stats) bool {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		switch c.Type {
 		case html.TextNode:
 			// A long text is first counted by a prefix: a text is at
 			// least as long as any prefix of it, and four bytes a
 			// character is the most UTF-8 takes.
-			if s := c.Data; len(s) > 4*(limit+1) {
+			if s := c.Data; prefix && len(s) > 4*(limit+1) {
 				var pre stats
 				countText(s[:4*(limit+1)], 0, &pre)
 				if st.length+pre.length > limit {
@@ -307,7 +346,7 @@ func addTextWithin(n *html.Node, limit int, st *stats) bool {
 			}
 			countText(c.Data, 0, st)
 		case html.ElementNode:
-			if c.DataAtom != atom.Script && !addTextWithin(c, limit, st) {
+			if c.DataAtom != atom.Script && !addTextWithin(c, limit, prefix, st) {
 				return false
 			}
 		}

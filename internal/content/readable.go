@@ -81,6 +81,79 @@ type readable struct {
 	bodyText stats
 	// nodes are zeroed nodes for copyTree, allocated nodeChunk at a time.
 	nodes []html.Node
+	// names keeps the matchFacts of the class values (of elements
+	// without an id) that drop has read, for every attempt (see
+	// matchFactsOf).
+	names map[string]matchFacts
+}
+
+// matchFacts are what drop reads of an element's class and id values:
+// their matchString and the hint lists it holds. They depend on the
+// values only, and a page's values repeat on hundreds of elements in
+// every attempt.
+type matchFacts struct {
+	match string
+	hints uint8
+}
+
+// Hints of matchFacts.
+const (
+	hintByline   = 1 << iota // bylineHints
+	hintUnlikely             // unlikelyHints and not maybeHints
+	hintPopup                // popupHints
+	hintHide                 // hideHints and hidingClass
+)
+
+// Bounds of readable.names: values longer than namesMaxLen bytes, and
+// values past namesMax, are read each time.
+const (
+	namesMax    = 512
+	namesMaxLen = 256
+)
+
+// matchFactsOf returns the matchFacts of an element with these class and
+// id values. Those of a class without an id are read once a page; ids,
+// seldom repeated, are read each time.
+func (r *readable) matchFactsOf(class, id string) matchFacts {
+	if class == "" && id == "" {
+		return matchFacts{}
+	}
+	if id != "" || len(class) > namesMaxLen {
+		return readMatchFacts(class, id)
+	}
+	if f, ok := r.names[class]; ok {
+		return f
+	}
+	f := readMatchFacts(class, "")
+	if r.names == nil {
+		r.names = make(map[string]matchFacts)
+	}
+	if len(r.names) < namesMax {
+		r.names[class] = f
+	}
+	return f
+}
+
+// readMatchFacts reads the matchFacts of these class and id values.
+func readMatchFacts(class, id string) matchFacts {
+	f := matchFacts{match: matchOf(class, id)}
+	m := f.match
+	if m == "" {
+		return f
+	}
+	if bylineHints.in(m) {
+		f.hints |= hintByline
+	}
+	if unlikelyHints.in(m) && !maybeHints.in(m) {
+		f.hints |= hintUnlikely
+	}
+	if popupHints.in(m) {
+		f.hints |= hintPopup
+	}
+	if hideHints.in(m) && hidingClass(m) {
+		f.hints |= hintHide
+	}
+	return f
 }
 
 // nodeChunk is how many nodes copyTree allocates at once: one
@@ -170,7 +243,8 @@ func readableContent(root *html.Node, base *url.URL, title string, facts *extrac
 		if art == nil {
 			continue
 		}
-		n := textStats(art, nil).length
+		// The length itself is read only under minArticleChars.
+		n := lengthWithin(art, minArticleChars-1)
 		if n >= minArticleChars || n > bestLen {
 			facts.note(r)
 		}
@@ -525,8 +599,8 @@ func (r *readable) drop(n *html.Node) bool {
 	if a.ariaModal == "true" && a.role == "dialog" {
 		return true
 	}
-	match := matchOf(a.class, a.id)
-	if !r.byline && isByline(n, a.rel, a.itemprop, match) {
+	names := r.matchFactsOf(a.class, a.id)
+	if !r.byline && isByline(n, a.rel, a.itemprop, names.hints&hintByline != 0) {
 		r.byline = true
 		return true
 	}
@@ -535,7 +609,7 @@ func (r *readable) drop(n *html.Node) bool {
 		r.titled = true
 		return true
 	}
-	if r.flags&flagStripUnlikely != 0 && n.DataAtom != atom.Body && n.DataAtom != atom.A && r.unlikelyNode(n, a, match) {
+	if r.flags&flagStripUnlikely != 0 && n.DataAtom != atom.Body && n.DataAtom != atom.A && r.unlikelyNode(n, a, names) {
 		r.unlikely = true
 		return true
 	}
@@ -547,10 +621,10 @@ func (r *readable) drop(n *html.Node) bool {
 }
 
 // unlikelyNode tells whether n, of attributes a and class and id
-// match, is an unlikely candidate (flagStripUnlikely).
-func (r *readable) unlikelyNode(n *html.Node, a dropAttrs, match string) bool {
-	if match != "" && unlikelyHints.in(match) && !maybeHints.in(match) &&
-		!hasAncestor(n, atom.Table, 3) && !hasAncestor(n, atom.Code, 3) && !r.pageWrapper(n, match) &&
+// facts names, is an unlikely candidate (flagStripUnlikely).
+func (r *readable) unlikelyNode(n *html.Node, a dropAttrs, names matchFacts) bool {
+	if names.hints&hintUnlikely != 0 &&
+		!hasAncestor(n, atom.Table, 3) && !hasAncestor(n, atom.Code, 3) && !r.pageWrapper(n, names.match) &&
 		!embedsPost(n, 3) {
 		return true
 	}
@@ -562,12 +636,12 @@ func (r *readable) unlikelyNode(n *html.Node, a dropAttrs, match string) bool {
 	// Modals, cookie banners and hover cards are shown over the
 	// page, not in it; their text would make them candidates or
 	// inflate the link density of the article around them.
-	if match != "" && popupHints.in(match) && classKinds(n)&kindPopup != 0 && !r.pageWrapper(n, "") {
+	if names.hints&hintPopup != 0 && classKinds(n)&kindPopup != 0 && !r.pageWrapper(n, "") {
 		return true
 	}
 	// Popups, print-only blocks and screen-reader labels that a
 	// stylesheet hides by class rather than by attribute.
-	return match != "" && hideHints.in(match) && hidingClass(match)
+	return names.hints&hintHide != 0
 }
 
 func (r *readable) credit(st stats, parent *html.Node) {
@@ -671,10 +745,13 @@ func (r *readable) linkDensity(n *html.Node) float64 {
 // copyTree copies n and its subtree without the dropped nodes; a div
 // that stands for its single <p> becomes that <p>.
 func (r *readable) copyTree(n *html.Node) *html.Node {
-	if r.dropped[n] || (n.Type == html.ElementNode && n.DataAtom == atom.Script) {
+	// Only elements are marked (dropped, collapsed, asP): the text
+	// nodes, about half, skip the lookups.
+	elem := n.Type == html.ElementNode
+	if elem && (n.DataAtom == atom.Script || r.dropped[n]) {
 		return nil
 	}
-	if r.collapsed[n] {
+	if elem && r.collapsed[n] {
 		if p := singleP(n); p != nil {
 			k := r.copyTree(p)
 			// The <p> keeps the div's names: cleaning reads them
@@ -704,12 +781,13 @@ func (r *readable) copyTree(n *html.Node) *html.Node {
 	if len(n.Attr) > 0 {
 		k.Attr = n.Attr[:len(n.Attr):len(n.Attr)]
 	}
-	if r.asP[n] {
+	asP := elem && r.asP[n]
+	if asP {
 		k.Data, k.DataAtom = "p", atom.P
 	}
 	// A div that mixes blocks and inline content: each run of inline
 	// content becomes a paragraph.
-	wrap := n.Type == html.ElementNode && n.DataAtom == atom.Div && !r.asP[n]
+	wrap := elem && n.DataAtom == atom.Div && !asP
 	var p *html.Node
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		x := r.copyTree(c)
@@ -906,11 +984,10 @@ func withoutModifiers(class string) string {
 	return b.String()
 }
 
-// isByline tells whether n, with these rel, itemprop and matchString
-// values, is a short byline.
-func isByline(n *html.Node, rel, itemprop, match string) bool {
-	if rel != "author" && !strings.Contains(itemprop, "author") &&
-		(match == "" || !bylineHints.in(match)) {
+// isByline tells whether n, with these rel and itemprop values and
+// named whether its matchString holds a byline hint, is a short byline.
+func isByline(n *html.Node, rel, itemprop string, named bool) bool {
+	if rel != "author" && !strings.Contains(itemprop, "author") && !named {
 		return false
 	}
 	l := textStats(n, nil).length
@@ -1068,6 +1145,15 @@ func textStats(n *html.Node, dropped map[*html.Node]bool) stats {
 	var st stats
 	addText(n, dropped, 0, &st)
 	return st
+}
+
+// lengthWithin returns textStats(n, nil).length when it is at most
+// limit, else a length over limit, read only as far as it (a long
+// article is not read to its end).
+func lengthWithin(n *html.Node, limit int) int {
+	var st stats
+	addTextWithin(n, limit, false, &st)
+	return st.length
 }
 
 func runStats(nodes []*html.Node, dropped map[*html.Node]bool) stats {

@@ -2,6 +2,7 @@ package content
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -44,6 +45,9 @@ func (r *readable) prepare(art *html.Node) {
 	// Share boxes below the top-level blocks.
 	for c := art.FirstChild; c != nil; c = c.NextSibling {
 		removeTags(c, func(n *html.Node) bool {
+			if !mayNameShare(n) {
+				return false
+			}
 			m := matchString(n)
 			return m != "" && shareHint(m) && textStats(n, nil).length < 500
 		})
@@ -81,6 +85,36 @@ func removeTags(n *html.Node, drop func(*html.Node) bool) {
 		}
 		removeTags(c, drop)
 	}
+}
+
+// mayNameShare tells whether shareHint may hold for n's matchString:
+// whether a class or id of n holds "share" in any ASCII case, or a byte
+// outside ASCII (whose lower case is left to matchString). Most elements
+// have neither, and skip matchString's lower-cased copy.
+func mayNameShare(n *html.Node) bool {
+	for _, a := range n.Attr {
+		if a.Key == "class" || a.Key == "id" {
+			if mayHoldShare(a.Val) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mayHoldShare tells whether v holds "share" in any ASCII case or a byte
+// outside ASCII.
+func mayHoldShare(v string) bool {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c >= utf8.RuneSelf {
+			return true
+		}
+		if c|0x20 == 's' && len(v)-i >= 5 && asciiPrefixFold(v[i:], "share") {
+			return true
+		}
+	}
+	return false
 }
 
 func shareHint(m string) bool {
