@@ -125,8 +125,11 @@ func (c *candidate) tree() *html.Node {
 //
 // With bound (pick's use, when cur is art), a candidate whose score
 // cannot reach the current choice's plus selectMargin, whatever its
-// comparisons with the article, is left unmeasured (skip; mayWin).
-func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64, bound bool, runs *itemRuns) []candidate {
+// comparisons with the article, is left unmeasured (skip; mayWin). vb
+// holds the body's bounds for that (boundBody's figures, which the
+// pipeline takes from pageFeatures's walk), or is nil: boundBody then
+// takes them when a view first needs them.
+func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64, bound bool, runs *itemRuns, vb *viewBound) []candidate {
 	body := findBody(root)
 	if body == nil {
 		return nil
@@ -206,7 +209,6 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 	h1m := newH1Match(h1)
 	bound = lazy
 	curScore := math.Inf(1)
-	var vb *viewBound // the body's bounds, taken when a view first needs them
 	for i := range cs {
 		c := &cs[i]
 		if bound && i > 0 && c.view {
@@ -229,13 +231,13 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 		isArt := c.src == art && art != nil
 		var text string
 		var st stats
-		var heads, controls int
+		var heads, controls, words int
 		if isArt {
-			text, st, heads, controls = artText, artStats, artHeads, artControls
+			text, st, heads, controls, words = artText, artStats, artHeads, artControls, artWords
 		} else {
 			text, st, heads, controls = measureTree(c.src, c.view, c.strip)
+			words = countWords(text)
 		}
-		words := countWords(text)
 		f := &c.f
 		f[sBias] = 1
 		f[sWords] = math.Log1p(float64(words))
@@ -371,14 +373,14 @@ func addedFeatures(f *selectFeatures, text string, words int, st stats, al *artL
 // profile's copy), or nil to keep cur. Pages the classifier takes for
 // an article with probability SelectArticleProb or more keep cur
 // without further work.
-func selectContent(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64, runs *itemRuns) *html.Node {
+func selectContent(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64, runs *itemRuns, vb *viewBound) *html.Node {
 	if cur == nil {
 		cur = art
 	}
 	if !selectable(art, cur, probs) {
 		return nil
 	}
-	cs := candidates(root, art, cur, sig, readableOK, probs, true, runs)
+	cs := candidates(root, art, cur, sig, readableOK, probs, true, runs, vb)
 	i := pick(cs, cur)
 	if i < 0 {
 		return nil
@@ -854,7 +856,7 @@ func Candidates(body []byte, pageURL string) ([]Candidate, []float64, error) {
 	if k := typedContent(root, art, PageTypes[argmax(probs[:])], probs, &runs); k != nil {
 		cur = k
 	}
-	cs := candidates(root, art, cur, s.sig, facts.readableOK, probs, false, &runs)
+	cs := candidates(root, art, cur, s.sig, facts.readableOK, probs, false, &runs, nil)
 	final := cur
 	if judged(art, cur, probs) {
 		if i := pick(cs, cur); i >= 0 {

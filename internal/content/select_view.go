@@ -473,41 +473,56 @@ type viewBound struct {
 func (b *viewBound) maxWords() int { return b.words + (b.high+1)/2 }
 
 // boundBody measures body for viewBound in one walk. Every element
-// counts, scripts and all (bounds may be loose, never short).
+// counts, scripts and all (bounds may be loose, never short). The
+// pipeline takes the same figures from pageFeatures's walk of the body
+// (typeWalk, bounds); boundBody is for callers without them.
 func boundBody(body *html.Node) *viewBound {
 	b := &viewBound{}
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			switch c.Type {
-			case html.TextNode:
-				s := c.Data
-				b.words += countWords(s)
-				b.signs += strings.Count(s, "$")
-				if i := firstHighByte(s); i >= 0 {
-					// Only texts with bytes of 0x80 or more hold
-					// characters of more than one byte.
-					if hasHighByte(s[i:]) {
-						b.high++
-						if c, size := utf8.DecodeLastRuneInString(s); c == utf8.RuneError && size == 1 {
-							b.broken = true
-						}
-					}
-					b.signs += currencySigns(s[i:])
-				}
-			case html.ElementNode:
-				switch c.DataAtom {
-				case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-					b.heads++
-				case atom.Form, atom.Input, atom.Button, atom.Select, atom.Textarea:
-					b.controls++
-				}
-				walk(c)
-			}
+	b.walk(body)
+	return b
+}
+
+// walk adds the texts and elements under n.
+func (b *viewBound) walk(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			b.text(c.Data, countWords(c.Data))
+		case html.ElementNode:
+			b.element(c.DataAtom)
+			b.walk(c)
 		}
 	}
-	walk(body)
-	return b
+}
+
+// text adds a text s of words words (countWords(s)).
+func (b *viewBound) text(s string, words int) {
+	b.words += words
+	if !dollarOrHigh(s) {
+		return // no '$' and no byte of 0x80 or more: most texts
+	}
+	b.signs += strings.Count(s, "$")
+	if i := firstHighByte(s); i >= 0 {
+		// Only texts with bytes of 0x80 or more hold characters of more
+		// than one byte.
+		if hasHighByte(s[i:]) {
+			b.high++
+			if c, size := utf8.DecodeLastRuneInString(s); c == utf8.RuneError && size == 1 {
+				b.broken = true
+			}
+		}
+		b.signs += currencySigns(s[i:])
+	}
+}
+
+// element adds an element of atom a.
+func (b *viewBound) element(a atom.Atom) {
+	switch a {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		b.heads++
+	case atom.Form, atom.Input, atom.Button, atom.Select, atom.Textarea:
+		b.controls++
+	}
 }
 
 // firstHighByte returns the index of the first byte of s of 0x80 or

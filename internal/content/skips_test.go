@@ -94,7 +94,7 @@ func TestViewBoundHolds(t *testing.T) {
 					selectWeights[k][i] = rng.NormFloat64() * 0.3
 				}
 			}
-			full := candidates(root, art, art, sig, w%2 == 0, probs, false, nil)
+			full := candidates(root, art, art, sig, w%2 == 0, probs, false, nil, nil)
 			for i := range full {
 				c := &full[i]
 				if !c.view {
@@ -412,6 +412,38 @@ func TestCleaningPassesOverRemoved(t *testing.T) {
 		r.prepare(art)
 		if r.cleaned != c.cleaned || strings.Contains(textOf(art), "One") {
 			t.Errorf("%s: cleaned %v (want %v), text %q", c.article, r.cleaned, c.cleaned, textOf(art))
+		}
+	}
+}
+
+// TestPageFeaturesBound checks that the body's bounds pageFeaturesBound
+// takes from pageFeatures's walk are boundBody's, and that taking them
+// leaves pageFeatures's result as it is, on random pages with JSON-LD
+// scripts (which pageFeatures does not walk), scripts in SVG holding
+// elements, selects, text areas and hidden inputs.
+func TestPageFeaturesBound(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	extras := []string{`<script type="application/ld+json">{"name": "A $5 thing 一二 €3"}</script>`,
+		`<svg><script type="application/ld+json"><h3>x</h3><a>$1</a></script></svg>`,
+		`<select><option>£2</option></select>`, `<textarea>a b</textarea>`, `<input type="hidden">`,
+		`<h6>six</h6>`, `<h4>four</h4>`}
+	for i := range 300 {
+		page := boundPage(rng)
+		for k := rng.Intn(4); k > 0; k-- {
+			page = strings.Replace(page, "<body>", "<body>"+extras[rng.Intn(len(extras))], 1)
+		}
+		if i%3 == 0 {
+			page = strings.Replace(page, "</body>", extras[rng.Intn(len(extras))]+"</body>", 1)
+		}
+		root, body := parseBody(t, page)
+		want := boundBody(body)
+		var got viewBound
+		f := pageFeaturesBound(root, nil, nil, "", &got)
+		if got != *want {
+			t.Fatalf("pageFeaturesBound's bound %+v, boundBody's %+v\n%s", got, *want, page)
+		}
+		if g := pageFeatures(root, nil, nil, ""); g != f {
+			t.Fatalf("features with the bound %v, without %v\n%s", f, g, page)
 		}
 	}
 }
