@@ -193,13 +193,14 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 		artText, artStats, artHeads, artControls = measureTree(art, false, nil)
 		add(kProduct, productContent(root, art, artText))
 	}
-	artWords := countWords(artText)
 	// The article's lines, and its words for the comparisons with it,
 	// made when a candidate other than the article first needs them.
 	var bag *artBag
 	var al artLines
+	artWords := 0
 	if art != nil {
 		al = newArtLines(artText)
+		artWords = al.words
 	}
 	curText := artText
 	if cur != art && cur != nil {
@@ -358,6 +359,7 @@ func addedFeatures(f *selectFeatures, text string, words int, st stats, al *artL
 	}
 	f[sArticleProse] = math.Log1p(float64(al.prose))
 	if al.prose > 0 {
+		al.proseOf()
 		dropped := 0
 		for i, l := range al.proseLines {
 			if !al.have[l] {

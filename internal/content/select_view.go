@@ -116,21 +116,54 @@ func shareOf(in, n int) float64 {
 // artLines are the article's lines as addedFeatures compares them.
 type artLines struct {
 	text       string          // the article's text
+	words      int             // countWords(text)
+	prose      int             // words in the prose lines
 	lines      map[string]bool // every line, collapsed; nil until addedFeatures needs it (all)
-	proseLines []string        // the lines of proseLineWords words or more, in order, collapsed
+	proseLines []string        // the lines of proseLineWords words or more, in order, collapsed; nil until proseOf
 	proseWords []int           // their words
-	prose      int             // words in them
 	have       map[string]bool // scratch: a candidate's lines
 }
 
-// newArtLines reads the article's prose lines: every candidate's
-// features read their words. The set of all its lines is made only for
-// a candidate that compares its own with them (all). A line's words are
-// those of the line collapsed but where it holds a vertical tab, which
-// collapse reads as white space and countWords as part of a word.
+// newArtLines counts the article's words and those of its prose lines,
+// which every candidate's features read, in one pass over its lines.
+// The lines themselves (proseOf) and the set of all its lines (all)
+// are made only for a candidate that compares its own with them. A
+// line's words are those of the line collapsed but where it holds a
+// vertical tab, which collapse reads as white space and countWords as
+// part of a word.
+//
+// countWords of the text is the sum of its lines' when no line holds a
+// CJK character (a character of three bytes or more, of a first byte of
+// 0xE0 or more): '\n' ends a word, and countWords's state carries from
+// line to line only through the CJK characters it halves.
 func newArtLines(artText string) artLines {
 	al := artLines{text: artText}
+	sum := 0
 	for l := range strings.SplitSeq(artText, "\n") {
+		w := countWords(l)
+		sum += w
+		if strings.IndexByte(l, '\v') >= 0 {
+			w = countWords(collapseLine(l))
+		}
+		if w >= proseLineWords {
+			al.prose += w
+		}
+	}
+	if i := firstHighByte(artText); i >= 0 && hasHighByte(artText[i:]) {
+		al.words = countWords(artText)
+	} else {
+		al.words = sum
+	}
+	return al
+}
+
+// proseOf makes al's prose lines and their words (proseLines,
+// proseWords), once.
+func (al *artLines) proseOf() {
+	if al.proseLines != nil || al.prose == 0 {
+		return
+	}
+	for l := range strings.SplitSeq(al.text, "\n") {
 		w := 0
 		if strings.IndexByte(l, '\v') >= 0 {
 			l = collapseLine(l)
@@ -139,12 +172,10 @@ func newArtLines(artText string) artLines {
 			l = collapseLine(l)
 		}
 		if w >= proseLineWords {
-			al.prose += w
 			al.proseLines = append(al.proseLines, l)
 			al.proseWords = append(al.proseWords, w)
 		}
 	}
-	return al
 }
 
 // all returns the set of the article's lines, collapsed.

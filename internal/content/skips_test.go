@@ -188,6 +188,7 @@ func TestArtLinesProse(t *testing.T) {
 		"",
 	}, "\n")
 	al := newArtLines(text)
+	al.proseOf()
 	var lines []string
 	var words []int
 	prose := 0
@@ -444,6 +445,32 @@ func TestPageFeaturesBound(t *testing.T) {
 		}
 		if g := pageFeatures(root, nil, nil, ""); g != f {
 			t.Fatalf("features with the bound %v, without %v\n%s", f, g, page)
+		}
+	}
+}
+
+// TestArtLinesWords checks newArtLines's word counts, the text's and
+// its prose lines', against countWords on random texts of lines with
+// CJK characters, vertical tabs, other white space and broken bytes.
+func TestArtLinesWords(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	parts := []string{"word", " ", "\n", "一", "二三", "\v", "\u00a0", "é", "\xe4\xb8", "\xc3", "a,b", "\t", "ข", "$5",
+		strings.Repeat("long line of words ", 6)}
+	for range 3000 {
+		var b strings.Builder
+		for k := rng.Intn(40); k >= 0; k-- {
+			b.WriteString(parts[rng.Intn(len(parts))])
+		}
+		text := b.String()
+		al := newArtLines(text)
+		prose := 0
+		for l := range strings.SplitSeq(text, "\n") {
+			if w := countWords(collapse(l)); w >= proseLineWords {
+				prose += w
+			}
+		}
+		if al.words != countWords(text) || al.prose != prose {
+			t.Fatalf("%q: words %d prose %d, want %d %d", text, al.words, al.prose, countWords(text), prose)
 		}
 	}
 }
