@@ -218,7 +218,7 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 			if vb == nil {
 				vb = boundBody(body)
 			}
-			if !viewMayWin(c, vb, artWords, sig.bodyWords, h1 != "", readableOK, al.prose, probs, curScore) {
+			if !viewMayWin(c, vb, 1, artWords, sig.bodyWords, h1 != "", readableOK, al.prose, probs, curScore) {
 				c.skip = true
 				continue
 			}
@@ -227,6 +227,15 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 					c.skip = true // no such region: no such candidate
 					continue
 				}
+			}
+			// The view's own bounds, its lines among them, from a walk
+			// that writes no text: most views the body's bounds let
+			// through fail here, the lines' bound on words per line
+			// being the tightest.
+			p := peekView(c.src, c.strip)
+			if pb := p.bound(vb); !viewMayWin(c, &pb, 1+p.lines, artWords, sig.bodyWords, h1 != "", readableOK, al.prose, probs, curScore) {
+				c.skip = true
+				continue
 			}
 		}
 		isArt := c.src == art && art != nil

@@ -607,13 +607,165 @@ func currencySigns(s string) int {
 	return n
 }
 
+// viewPeek walks a view as measure does, without writing its text or
+// counting its statistics, for bounds tighter than the body's: the
+// words of the texts it writes (countWords of each), the headings and
+// form controls it counts (exactly measure's), and lines, the newlines
+// its text surely keeps: those written between two characters of ASCII
+// that are not white space, which TrimSpace leaves, so that the text
+// has lines+1 lines or more. It follows textWriter's state (a byte
+// written, at the beginning of a line, a space pending) to know which
+// newlines are written.
+type viewPeek struct {
+	own        viewBound // words, heads and controls only
+	lines      int
+	pending    int  // newlines written since the last such character
+	solid      bool // such a character is written
+	any        bool // a byte is written
+	bol, space bool
+	strip      func(n *html.Node, inArticle bool) bool
+}
+
+// bound returns the view's viewBound: its own words, headings and
+// controls, the rest (texts with characters of three bytes or more,
+// currency signs, broken texts) the body's, b.
+func (p *viewPeek) bound(b *viewBound) viewBound {
+	v := *b
+	v.words, v.heads, v.controls = p.own.words, p.own.heads, p.own.controls
+	return v
+}
+
+// peekView walks the view of n that measure would measure with views
+// and strip.
+func peekView(n *html.Node, strip func(*html.Node, bool) bool) viewPeek {
+	p := viewPeek{strip: strip}
+	p.visit(n, false, true, false)
+	return p
+}
+
+func (p *viewPeek) dropped(c *html.Node, inArticle bool) bool {
+	return pruned(c) || p.strip != nil && p.strip(c, inArticle)
+}
+
+func (p *viewPeek) newline() {
+	if p.any && !p.bol && p.solid {
+		p.pending++
+	}
+	p.bol, p.space = true, false
+}
+
+// keep marks a character kept at both ends of the text.
+func (p *viewPeek) keep() {
+	p.lines += p.pending
+	p.pending = 0
+	p.solid = true
+}
+
+// text is textWriter.text without the writing.
+func (p *viewPeek) text(s string, pre bool) {
+	p.own.words += countWords(s)
+	if pre {
+		if p.space && !p.bol || len(s) > 0 {
+			p.any = true
+		}
+		for i := 0; i < len(s); i++ {
+			switch c := s[i]; {
+			case c == '\n':
+				if p.solid {
+					p.pending++
+				}
+			case c > ' ' && c < 0x7f:
+				p.keep()
+			}
+		}
+		p.space = false
+		p.bol = strings.HasSuffix(s, "\n")
+		return
+	}
+	written, kept := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !isSpaceByte(c) {
+			written = true
+			if c > ' ' && c < 0x7f {
+				kept = true
+				break
+			}
+		}
+	}
+	if !written {
+		// White space only: a space pending, nothing written.
+		p.space = p.space || len(s) > 0
+		return
+	}
+	if kept {
+		p.keep()
+	}
+	p.any, p.bol = true, false
+	p.space = isSpaceByte(s[len(s)-1])
+}
+
+// visit is measure.visit without the writing and the statistics.
+func (p *viewPeek) visit(n *html.Node, pre, text bool, inArticle bool) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			if text {
+				p.text(c.Data, pre)
+			}
+		case html.ElementNode:
+			if p.dropped(c, inArticle) {
+				continue
+			}
+			p.own.element(c.DataAtom)
+			in := inArticle || c.DataAtom == atom.Article || c.DataAtom == atom.Main
+			if c.DataAtom == atom.Script {
+				p.elements(c, in)
+				continue
+			}
+			ctext, block := text, false
+			if text {
+				switch c.DataAtom {
+				case atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Head,
+					atom.Iframe, atom.Noembed, atom.Noframes:
+					ctext = false
+				case atom.Br:
+					p.newline()
+					ctext = false
+				default:
+					block = isBlock(c.DataAtom)
+					if block {
+						p.newline()
+					} else if c.DataAtom == atom.Td || c.DataAtom == atom.Th || c.DataAtom == atom.Img {
+						p.space = true
+					}
+				}
+			}
+			p.visit(c, pre || c.DataAtom == atom.Pre, ctext, in)
+			if block {
+				p.newline()
+			}
+		}
+	}
+}
+
+// elements is measure.elements.
+func (p *viewPeek) elements(n *html.Node, inArticle bool) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && !p.dropped(c, inArticle) {
+			p.own.element(c.DataAtom)
+			p.elements(c, inArticle || c.DataAtom == atom.Article || c.DataAtom == atom.Main)
+		}
+	}
+}
+
 // viewMayWin is mayWin for a view candidate c not yet measured: its
 // score with each feature of its text at whichever end of what b allows
 // raises it (the compared features as in mayWin), the other features as
-// candidates sets them. artWords and bodyWords are candidates' counts,
+// candidates sets them; its text has lines lines or more. artWords and bodyWords are candidates' counts,
 // hasH1 whether the page has an <h1> text, prose the article's words in
 // prose lines.
-func viewMayWin(c *candidate, b *viewBound, artWords, bodyWords int, hasH1, readableOK bool, prose int, probs [len(PageTypes)]float64, curScore float64) bool {
+func viewMayWin(c *candidate, b *viewBound, lines int, artWords, bodyWords int, hasH1, readableOK bool, prose int, probs [len(PageTypes)]float64, curScore float64) bool {
 	w := &selectWeights[c.kind]
 	if b.broken || w[sExtraShare] > 0 {
 		// (mayWin lets a text holding a vertical tab always win then.)
@@ -634,7 +786,7 @@ func viewMayWin(c *candidate, b *viewBound, artWords, bodyWords int, hasH1, read
 	}
 	up(sPrices, 0, math.Log1p(float64(b.signs)))
 	up(sControls, 0, math.Log1p(float64(b.controls)))
-	up(sWordsPerLine, 0, math.Log1p(words))
+	up(sWordsPerLine, 0, math.Log1p(words/float64(lines)))
 	if readableOK {
 		z += w[sReadableOK]
 	}

@@ -18,9 +18,9 @@ import (
 // and white space.
 func boundPage(rng *rand.Rand) string {
 	tags := []string{"div", "p", "span", "a", "h1", "h2", "h5", "nav", "footer", "article", "pre", "td", "form",
-		"li", "aside", "section", "b"}
+		"li", "aside", "section", "b", "br", "img", "header", "main", "th"}
 	texts := []string{"word ", "一", "二三", "$", "5", " € 3 ", "£", "9", "\n", " ", "two words", "ข",
-		"¥12", "₹", "tab\there", "a,b", "\u00a0", "é"}
+		"¥12", "₹", "tab\there", "a,b", "\u00a0", "é", "\v", "\n\n", " \u00a0\u00a0 ", "x\u00a0"}
 	var b strings.Builder
 	b.WriteString("<html><body>")
 	var node func(depth int)
@@ -66,7 +66,7 @@ func TestViewBoundHolds(t *testing.T) {
 	var probs [len(PageTypes)]float64
 	probs[typeIndex(TypeProduct)] = 0.6
 	probs[typeIndex(TypeListing)] = 0.4
-	kept, skipped := 0, 0
+	kept, skipped, peekSkipped, peekShort := 0, 0, 0, 0
 	for range 400 {
 		page := boundPage(rng)
 		root, body := parseBody(t, page)
@@ -105,9 +105,19 @@ func TestViewBoundHolds(t *testing.T) {
 					t.Fatalf("%s view: %d words, %d headings, %d controls, %d prices over the bound %+v (max words %d)\n%s",
 						CandidateKinds[c.kind], words, heads, controls, prices(text), *b, b.maxWords(), page)
 				}
+				// The view's own bounds (peekView) hold too.
+				p := peekView(c.src, c.strip)
+				pb := p.bound(b)
+				if words, lines := countWords(text), strings.Count(text, "\n")+1; words > pb.maxWords() || heads != pb.heads || controls != pb.controls || lines < 1+p.lines {
+					t.Fatalf("%s view: %d words, %d lines, %d headings, %d controls; its bound %+v (max words %d), lines %d\n%q\n%s",
+						CandidateKinds[c.kind], words, lines, heads, controls, pb, pb.maxWords(), 1+p.lines, text, page)
+				}
+				if 1+p.lines < strings.Count(text, "\n")+1 {
+					peekShort++
+				}
 				for range 4 {
 					cur := rng.Float64()
-					may := viewMayWin(c, b, artWords, sig.bodyWords, true, w%2 == 0, al.prose, probs, cur)
+					may := viewMayWin(c, b, 1, artWords, sig.bodyWords, true, w%2 == 0, al.prose, probs, cur)
 					// mayWin as candidates calls it: the compared features
 					// still 0.
 					f := c.f
@@ -116,6 +126,13 @@ func TestViewBoundHolds(t *testing.T) {
 					}
 					if mayWin(c, cur, text) && !may {
 						t.Fatalf("%s view may win (score %v) but its bound says not\n%s", CandidateKinds[c.kind], cur, page)
+					}
+					mayPeek := viewMayWin(c, &pb, 1+p.lines, artWords, sig.bodyWords, true, w%2 == 0, al.prose, probs, cur)
+					if mayWin(c, cur, text) && !mayPeek {
+						t.Fatalf("%s view may win (score %v) but its own bound says not\n%s", CandidateKinds[c.kind], cur, page)
+					}
+					if may && !mayPeek {
+						peekSkipped++
 					}
 					c.f = f
 					if may {
@@ -127,9 +144,10 @@ func TestViewBoundHolds(t *testing.T) {
 			}
 		}
 	}
-	if kept == 0 || skipped == 0 {
-		t.Errorf("the bound kept %d and skipped %d views: the test tries nothing", kept, skipped)
+	if kept == 0 || skipped == 0 || peekSkipped == 0 {
+		t.Errorf("the bound kept %d and skipped %d views, the views' own %d more: the test tries nothing", kept, skipped, peekSkipped)
 	}
+	t.Logf("kept %d, skipped %d, the views' own bounds %d more; %d views' lines over their bound", kept, skipped, peekSkipped, peekShort)
 }
 
 // TestViewBoundCountsHalfWords: two texts of one CJK character each
@@ -154,7 +172,7 @@ func TestViewBoundBroken(t *testing.T) {
 		t.Fatalf("bound %+v: not broken", *b)
 	}
 	c := &candidate{kind: kBody, view: true}
-	if !viewMayWin(c, b, 0, 1, false, false, 0, [len(PageTypes)]float64{}, 2) {
+	if !viewMayWin(c, b, 1, 0, 1, false, false, 0, [len(PageTypes)]float64{}, 2) {
 		t.Error("a broken text's view cannot win")
 	}
 }
