@@ -28,11 +28,33 @@ func pruned(n *html.Node) bool {
 	return false
 }
 
-// bodyStrips tells whether stripBoilerplate removes the element n.
+// bodyStrips tells whether stripBoilerplate removes the element n:
+// Landmark, a form, or BoilerplateName of its class or id, each value
+// read once (pageBoilerOrHeaderWords).
 func bodyStrips(n *html.Node, inArticle bool) bool {
-	return Landmark(n, inArticle) || n.DataAtom == atom.Form ||
-		BoilerplateName(attr(n, "class"), inArticle) || BoilerplateName(attr(n, "id"), inArticle)
+	if Landmark(n, inArticle) || n.DataAtom == atom.Form {
+		return true
+	}
+	words := pageBoilerOrHeaderWords
+	if inArticle {
+		words = pageBoilerWords
+	}
+	return classWordIn(attr(n, "class"), words) || classWordIn(attr(n, "id"), words)
 }
+
+// pageBoilerOrHeaderWords holds pageBoilerWords and pageHeaderWords:
+// BoilerplateName(v, false), which reads v for each set, is whether v
+// holds a word of either, classWordIn(v, pageBoilerOrHeaderWords), v
+// read once (its words are the same whatever the set).
+var pageBoilerOrHeaderWords = func() *wordSet {
+	var words []string
+	for _, set := range []*wordSet{pageBoilerWords, pageHeaderWords} {
+		for w := range set.words {
+			words = append(words, w)
+		}
+	}
+	return newWordSet(words...)
+}()
 
 // artBag is the multiset of the article's lower-cased words (split at
 // white space), as shared counts them, kept as counts per distinct word

@@ -492,3 +492,50 @@ func TestArtLinesWords(t *testing.T) {
 		}
 	}
 }
+
+// TestBodyStripsReadsOnce compares bodyStrips, which reads a class or id
+// value once, with its definition (Landmark, a form, BoilerplateName of
+// the class or the id) on elements with random tags, roles and names
+// made of the boilerplate and header words and others.
+func TestBodyStripsReadsOnce(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	words := []string{"nav", "Header", "masthead", "share", "menu", "content", "post", "headerBar", "mastheadX",
+		"footer", "x", "", "ad", "HEADER", "main", "sidebar"}
+	seps := []string{" ", "-", "_", "", "1"}
+	name := func() string {
+		var b strings.Builder
+		for k := rng.Intn(4); k > 0; k-- {
+			b.WriteString(words[rng.Intn(len(words))])
+			b.WriteString(seps[rng.Intn(len(seps))])
+		}
+		return b.String()
+	}
+	tags := []atom.Atom{atom.Div, atom.Header, atom.Nav, atom.Form, atom.Section, atom.Span}
+	strips := 0
+	for range 20000 {
+		a := tags[rng.Intn(len(tags))]
+		n := &html.Node{Type: html.ElementNode, Data: a.String(), DataAtom: a}
+		if rng.Intn(2) == 0 {
+			n.Attr = append(n.Attr, html.Attribute{Key: "class", Val: name()})
+		}
+		if rng.Intn(3) == 0 {
+			n.Attr = append(n.Attr, html.Attribute{Key: "id", Val: name()})
+		}
+		if rng.Intn(8) == 0 {
+			n.Attr = append(n.Attr, html.Attribute{Key: "role", Val: []string{"navigation", "main", "banner"}[rng.Intn(3)]})
+		}
+		for _, in := range []bool{false, true} {
+			want := Landmark(n, in) || n.DataAtom == atom.Form ||
+				BoilerplateName(attr(n, "class"), in) || BoilerplateName(attr(n, "id"), in)
+			if got := bodyStrips(n, in); got != want {
+				t.Fatalf("%v (in article %v): bodyStrips %v, want %v", n.Attr, in, got, want)
+			}
+			if want {
+				strips++
+			}
+		}
+	}
+	if strips == 0 || strips == 40000 {
+		t.Errorf("%d of 40000 strip: the test tries nothing", strips)
+	}
+}
