@@ -416,33 +416,27 @@ func nodeRun(n, known *html.Node, kr wordRun) wordRun {
 // tree and leaves out what the candidate's copy would lack: what prune
 // removes and the elements for which strip (when not nil) holds.
 type measure struct {
-	t               textWriter
-	st              stats
-	heads, controls int
-	views           bool
-	strip           func(n *html.Node, inArticle bool) bool
+	t     textWriter
+	st    stats
+	el    viewBound // the headings and form controls met (element)
+	views bool
+	strip func(n *html.Node, inArticle bool) bool
+	// peek, when not nil, takes the texts, newlines and spaces in place
+	// of t, and the statistics are not counted (peekView).
+	peek *viewPeek
 }
 
 // measureTree measures n; see measure.
 func measureTree(n *html.Node, views bool, strip func(*html.Node, bool) bool) (text string, st stats, heads, controls int) {
 	m := measure{views: views, strip: strip}
 	m.visit(n, false, true, 0, false)
-	return strings.TrimSpace(m.t.b.String()), m.st, m.heads, m.controls
+	return strings.TrimSpace(m.t.b.String()), m.st, m.el.heads, m.el.controls
 }
 
 // dropped tells whether c, inArticle telling whether an <article> or
 // <main> lies between it and the measured node, is left out.
 func (m *measure) dropped(c *html.Node, inArticle bool) bool {
 	return m.views && (pruned(c) || m.strip != nil && m.strip(c, inArticle))
-}
-
-func (m *measure) count(c *html.Node) {
-	switch c.DataAtom {
-	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-		m.heads++
-	case atom.Form, atom.Input, atom.Button, atom.Select, atom.Textarea:
-		m.controls++
-	}
 }
 
 // visit does, for n's children, what textWriter.node does when text is
@@ -452,6 +446,12 @@ func (m *measure) visit(n *html.Node, pre, text bool, link float64, inArticle bo
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		switch c.Type {
 		case html.TextNode:
+			if m.peek != nil {
+				if text {
+					m.peek.text(c.Data, pre)
+				}
+				continue
+			}
 			if text {
 				m.t.text(c.Data, pre)
 			}
@@ -460,46 +460,77 @@ func (m *measure) visit(n *html.Node, pre, text bool, link float64, inArticle bo
 			if m.dropped(c, inArticle) {
 				continue
 			}
-			m.count(c)
+			m.el.element(c.DataAtom)
 			in := inArticle || c.DataAtom == atom.Article || c.DataAtom == atom.Main
 			if c.DataAtom == atom.Script {
 				// Neither text nor statistics; its elements (in foreign
 				// content) still count.
-				m.elements(c, in)
+				elementsUnder(c, in, m.dropped, m.el.element)
 				continue
 			}
 			ctext, block := text, false
 			if text {
-				switch c.DataAtom {
-				case atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Head,
-					atom.Iframe, atom.Noembed, atom.Noframes:
-					ctext = false
-				case atom.Br:
-					m.t.newline()
-					ctext = false
-				default:
-					block = isBlock(c.DataAtom)
-					if block {
-						m.t.newline()
-					} else if c.DataAtom == atom.Td || c.DataAtom == atom.Th || c.DataAtom == atom.Img {
-						m.t.space = true
-					}
+				var newline, space bool
+				ctext, block, newline, space = textElement(c.DataAtom)
+				if newline {
+					m.newline()
+				} else if space {
+					m.space()
 				}
 			}
-			m.visit(c, pre || c.DataAtom == atom.Pre, ctext, linkWeight(c, link), in)
+			clink := link
+			if m.peek == nil {
+				clink = linkWeight(c, link)
+			}
+			m.visit(c, pre || c.DataAtom == atom.Pre, ctext, clink, in)
 			if block {
-				m.t.newline()
+				m.newline()
 			}
 		}
 	}
 }
 
-// elements counts the elements under n, as walkElements meets them.
-func (m *measure) elements(n *html.Node, inArticle bool) {
+func (m *measure) newline() {
+	if m.peek != nil {
+		m.peek.newline()
+	} else {
+		m.t.newline()
+	}
+}
+
+func (m *measure) space() {
+	if m.peek != nil {
+		m.peek.space = true
+	} else {
+		m.t.space = true
+	}
+}
+
+// textElement tells what textWriter.node does with an element of atom
+// a: whether it writes the element's text, whether the element is a
+// block (a newline before and after), and whether a newline (<br>, a
+// block) or a pending space (a cell, an image) goes before its text.
+func textElement(a atom.Atom) (text, block, newline, space bool) {
+	switch a {
+	case atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Head,
+		atom.Iframe, atom.Noembed, atom.Noframes:
+		return false, false, false, false
+	case atom.Br:
+		return false, false, true, false
+	}
+	if isBlock(a) {
+		return true, true, true, false
+	}
+	return true, false, false, a == atom.Td || a == atom.Th || a == atom.Img
+}
+
+// elementsUnder calls count for each element under n, as walkElements
+// meets them, but those drop leaves out (inArticle as for drop).
+func elementsUnder(n *html.Node, inArticle bool, drop func(*html.Node, bool) bool, count func(atom.Atom)) {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type == html.ElementNode && !m.dropped(c, inArticle) {
-			m.count(c)
-			m.elements(c, inArticle || c.DataAtom == atom.Article || c.DataAtom == atom.Main)
+		if c.Type == html.ElementNode && !drop(c, inArticle) {
+			count(c.DataAtom)
+			elementsUnder(c, inArticle || c.DataAtom == atom.Article || c.DataAtom == atom.Main, drop, count)
 		}
 	}
 }
@@ -645,7 +676,6 @@ type viewPeek struct {
 	solid      bool // such a character is written
 	any        bool // a byte is written
 	bol, space bool
-	strip      func(n *html.Node, inArticle bool) bool
 }
 
 // bound returns the view's viewBound: its own words, headings and
@@ -660,13 +690,11 @@ func (p *viewPeek) bound(b *viewBound) viewBound {
 // peekView walks the view of n that measure would measure with views
 // and strip.
 func peekView(n *html.Node, strip func(*html.Node, bool) bool) viewPeek {
-	p := viewPeek{strip: strip}
-	p.visit(n, false, true, false)
+	var p viewPeek
+	m := measure{views: true, strip: strip, peek: &p}
+	m.visit(n, false, true, 0, false)
+	p.own.heads, p.own.controls = m.el.heads, m.el.controls
 	return p
-}
-
-func (p *viewPeek) dropped(c *html.Node, inArticle bool) bool {
-	return pruned(c) || p.strip != nil && p.strip(c, inArticle)
 }
 
 func (p *viewPeek) newline() {
@@ -725,60 +753,6 @@ func (p *viewPeek) text(s string, pre bool) {
 	}
 	p.any, p.bol = true, false
 	p.space = isSpaceByte(s[len(s)-1])
-}
-
-// visit is measure.visit without the writing and the statistics.
-func (p *viewPeek) visit(n *html.Node, pre, text bool, inArticle bool) {
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		switch c.Type {
-		case html.TextNode:
-			if text {
-				p.text(c.Data, pre)
-			}
-		case html.ElementNode:
-			if p.dropped(c, inArticle) {
-				continue
-			}
-			p.own.element(c.DataAtom)
-			in := inArticle || c.DataAtom == atom.Article || c.DataAtom == atom.Main
-			if c.DataAtom == atom.Script {
-				p.elements(c, in)
-				continue
-			}
-			ctext, block := text, false
-			if text {
-				switch c.DataAtom {
-				case atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Head,
-					atom.Iframe, atom.Noembed, atom.Noframes:
-					ctext = false
-				case atom.Br:
-					p.newline()
-					ctext = false
-				default:
-					block = isBlock(c.DataAtom)
-					if block {
-						p.newline()
-					} else if c.DataAtom == atom.Td || c.DataAtom == atom.Th || c.DataAtom == atom.Img {
-						p.space = true
-					}
-				}
-			}
-			p.visit(c, pre || c.DataAtom == atom.Pre, ctext, in)
-			if block {
-				p.newline()
-			}
-		}
-	}
-}
-
-// elements is measure.elements.
-func (p *viewPeek) elements(n *html.Node, inArticle bool) {
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type == html.ElementNode && !p.dropped(c, inArticle) {
-			p.own.element(c.DataAtom)
-			p.elements(c, inArticle || c.DataAtom == atom.Article || c.DataAtom == atom.Main)
-		}
-	}
 }
 
 // viewMayWin is mayWin for a view candidate c not yet measured: its
