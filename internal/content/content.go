@@ -168,7 +168,13 @@ type chosen struct {
 // opt, ready to render.
 func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chosen {
 	var c chosen
-	doc.features = pageFeatures(root, s.base, s.sig.ldTypes, s.meta.OpenGraph["og:type"])
+	// The walk that counts the page's words and prices takes the body's
+	// bounds for the selector's views on the way (viewBound).
+	var vb *viewBound
+	if opt.OnlyMainContent {
+		vb = new(viewBound)
+	}
+	doc.features = pageFeaturesBound(root, s.base, s.sig.ldTypes, s.meta.OpenGraph["og:type"], vb)
 	c.probs = classify(&doc.features)
 	typ := argmax(c.probs[:])
 	doc.PageType = PageTypes[typ]
@@ -184,7 +190,7 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		node, langs = mainContent(root, s.base, s.sig, s.meta.Title, &c.facts)
 		var runs itemRuns // the item run, walked once for both
 		k := typedContent(root, node, doc.PageType, c.probs, &runs)
-		if pick := selectContent(root, node, k, s.sig, c.facts.readableOK, c.probs, &runs); pick == node {
+		if pick := selectContent(root, node, k, s.sig, c.facts.readableOK, c.probs, &runs, vb); pick == node {
 			k = nil
 		} else if pick != nil {
 			k = pick

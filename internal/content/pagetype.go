@@ -312,6 +312,9 @@ type typeWalk struct {
 	linkWords int
 	words     int
 	runWords  int // words inside the longest run of repeated blocks
+	// vb, when not nil, receives the body's bounds for the selector's
+	// views (boundBody's figures, from this walk's texts and elements).
+	vb *viewBound
 }
 
 // subtree is what a block holds, for judging runs of repeated siblings.
@@ -355,6 +358,9 @@ func (w *typeWalk) walk(n *html.Node, inLink, inP bool) subtree {
 			}
 			if inP {
 				w.paraWords += k
+			}
+			if w.vb != nil {
+				w.vb.text(c.Data, k)
 			}
 			p := prices(c.Data)
 			st.prices += p
@@ -406,6 +412,9 @@ func (w *typeWalk) walk(n *html.Node, inLink, inP bool) subtree {
 func (w *typeWalk) element(n *html.Node, class string, inLink, inP bool) subtree {
 	f := w.f
 	f[fElements]++
+	if w.vb != nil {
+		w.vb.element(n.DataAtom)
+	}
 	switch n.DataAtom {
 	case atom.P:
 		f[fParagraphs]++
@@ -458,6 +467,9 @@ func (w *typeWalk) element(n *html.Node, class string, inLink, inP bool) subtree
 		f[fAside]++
 	case atom.Script:
 		if t := attr(n, "type"); strings.EqualFold(strings.TrimSpace(t), "application/ld+json") {
+			if w.vb != nil {
+				w.vb.walk(n) // what boundBody reads here
+			}
 			return subtree{}
 		}
 	}
@@ -624,6 +636,13 @@ func dollarOrHigh(s string) bool {
 // pageFeatures computes the classifier's input for the page under root
 // (scanned: scripts but JSON-LD, styles and hidden nodes are gone).
 func pageFeatures(root *html.Node, pageURL *url.URL, ldTypes []string, ogType string) typeFeatures {
+	return pageFeaturesBound(root, pageURL, ldTypes, ogType, nil)
+}
+
+// pageFeaturesBound is pageFeatures, with the body's bounds for the
+// selector's views (boundBody) put in vb when vb is not nil, from the
+// same walk. vb is left as it is when the page has no body.
+func pageFeaturesBound(root *html.Node, pageURL *url.URL, ldTypes []string, ogType string, vb *viewBound) typeFeatures {
 	var f typeFeatures
 	urlFeatures(pageURL, &f)
 	switch og := strings.ToLower(ogType); {
@@ -647,7 +666,7 @@ func pageFeatures(root *html.Node, pageURL *url.URL, ldTypes []string, ogType st
 			break
 		}
 	}
-	w := &typeWalk{f: &f}
+	w := &typeWalk{f: &f, vb: vb}
 	if body := findBody(root); body != nil {
 		w.walk(body, false, false)
 	}

@@ -125,8 +125,11 @@ func (c *candidate) tree() *html.Node {
 //
 // With bound (pick's use, when cur is art), a candidate whose score
 // cannot reach the current choice's plus selectMargin, whatever its
-// comparisons with the article, is left unmeasured (skip; mayWin).
-func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64, bound bool, runs *itemRuns) []candidate {
+// comparisons with the article, is left unmeasured (skip; mayWin). vb
+// holds the body's bounds for that (boundBody's figures, which the
+// pipeline takes from pageFeatures's walk), or is nil: boundBody then
+// takes them when a view first needs them.
+func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64, bound bool, runs *itemRuns, vb *viewBound) []candidate {
 	body := findBody(root)
 	if body == nil {
 		return nil
@@ -190,13 +193,14 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 		artText, artStats, artHeads, artControls = measureTree(art, false, nil)
 		add(kProduct, productContent(root, art, artText))
 	}
-	artWords := countWords(artText)
 	// The article's lines, and its words for the comparisons with it,
 	// made when a candidate other than the article first needs them.
 	var bag *artBag
 	var al artLines
+	artWords := 0
 	if art != nil {
 		al = newArtLines(artText)
+		artWords = al.words
 	}
 	curText := artText
 	if cur != art && cur != nil {
@@ -206,7 +210,6 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 	h1m := newH1Match(h1)
 	bound = lazy
 	curScore := math.Inf(1)
-	var vb *viewBound // the body's bounds, taken when a view first needs them
 	for i := range cs {
 		c := &cs[i]
 		if bound && i > 0 && c.view {
@@ -215,7 +218,7 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 			if vb == nil {
 				vb = boundBody(body)
 			}
-			if !viewMayWin(c, vb, artWords, sig.bodyWords, h1 != "", readableOK, al.prose, probs, curScore) {
+			if !viewMayWin(c, vb, 1, artWords, sig.bodyWords, h1 != "", readableOK, al.prose, probs, curScore) {
 				c.skip = true
 				continue
 			}
@@ -225,17 +228,26 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 					continue
 				}
 			}
+			// The view's own bounds, its lines among them, from a walk
+			// that writes no text: most views the body's bounds let
+			// through fail here, the lines' bound on words per line
+			// being the tightest.
+			p := peekView(c.src, c.strip)
+			if pb := p.bound(vb); !viewMayWin(c, &pb, 1+p.lines, artWords, sig.bodyWords, h1 != "", readableOK, al.prose, probs, curScore) {
+				c.skip = true
+				continue
+			}
 		}
 		isArt := c.src == art && art != nil
 		var text string
 		var st stats
-		var heads, controls int
+		var heads, controls, words int
 		if isArt {
-			text, st, heads, controls = artText, artStats, artHeads, artControls
+			text, st, heads, controls, words = artText, artStats, artHeads, artControls, artWords
 		} else {
 			text, st, heads, controls = measureTree(c.src, c.view, c.strip)
+			words = countWords(text)
 		}
-		words := countWords(text)
 		f := &c.f
 		f[sBias] = 1
 		f[sWords] = math.Log1p(float64(words))
@@ -356,6 +368,7 @@ func addedFeatures(f *selectFeatures, text string, words int, st stats, al *artL
 	}
 	f[sArticleProse] = math.Log1p(float64(al.prose))
 	if al.prose > 0 {
+		al.proseOf()
 		dropped := 0
 		for i, l := range al.proseLines {
 			if !al.have[l] {
@@ -371,14 +384,14 @@ func addedFeatures(f *selectFeatures, text string, words int, st stats, al *artL
 // profile's copy), or nil to keep cur. Pages the classifier takes for
 // an article with probability SelectArticleProb or more keep cur
 // without further work.
-func selectContent(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64, runs *itemRuns) *html.Node {
+func selectContent(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64, runs *itemRuns, vb *viewBound) *html.Node {
 	if cur == nil {
 		cur = art
 	}
 	if !selectable(art, cur, probs) {
 		return nil
 	}
-	cs := candidates(root, art, cur, sig, readableOK, probs, true, runs)
+	cs := candidates(root, art, cur, sig, readableOK, probs, true, runs, vb)
 	i := pick(cs, cur)
 	if i < 0 {
 		return nil
@@ -854,7 +867,7 @@ func Candidates(body []byte, pageURL string) ([]Candidate, []float64, error) {
 	if k := typedContent(root, art, PageTypes[argmax(probs[:])], probs, &runs); k != nil {
 		cur = k
 	}
-	cs := candidates(root, art, cur, s.sig, facts.readableOK, probs, false, &runs)
+	cs := candidates(root, art, cur, s.sig, facts.readableOK, probs, false, &runs, nil)
 	final := cur
 	if judged(art, cur, probs) {
 		if i := pick(cs, cur); i >= 0 {

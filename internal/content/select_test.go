@@ -253,7 +253,7 @@ func TestAddedFeatures(t *testing.T) {
 	})
 	art := cloneTree(story)
 	artText := textOf(art)
-	cs := candidates(body.Parent.Parent, art, art, signals{}, true, [len(PageTypes)]float64{}, false, nil)
+	cs := candidates(body.Parent.Parent, art, art, signals{}, true, [len(PageTypes)]float64{}, false, nil, nil)
 	var wider *candidate
 	for i := range cs {
 		if cs[i].kind == kBody {
@@ -418,7 +418,7 @@ func TestSelectorCopiesOnlyTheWinner(t *testing.T) {
 	root, body := parseBody(t, viewPage)
 	art := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
 	art.AppendChild(line("By someone"))
-	cs := candidates(root, art, art, signals{}, true, [len(PageTypes)]float64{}, false, nil)
+	cs := candidates(root, art, art, signals{}, true, [len(PageTypes)]float64{}, false, nil, nil)
 	views := 0
 	for i := range cs {
 		c := &cs[i]
@@ -602,8 +602,8 @@ func TestBoundSkipsOnlyLosers(t *testing.T) {
 	selectWeights[kH1][sArticleCovered] = 2
 	selectWeights[kBody][sArticleCovered] = 0.5
 	selectWeights[kItems][sBias] = -5
-	bounded := candidates(root, art, art, signals{}, true, probs, true, nil)
-	full := candidates(root, art, art, signals{}, true, probs, false, nil)
+	bounded := candidates(root, art, art, signals{}, true, probs, true, nil, nil)
+	full := candidates(root, art, art, signals{}, true, probs, false, nil, nil)
 	skipped := map[string]bool{}
 	for _, c := range bounded {
 		skipped[CandidateKinds[c.kind]] = c.skip
@@ -633,8 +633,8 @@ func TestBoundSkipsOnlyLosers(t *testing.T) {
 	for _, page := range []string{viewPage, productPage, proseArticlePage} {
 		root, body := parseBody(t, page)
 		art := cloneTree(body.FirstChild.NextSibling)
-		if a, b := pickedKind(candidates(root, art, art, signals{}, true, probs, true, nil), art),
-			pickedKind(candidates(root, art, art, signals{}, true, probs, false, nil), art); a != b {
+		if a, b := pickedKind(candidates(root, art, art, signals{}, true, probs, true, nil, nil), art),
+			pickedKind(candidates(root, art, art, signals{}, true, probs, false, nil, nil), art); a != b {
 			t.Errorf("pick with the bound %d, without %d", a, b)
 		}
 	}
@@ -653,7 +653,7 @@ func pickedKind(cs []candidate, cur *html.Node) int {
 // node is nil until it is copied.
 func TestViewsAreNotTheMissingArticle(t *testing.T) {
 	root, _ := parseBody(t, viewPage)
-	cs := candidates(root, nil, nil, signals{}, false, [len(PageTypes)]float64{}, false, nil)
+	cs := candidates(root, nil, nil, signals{}, false, [len(PageTypes)]float64{}, false, nil, nil)
 	if len(cs) == 0 {
 		t.Fatal("no candidates")
 	}

@@ -28,11 +28,33 @@ func pruned(n *html.Node) bool {
 	return false
 }
 
-// bodyStrips tells whether stripBoilerplate removes the element n.
+// bodyStrips tells whether stripBoilerplate removes the element n:
+// Landmark, a form, or BoilerplateName of its class or id, each value
+// read once (pageBoilerOrHeaderWords).
 func bodyStrips(n *html.Node, inArticle bool) bool {
-	return Landmark(n, inArticle) || n.DataAtom == atom.Form ||
-		BoilerplateName(attr(n, "class"), inArticle) || BoilerplateName(attr(n, "id"), inArticle)
+	if Landmark(n, inArticle) || n.DataAtom == atom.Form {
+		return true
+	}
+	words := pageBoilerOrHeaderWords
+	if inArticle {
+		words = pageBoilerWords
+	}
+	return classWordIn(attr(n, "class"), words) || classWordIn(attr(n, "id"), words)
 }
+
+// pageBoilerOrHeaderWords holds pageBoilerWords and pageHeaderWords:
+// BoilerplateName(v, false), which reads v for each set, is whether v
+// holds a word of either, classWordIn(v, pageBoilerOrHeaderWords), v
+// read once (its words are the same whatever the set).
+var pageBoilerOrHeaderWords = func() *wordSet {
+	var words []string
+	for _, set := range []*wordSet{pageBoilerWords, pageHeaderWords} {
+		for w := range set.words {
+			words = append(words, w)
+		}
+	}
+	return newWordSet(words...)
+}()
 
 // artBag is the multiset of the article's lower-cased words (split at
 // white space), as shared counts them, kept as counts per distinct word
@@ -116,21 +138,54 @@ func shareOf(in, n int) float64 {
 // artLines are the article's lines as addedFeatures compares them.
 type artLines struct {
 	text       string          // the article's text
+	words      int             // countWords(text)
+	prose      int             // words in the prose lines
 	lines      map[string]bool // every line, collapsed; nil until addedFeatures needs it (all)
-	proseLines []string        // the lines of proseLineWords words or more, in order, collapsed
+	proseLines []string        // the lines of proseLineWords words or more, in order, collapsed; nil until proseOf
 	proseWords []int           // their words
-	prose      int             // words in them
 	have       map[string]bool // scratch: a candidate's lines
 }
 
-// newArtLines reads the article's prose lines: every candidate's
-// features read their words. The set of all its lines is made only for
-// a candidate that compares its own with them (all). A line's words are
-// those of the line collapsed but where it holds a vertical tab, which
-// collapse reads as white space and countWords as part of a word.
+// newArtLines counts the article's words and those of its prose lines,
+// which every candidate's features read, in one pass over its lines.
+// The lines themselves (proseOf) and the set of all its lines (all)
+// are made only for a candidate that compares its own with them. A
+// line's words are those of the line collapsed but where it holds a
+// vertical tab, which collapse reads as white space and countWords as
+// part of a word.
+//
+// countWords of the text is the sum of its lines' when no line holds a
+// CJK character (a character of three bytes or more, of a first byte of
+// 0xE0 or more): '\n' ends a word, and countWords's state carries from
+// line to line only through the CJK characters it halves.
 func newArtLines(artText string) artLines {
 	al := artLines{text: artText}
+	sum := 0
 	for l := range strings.SplitSeq(artText, "\n") {
+		w := countWords(l)
+		sum += w
+		if strings.IndexByte(l, '\v') >= 0 {
+			w = countWords(collapseLine(l))
+		}
+		if w >= proseLineWords {
+			al.prose += w
+		}
+	}
+	if i := firstHighByte(artText); i >= 0 && hasHighByte(artText[i:]) {
+		al.words = countWords(artText)
+	} else {
+		al.words = sum
+	}
+	return al
+}
+
+// proseOf makes al's prose lines and their words (proseLines,
+// proseWords), once.
+func (al *artLines) proseOf() {
+	if al.proseLines != nil || al.prose == 0 {
+		return
+	}
+	for l := range strings.SplitSeq(al.text, "\n") {
 		w := 0
 		if strings.IndexByte(l, '\v') >= 0 {
 			l = collapseLine(l)
@@ -139,12 +194,10 @@ func newArtLines(artText string) artLines {
 			l = collapseLine(l)
 		}
 		if w >= proseLineWords {
-			al.prose += w
 			al.proseLines = append(al.proseLines, l)
 			al.proseWords = append(al.proseWords, w)
 		}
 	}
-	return al
 }
 
 // all returns the set of the article's lines, collapsed.
@@ -363,33 +416,27 @@ func nodeRun(n, known *html.Node, kr wordRun) wordRun {
 // tree and leaves out what the candidate's copy would lack: what prune
 // removes and the elements for which strip (when not nil) holds.
 type measure struct {
-	t               textWriter
-	st              stats
-	heads, controls int
-	views           bool
-	strip           func(n *html.Node, inArticle bool) bool
+	t     textWriter
+	st    stats
+	el    viewBound // the headings and form controls met (element)
+	views bool
+	strip func(n *html.Node, inArticle bool) bool
+	// peek, when not nil, takes the texts, newlines and spaces in place
+	// of t, and the statistics are not counted (peekView).
+	peek *viewPeek
 }
 
 // measureTree measures n; see measure.
 func measureTree(n *html.Node, views bool, strip func(*html.Node, bool) bool) (text string, st stats, heads, controls int) {
 	m := measure{views: views, strip: strip}
 	m.visit(n, false, true, 0, false)
-	return strings.TrimSpace(m.t.b.String()), m.st, m.heads, m.controls
+	return strings.TrimSpace(m.t.b.String()), m.st, m.el.heads, m.el.controls
 }
 
 // dropped tells whether c, inArticle telling whether an <article> or
 // <main> lies between it and the measured node, is left out.
 func (m *measure) dropped(c *html.Node, inArticle bool) bool {
 	return m.views && (pruned(c) || m.strip != nil && m.strip(c, inArticle))
-}
-
-func (m *measure) count(c *html.Node) {
-	switch c.DataAtom {
-	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-		m.heads++
-	case atom.Form, atom.Input, atom.Button, atom.Select, atom.Textarea:
-		m.controls++
-	}
 }
 
 // visit does, for n's children, what textWriter.node does when text is
@@ -399,6 +446,12 @@ func (m *measure) visit(n *html.Node, pre, text bool, link float64, inArticle bo
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		switch c.Type {
 		case html.TextNode:
+			if m.peek != nil {
+				if text {
+					m.peek.text(c.Data, pre)
+				}
+				continue
+			}
 			if text {
 				m.t.text(c.Data, pre)
 			}
@@ -407,46 +460,77 @@ func (m *measure) visit(n *html.Node, pre, text bool, link float64, inArticle bo
 			if m.dropped(c, inArticle) {
 				continue
 			}
-			m.count(c)
+			m.el.element(c.DataAtom)
 			in := inArticle || c.DataAtom == atom.Article || c.DataAtom == atom.Main
 			if c.DataAtom == atom.Script {
 				// Neither text nor statistics; its elements (in foreign
 				// content) still count.
-				m.elements(c, in)
+				elementsUnder(c, in, m.dropped, m.el.element)
 				continue
 			}
 			ctext, block := text, false
 			if text {
-				switch c.DataAtom {
-				case atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Head,
-					atom.Iframe, atom.Noembed, atom.Noframes:
-					ctext = false
-				case atom.Br:
-					m.t.newline()
-					ctext = false
-				default:
-					block = isBlock(c.DataAtom)
-					if block {
-						m.t.newline()
-					} else if c.DataAtom == atom.Td || c.DataAtom == atom.Th || c.DataAtom == atom.Img {
-						m.t.space = true
-					}
+				var newline, space bool
+				ctext, block, newline, space = textElement(c.DataAtom)
+				if newline {
+					m.newline()
+				} else if space {
+					m.space()
 				}
 			}
-			m.visit(c, pre || c.DataAtom == atom.Pre, ctext, linkWeight(c, link), in)
+			clink := link
+			if m.peek == nil {
+				clink = linkWeight(c, link)
+			}
+			m.visit(c, pre || c.DataAtom == atom.Pre, ctext, clink, in)
 			if block {
-				m.t.newline()
+				m.newline()
 			}
 		}
 	}
 }
 
-// elements counts the elements under n, as walkElements meets them.
-func (m *measure) elements(n *html.Node, inArticle bool) {
+func (m *measure) newline() {
+	if m.peek != nil {
+		m.peek.newline()
+	} else {
+		m.t.newline()
+	}
+}
+
+func (m *measure) space() {
+	if m.peek != nil {
+		m.peek.space = true
+	} else {
+		m.t.space = true
+	}
+}
+
+// textElement tells what textWriter.node does with an element of atom
+// a: whether it writes the element's text, whether the element is a
+// block (a newline before and after), and whether a newline (<br>, a
+// block) or a pending space (a cell, an image) goes before its text.
+func textElement(a atom.Atom) (text, block, newline, space bool) {
+	switch a {
+	case atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Head,
+		atom.Iframe, atom.Noembed, atom.Noframes:
+		return false, false, false, false
+	case atom.Br:
+		return false, false, true, false
+	}
+	if isBlock(a) {
+		return true, true, true, false
+	}
+	return true, false, false, a == atom.Td || a == atom.Th || a == atom.Img
+}
+
+// elementsUnder calls count for each element under n, as walkElements
+// meets them, but those drop leaves out (inArticle as for drop).
+func elementsUnder(n *html.Node, inArticle bool, drop func(*html.Node, bool) bool, count func(atom.Atom)) {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type == html.ElementNode && !m.dropped(c, inArticle) {
-			m.count(c)
-			m.elements(c, inArticle || c.DataAtom == atom.Article || c.DataAtom == atom.Main)
+		if c.Type == html.ElementNode && !drop(c, inArticle) {
+			count(c.DataAtom)
+			elementsUnder(c, inArticle || c.DataAtom == atom.Article || c.DataAtom == atom.Main, drop, count)
 		}
 	}
 }
@@ -473,41 +557,56 @@ type viewBound struct {
 func (b *viewBound) maxWords() int { return b.words + (b.high+1)/2 }
 
 // boundBody measures body for viewBound in one walk. Every element
-// counts, scripts and all (bounds may be loose, never short).
+// counts, scripts and all (bounds may be loose, never short). The
+// pipeline takes the same figures from pageFeatures's walk of the body
+// (typeWalk, bounds); boundBody is for callers without them.
 func boundBody(body *html.Node) *viewBound {
 	b := &viewBound{}
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			switch c.Type {
-			case html.TextNode:
-				s := c.Data
-				b.words += countWords(s)
-				b.signs += strings.Count(s, "$")
-				if i := firstHighByte(s); i >= 0 {
-					// Only texts with bytes of 0x80 or more hold
-					// characters of more than one byte.
-					if hasHighByte(s[i:]) {
-						b.high++
-						if c, size := utf8.DecodeLastRuneInString(s); c == utf8.RuneError && size == 1 {
-							b.broken = true
-						}
-					}
-					b.signs += currencySigns(s[i:])
-				}
-			case html.ElementNode:
-				switch c.DataAtom {
-				case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-					b.heads++
-				case atom.Form, atom.Input, atom.Button, atom.Select, atom.Textarea:
-					b.controls++
-				}
-				walk(c)
-			}
+	b.walk(body)
+	return b
+}
+
+// walk adds the texts and elements under n.
+func (b *viewBound) walk(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			b.text(c.Data, countWords(c.Data))
+		case html.ElementNode:
+			b.element(c.DataAtom)
+			b.walk(c)
 		}
 	}
-	walk(body)
-	return b
+}
+
+// text adds a text s of words words (countWords(s)).
+func (b *viewBound) text(s string, words int) {
+	b.words += words
+	if !dollarOrHigh(s) {
+		return // no '$' and no byte of 0x80 or more: most texts
+	}
+	b.signs += strings.Count(s, "$")
+	if i := firstHighByte(s); i >= 0 {
+		// Only texts with bytes of 0x80 or more hold characters of more
+		// than one byte.
+		if hasHighByte(s[i:]) {
+			b.high++
+			if c, size := utf8.DecodeLastRuneInString(s); c == utf8.RuneError && size == 1 {
+				b.broken = true
+			}
+		}
+		b.signs += currencySigns(s[i:])
+	}
+}
+
+// element adds an element of atom a.
+func (b *viewBound) element(a atom.Atom) {
+	switch a {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		b.heads++
+	case atom.Form, atom.Input, atom.Button, atom.Select, atom.Textarea:
+		b.controls++
+	}
 }
 
 // firstHighByte returns the index of the first byte of s of 0x80 or
@@ -561,13 +660,108 @@ func currencySigns(s string) int {
 	return n
 }
 
+// viewPeek walks a view as measure does, without writing its text or
+// counting its statistics, for bounds tighter than the body's: the
+// words of the texts it writes (countWords of each), the headings and
+// form controls it counts (exactly measure's), and lines, the newlines
+// its text surely keeps: those written between two characters of ASCII
+// that are not white space, which TrimSpace leaves, so that the text
+// has lines+1 lines or more. It follows textWriter's state (a byte
+// written, at the beginning of a line, a space pending) to know which
+// newlines are written.
+type viewPeek struct {
+	own        viewBound // words, heads and controls only
+	lines      int
+	pending    int  // newlines written since the last such character
+	solid      bool // such a character is written
+	any        bool // a byte is written
+	bol, space bool
+}
+
+// bound returns the view's viewBound: its own words, headings and
+// controls, the rest (texts with characters of three bytes or more,
+// currency signs, broken texts) the body's, b.
+func (p *viewPeek) bound(b *viewBound) viewBound {
+	v := *b
+	v.words, v.heads, v.controls = p.own.words, p.own.heads, p.own.controls
+	return v
+}
+
+// peekView walks the view of n that measure would measure with views
+// and strip.
+func peekView(n *html.Node, strip func(*html.Node, bool) bool) viewPeek {
+	var p viewPeek
+	m := measure{views: true, strip: strip, peek: &p}
+	m.visit(n, false, true, 0, false)
+	p.own.heads, p.own.controls = m.el.heads, m.el.controls
+	return p
+}
+
+func (p *viewPeek) newline() {
+	if p.any && !p.bol && p.solid {
+		p.pending++
+	}
+	p.bol, p.space = true, false
+}
+
+// keep marks a character kept at both ends of the text.
+func (p *viewPeek) keep() {
+	p.lines += p.pending
+	p.pending = 0
+	p.solid = true
+}
+
+// text is textWriter.text without the writing.
+func (p *viewPeek) text(s string, pre bool) {
+	p.own.words += countWords(s)
+	if pre {
+		if p.space && !p.bol || len(s) > 0 {
+			p.any = true
+		}
+		for i := 0; i < len(s); i++ {
+			switch c := s[i]; {
+			case c == '\n':
+				if p.solid {
+					p.pending++
+				}
+			case c > ' ' && c < 0x7f:
+				p.keep()
+			}
+		}
+		p.space = false
+		p.bol = strings.HasSuffix(s, "\n")
+		return
+	}
+	written, kept := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !isSpaceByte(c) {
+			written = true
+			if c > ' ' && c < 0x7f {
+				kept = true
+				break
+			}
+		}
+	}
+	if !written {
+		// White space only: a space pending, nothing written.
+		p.space = p.space || len(s) > 0
+		return
+	}
+	if kept {
+		p.keep()
+	}
+	p.any, p.bol = true, false
+	p.space = isSpaceByte(s[len(s)-1])
+}
+
 // viewMayWin is mayWin for a view candidate c not yet measured: its
 // score with each feature of its text at whichever end of what b allows
 // raises it (the compared features as in mayWin), the other features as
-// candidates sets them. artWords and bodyWords are candidates' counts,
+// candidates sets them; its text has lines lines or more. artWords and bodyWords are candidates' counts,
 // hasH1 whether the page has an <h1> text, prose the article's words in
 // prose lines.
-func viewMayWin(c *candidate, b *viewBound, artWords, bodyWords int, hasH1, readableOK bool, prose int, probs [len(PageTypes)]float64, curScore float64) bool {
+func viewMayWin(c *candidate, b *viewBound, lines int, artWords, bodyWords int, hasH1, readableOK bool, prose int, probs [len(PageTypes)]float64, curScore float64) bool {
 	w := &selectWeights[c.kind]
 	if b.broken || w[sExtraShare] > 0 {
 		// (mayWin lets a text holding a vertical tab always win then.)
@@ -588,7 +782,7 @@ func viewMayWin(c *candidate, b *viewBound, artWords, bodyWords int, hasH1, read
 	}
 	up(sPrices, 0, math.Log1p(float64(b.signs)))
 	up(sControls, 0, math.Log1p(float64(b.controls)))
-	up(sWordsPerLine, 0, math.Log1p(words))
+	up(sWordsPerLine, 0, math.Log1p(words/float64(lines)))
 	if readableOK {
 		z += w[sReadableOK]
 	}

@@ -18,9 +18,9 @@ import (
 // and white space.
 func boundPage(rng *rand.Rand) string {
 	tags := []string{"div", "p", "span", "a", "h1", "h2", "h5", "nav", "footer", "article", "pre", "td", "form",
-		"li", "aside", "section", "b"}
+		"li", "aside", "section", "b", "br", "img", "header", "main", "th"}
 	texts := []string{"word ", "一", "二三", "$", "5", " € 3 ", "£", "9", "\n", " ", "two words", "ข",
-		"¥12", "₹", "tab\there", "a,b", "\u00a0", "é"}
+		"¥12", "₹", "tab\there", "a,b", "\u00a0", "é", "\v", "\n\n", " \u00a0\u00a0 ", "x\u00a0"}
 	var b strings.Builder
 	b.WriteString("<html><body>")
 	var node func(depth int)
@@ -66,7 +66,7 @@ func TestViewBoundHolds(t *testing.T) {
 	var probs [len(PageTypes)]float64
 	probs[typeIndex(TypeProduct)] = 0.6
 	probs[typeIndex(TypeListing)] = 0.4
-	kept, skipped := 0, 0
+	kept, skipped, peekSkipped, peekShort := 0, 0, 0, 0
 	for range 400 {
 		page := boundPage(rng)
 		root, body := parseBody(t, page)
@@ -94,7 +94,7 @@ func TestViewBoundHolds(t *testing.T) {
 					selectWeights[k][i] = rng.NormFloat64() * 0.3
 				}
 			}
-			full := candidates(root, art, art, sig, w%2 == 0, probs, false, nil)
+			full := candidates(root, art, art, sig, w%2 == 0, probs, false, nil, nil)
 			for i := range full {
 				c := &full[i]
 				if !c.view {
@@ -105,9 +105,19 @@ func TestViewBoundHolds(t *testing.T) {
 					t.Fatalf("%s view: %d words, %d headings, %d controls, %d prices over the bound %+v (max words %d)\n%s",
 						CandidateKinds[c.kind], words, heads, controls, prices(text), *b, b.maxWords(), page)
 				}
+				// The view's own bounds (peekView) hold too.
+				p := peekView(c.src, c.strip)
+				pb := p.bound(b)
+				if words, lines := countWords(text), strings.Count(text, "\n")+1; words > pb.maxWords() || heads != pb.heads || controls != pb.controls || lines < 1+p.lines {
+					t.Fatalf("%s view: %d words, %d lines, %d headings, %d controls; its bound %+v (max words %d), lines %d\n%q\n%s",
+						CandidateKinds[c.kind], words, lines, heads, controls, pb, pb.maxWords(), 1+p.lines, text, page)
+				}
+				if 1+p.lines < strings.Count(text, "\n")+1 {
+					peekShort++
+				}
 				for range 4 {
 					cur := rng.Float64()
-					may := viewMayWin(c, b, artWords, sig.bodyWords, true, w%2 == 0, al.prose, probs, cur)
+					may := viewMayWin(c, b, 1, artWords, sig.bodyWords, true, w%2 == 0, al.prose, probs, cur)
 					// mayWin as candidates calls it: the compared features
 					// still 0.
 					f := c.f
@@ -116,6 +126,13 @@ func TestViewBoundHolds(t *testing.T) {
 					}
 					if mayWin(c, cur, text) && !may {
 						t.Fatalf("%s view may win (score %v) but its bound says not\n%s", CandidateKinds[c.kind], cur, page)
+					}
+					mayPeek := viewMayWin(c, &pb, 1+p.lines, artWords, sig.bodyWords, true, w%2 == 0, al.prose, probs, cur)
+					if mayWin(c, cur, text) && !mayPeek {
+						t.Fatalf("%s view may win (score %v) but its own bound says not\n%s", CandidateKinds[c.kind], cur, page)
+					}
+					if may && !mayPeek {
+						peekSkipped++
 					}
 					c.f = f
 					if may {
@@ -127,9 +144,10 @@ func TestViewBoundHolds(t *testing.T) {
 			}
 		}
 	}
-	if kept == 0 || skipped == 0 {
-		t.Errorf("the bound kept %d and skipped %d views: the test tries nothing", kept, skipped)
+	if kept == 0 || skipped == 0 || peekSkipped == 0 {
+		t.Errorf("the bound kept %d and skipped %d views, the views' own %d more: the test tries nothing", kept, skipped, peekSkipped)
 	}
+	t.Logf("kept %d, skipped %d, the views' own bounds %d more; %d views' lines over their bound", kept, skipped, peekSkipped, peekShort)
 }
 
 // TestViewBoundCountsHalfWords: two texts of one CJK character each
@@ -154,7 +172,7 @@ func TestViewBoundBroken(t *testing.T) {
 		t.Fatalf("bound %+v: not broken", *b)
 	}
 	c := &candidate{kind: kBody, view: true}
-	if !viewMayWin(c, b, 0, 1, false, false, 0, [len(PageTypes)]float64{}, 2) {
+	if !viewMayWin(c, b, 1, 0, 1, false, false, 0, [len(PageTypes)]float64{}, 2) {
 		t.Error("a broken text's view cannot win")
 	}
 }
@@ -188,6 +206,7 @@ func TestArtLinesProse(t *testing.T) {
 		"",
 	}, "\n")
 	al := newArtLines(text)
+	al.proseOf()
 	var lines []string
 	var words []int
 	prose := 0
@@ -413,5 +432,110 @@ func TestCleaningPassesOverRemoved(t *testing.T) {
 		if r.cleaned != c.cleaned || strings.Contains(textOf(art), "One") {
 			t.Errorf("%s: cleaned %v (want %v), text %q", c.article, r.cleaned, c.cleaned, textOf(art))
 		}
+	}
+}
+
+// TestPageFeaturesBound checks that the body's bounds pageFeaturesBound
+// takes from pageFeatures's walk are boundBody's, and that taking them
+// leaves pageFeatures's result as it is, on random pages with JSON-LD
+// scripts (which pageFeatures does not walk), scripts in SVG holding
+// elements, selects, text areas and hidden inputs.
+func TestPageFeaturesBound(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	extras := []string{`<script type="application/ld+json">{"name": "A $5 thing 一二 €3"}</script>`,
+		`<svg><script type="application/ld+json"><h3>x</h3><a>$1</a></script></svg>`,
+		`<select><option>£2</option></select>`, `<textarea>a b</textarea>`, `<input type="hidden">`,
+		`<h6>six</h6>`, `<h4>four</h4>`}
+	for i := range 300 {
+		page := boundPage(rng)
+		for k := rng.Intn(4); k > 0; k-- {
+			page = strings.Replace(page, "<body>", "<body>"+extras[rng.Intn(len(extras))], 1)
+		}
+		if i%3 == 0 {
+			page = strings.Replace(page, "</body>", extras[rng.Intn(len(extras))]+"</body>", 1)
+		}
+		root, body := parseBody(t, page)
+		want := boundBody(body)
+		var got viewBound
+		f := pageFeaturesBound(root, nil, nil, "", &got)
+		if got != *want {
+			t.Fatalf("pageFeaturesBound's bound %+v, boundBody's %+v\n%s", got, *want, page)
+		}
+		if g := pageFeatures(root, nil, nil, ""); g != f {
+			t.Fatalf("features with the bound %v, without %v\n%s", f, g, page)
+		}
+	}
+}
+
+// TestArtLinesWords checks newArtLines's word counts, the text's and
+// its prose lines', against countWords on random texts of lines with
+// CJK characters, vertical tabs, other white space and broken bytes.
+func TestArtLinesWords(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	parts := []string{"word", " ", "\n", "一", "二三", "\v", "\u00a0", "é", "\xe4\xb8", "\xc3", "a,b", "\t", "ข", "$5",
+		strings.Repeat("long line of words ", 6)}
+	for range 3000 {
+		var b strings.Builder
+		for k := rng.Intn(40); k >= 0; k-- {
+			b.WriteString(parts[rng.Intn(len(parts))])
+		}
+		text := b.String()
+		al := newArtLines(text)
+		prose := 0
+		for l := range strings.SplitSeq(text, "\n") {
+			if w := countWords(collapse(l)); w >= proseLineWords {
+				prose += w
+			}
+		}
+		if al.words != countWords(text) || al.prose != prose {
+			t.Fatalf("%q: words %d prose %d, want %d %d", text, al.words, al.prose, countWords(text), prose)
+		}
+	}
+}
+
+// TestBodyStripsReadsOnce compares bodyStrips, which reads a class or id
+// value once, with its definition (Landmark, a form, BoilerplateName of
+// the class or the id) on elements with random tags, roles and names
+// made of the boilerplate and header words and others.
+func TestBodyStripsReadsOnce(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	words := []string{"nav", "Header", "masthead", "share", "menu", "content", "post", "headerBar", "mastheadX",
+		"footer", "x", "", "ad", "HEADER", "main", "sidebar"}
+	seps := []string{" ", "-", "_", "", "1"}
+	name := func() string {
+		var b strings.Builder
+		for k := rng.Intn(4); k > 0; k-- {
+			b.WriteString(words[rng.Intn(len(words))])
+			b.WriteString(seps[rng.Intn(len(seps))])
+		}
+		return b.String()
+	}
+	tags := []atom.Atom{atom.Div, atom.Header, atom.Nav, atom.Form, atom.Section, atom.Span}
+	strips := 0
+	for range 20000 {
+		a := tags[rng.Intn(len(tags))]
+		n := &html.Node{Type: html.ElementNode, Data: a.String(), DataAtom: a}
+		if rng.Intn(2) == 0 {
+			n.Attr = append(n.Attr, html.Attribute{Key: "class", Val: name()})
+		}
+		if rng.Intn(3) == 0 {
+			n.Attr = append(n.Attr, html.Attribute{Key: "id", Val: name()})
+		}
+		if rng.Intn(8) == 0 {
+			n.Attr = append(n.Attr, html.Attribute{Key: "role", Val: []string{"navigation", "main", "banner"}[rng.Intn(3)]})
+		}
+		for _, in := range []bool{false, true} {
+			want := Landmark(n, in) || n.DataAtom == atom.Form ||
+				BoilerplateName(attr(n, "class"), in) || BoilerplateName(attr(n, "id"), in)
+			if got := bodyStrips(n, in); got != want {
+				t.Fatalf("%v (in article %v): bodyStrips %v, want %v", n.Attr, in, got, want)
+			}
+			if want {
+				strips++
+			}
+		}
+	}
+	if strips == 0 || strips == 40000 {
+		t.Errorf("%d of 40000 strip: the test tries nothing", strips)
 	}
 }

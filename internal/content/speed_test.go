@@ -163,7 +163,7 @@ func TestPageAttributesUntilChoice(t *testing.T) {
 		probs[typeIndex(TypeCollection)] = 1
 		var runs itemRuns
 		k := typedContent(root, art, TypeCollection, probs, &runs)
-		_ = selectContent(root, art, k, s.sig, facts.readableOK, probs, &runs)
+		_ = selectContent(root, art, k, s.sig, facts.readableOK, probs, &runs, nil)
 		if after := attrsOf(root); after != before {
 			t.Errorf("short %v: the page's attributes changed before the choice:\n%s\n%s", short, before, after)
 		}
