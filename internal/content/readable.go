@@ -85,6 +85,9 @@ type readable struct {
 	// without an id) that drop has read, for every attempt (see
 	// matchFactsOf).
 	names map[string]matchFacts
+	// factNodes is the array of cleanLists.nodes, kept for the next
+	// attempt.
+	factNodes []factNode
 }
 
 // matchFacts are what drop reads of an element's class and id values:

@@ -27,9 +27,9 @@ func (r *readable) prepare(art *html.Node) {
 	// The elements cleanConditionally judges, collected in one walk: the
 	// steps between its calls only remove elements, which it passes over
 	// (attached).
-	var clean cleanLists
+	clean := cleanLists{nodes: r.factNodes[:0]}
 	if r.flags&flagCleanConditionally != 0 {
-		clean.collect(art)
+		clean.collect(art, dataTables, false)
 	}
 	r.cleanConditionally(art, atom.Form, &clean, dataTables)
 	r.cleanConditionally(art, atom.Fieldset, &clean, dataTables)
@@ -58,6 +58,7 @@ func (r *readable) prepare(art *html.Node) {
 	r.cleanConditionally(art, atom.Table, &clean, dataTables)
 	r.cleanConditionally(art, atom.Ul, &clean, dataTables)
 	r.cleanConditionally(art, atom.Div, &clean, dataTables)
+	r.factNodes = clean.nodes[:0]
 	removeTags(art, func(n *html.Node) bool {
 		switch n.DataAtom {
 		case atom.H1:
@@ -261,25 +262,123 @@ func atoiSmall(s string) int {
 }
 
 // cleanLists are the elements of the tags cleanConditionally judges, in
-// document order.
+// document order, as indices of nodes: the article's elements and texts
+// in document order, as facts reads them.
 type cleanLists struct {
-	form, fieldset, table, ul, div []*html.Node
+	form, fieldset, table, ul, div []int32
+	nodes                          []factNode
 }
 
-func (l *cleanLists) collect(n *html.Node) {
+// factNode is an element or a text of the article as facts reads it: a
+// text's counts are countText's, read once instead of once for each
+// judged block that holds it (divs nest: a text was counted for each).
+type factNode struct {
+	node *html.Node
+	// link is an element's linkWeight(node, 0).
+	link float64
+	// end is the index after the node's subtree.
+	end int32
+	// length and commas are a text's countText counts, alone.
+	length, commas int32
+	kind           factKind
+}
+
+// factKind is what facts counts of a node.
+type factKind uint16
+
+const (
+	factText factKind = 1 << iota
+	factScript
+	factA
+	factP
+	factImg
+	factLi
+	factInput
+	factEmbed     // an <object>, <embed> or <iframe>
+	factVideo     // an embed of a video host (videoEmbed)
+	factDataTable // a data table (dataTables)
+	factHeading
+	factList
+	factTextish // the elements under which text makes a block textish
+)
+
+// collect reads the subtree of n (not n) into l: the elements
+// cleanConditionally judges and, for facts, the nodes of their
+// subtrees (inside tells whether n is in one); facts reads no other.
+func (l *cleanLists) collect(n *html.Node, dataTables map[*html.Node]bool, inside bool) {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type != html.ElementNode {
+		switch c.Type {
+		case html.TextNode:
+			if inside {
+				var st stats
+				countText(c.Data, 0, &st)
+				at := int32(len(l.nodes))
+				l.nodes = append(l.nodes, factNode{node: c, end: at + 1, length: int32(st.length),
+					commas: int32(st.commas), kind: factText})
+			}
+			continue
+		case html.ElementNode:
+		default:
 			continue
 		}
-		if p := l.of(c.DataAtom); p != nil {
-			*p = append(*p, c)
+		judged := l.of(c.DataAtom)
+		if judged == nil && !inside {
+			l.collect(c, dataTables, false)
+			continue
 		}
-		l.collect(c)
+		at := int32(len(l.nodes))
+		if judged != nil {
+			*judged = append(*judged, at)
+		}
+		f := factNode{node: c, kind: elementFacts(c, dataTables)}
+		if f.kind&factA != 0 {
+			f.link = linkWeight(c, 0)
+		}
+		l.nodes = append(l.nodes, f)
+		l.collect(c, dataTables, true)
+		l.nodes[at].end = int32(len(l.nodes))
 	}
 }
 
+// elementFacts is what facts counts of element c.
+func elementFacts(c *html.Node, dataTables map[*html.Node]bool) factKind {
+	var k factKind
+	switch c.DataAtom {
+	case atom.Script:
+		return factScript
+	case atom.A:
+		k = factA
+	case atom.P:
+		k = factP
+	case atom.Img:
+		k = factImg
+	case atom.Li:
+		k = factLi
+	case atom.Input:
+		k = factInput
+	case atom.Object, atom.Embed, atom.Iframe:
+		k = factEmbed
+		if videoEmbed(c) {
+			k |= factVideo
+		}
+	case atom.Table:
+		if dataTables[c] {
+			k = factDataTable
+		}
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		k = factHeading
+	case atom.Ul, atom.Ol:
+		k = factList
+	}
+	switch c.DataAtom {
+	case atom.Span, atom.Li, atom.Td, atom.Blockquote, atom.Dl, atom.Div, atom.Img, atom.Ol, atom.P, atom.Pre, atom.Table, atom.Ul:
+		k |= factTextish
+	}
+	return k
+}
+
 // of returns the list of tag, or nil.
-func (l *cleanLists) of(tag atom.Atom) *[]*html.Node {
+func (l *cleanLists) of(tag atom.Atom) *[]int32 {
 	switch tag {
 	case atom.Form:
 		return &l.form
@@ -303,13 +402,13 @@ func (r *readable) cleanConditionally(art *html.Node, tag atom.Atom, lists *clea
 	if r.flags&flagCleanConditionally == 0 {
 		return
 	}
-	nodes := *lists.of(tag)
-	for i := len(nodes) - 1; i >= 0; i-- {
-		n := nodes[i]
+	at := *lists.of(tag)
+	for i := len(at) - 1; i >= 0; i-- {
+		n := lists.nodes[at[i]].node
 		if n.Parent == nil || !attached(n, art) {
 			continue
 		}
-		if r.boilerplate(n, tag, dataTables) {
+		if r.boilerplate(n, tag, lists, at[i], dataTables) {
 			n.Parent.RemoveChild(n)
 			r.cleaned = true
 		}
@@ -334,69 +433,89 @@ type blockFacts struct {
 	dataTable, video          bool
 }
 
-func (r *readable) facts(n *html.Node, dataTables map[*html.Node]bool) blockFacts {
+// facts returns the blockFacts of the element at index at of nodes,
+// read as a walk of its subtree would: in document order, passing over
+// scripts and over the subtrees removed since nodes were read. Between
+// collect and the last facts the article's elements are only removed
+// (RemoveChild leaves a removed node without a parent): nothing is
+// added, moved or changed, so nodes read in document order, without
+// the removed ones, are the subtree's nodes as a walk finds them.
+func facts(nodes []factNode, at int32) blockFacts {
 	var f blockFacts
-	var visit func(n *html.Node, link float64, heading, list, textish bool)
-	visit = func(n *html.Node, link float64, heading, list, textish bool) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			switch c.Type {
-			case html.TextNode:
-				before := f.length
-				countText(c.Data, link, &f.stats)
-				d := f.length - before
-				if heading {
-					f.headingLen += d
-				}
-				if list {
-					f.listLen += d
-				}
-				if textish && d > 0 {
-					f.textish = true
-				}
-				continue
-			case html.ElementNode:
-			default:
-				continue
-			}
-			h, l := heading, list
-			switch c.DataAtom {
-			case atom.Script:
-				continue
-			case atom.P:
-				f.p++
-			case atom.Img:
-				f.img++
-			case atom.Li:
-				f.li++
-			case atom.Input:
-				f.input++
-			case atom.Object, atom.Embed, atom.Iframe:
-				if videoEmbed(c) {
-					f.video = true
-				}
-				f.embeds++
-			case atom.Table:
-				if dataTables[c] {
-					f.dataTable = true
-				}
-			case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-				h = true
-			case atom.Ul, atom.Ol:
-				l = true
-			}
-			t := textish
-			switch c.DataAtom {
-			case atom.Span, atom.Li, atom.Td, atom.Blockquote, atom.Dl, atom.Div, atom.Img, atom.Ol, atom.P, atom.Pre, atom.Table, atom.Ul:
-				t = true
-			}
-			visit(c, linkWeight(c, link), h, l, t)
-		}
+	e := &nodes[at]
+	link := 0.0
+	if e.kind&factA != 0 {
+		link = e.link
 	}
-	visit(n, linkWeight(n, 0), false, false, false)
+	factsIn(nodes, at+1, e.end, link, false, false, false, &f)
 	return f
 }
 
-func (r *readable) boilerplate(n *html.Node, tag atom.Atom, dataTables map[*html.Node]bool) bool {
+// factsIn adds to f the facts of nodes[i:end], the children of one
+// element and their subtrees; link, heading, list and textish are what
+// the element's ancestors up to the judged one make of its text.
+func factsIn(nodes []factNode, i, end int32, link float64, heading, list, textish bool, f *blockFacts) {
+	for i < end {
+		e := &nodes[i]
+		at := i
+		i = e.end
+		if e.node.Parent == nil {
+			continue // removed
+		}
+		k := e.kind
+		if k&factText != 0 {
+			// countText's arithmetic on its counts of the text alone:
+			// the separation from the text before, then the sums.
+			d := int(e.length)
+			if d > 0 && f.length > 0 {
+				d++
+			}
+			f.length += d
+			f.linkLen += link * float64(d)
+			f.commas += int(e.commas)
+			if heading {
+				f.headingLen += d
+			}
+			if list {
+				f.listLen += d
+			}
+			if textish && d > 0 {
+				f.textish = true
+			}
+			continue
+		}
+		if k&factScript != 0 {
+			continue
+		}
+		switch {
+		case k&factP != 0:
+			f.p++
+		case k&factImg != 0:
+			f.img++
+		case k&factLi != 0:
+			f.li++
+		case k&factInput != 0:
+			f.input++
+		case k&factEmbed != 0:
+			if k&factVideo != 0 {
+				f.video = true
+			}
+			f.embeds++
+		case k&factDataTable != 0:
+			f.dataTable = true
+		}
+		l := link
+		if k&factA != 0 && link == 0 {
+			l = e.link
+		}
+		factsIn(nodes, at+1, e.end, l, heading || k&factHeading != 0, list || k&factList != 0,
+			textish || k&factTextish != 0, f)
+	}
+}
+
+// boilerplate tells whether n, of tag and at index at of lists.nodes,
+// is boilerplate.
+func (r *readable) boilerplate(n *html.Node, tag atom.Atom, lists *cleanLists, at int32, dataTables map[*html.Node]bool) bool {
 	if tag == atom.Table && dataTables[n] {
 		return false
 	}
@@ -408,7 +527,7 @@ func (r *readable) boilerplate(n *html.Node, tag atom.Atom, dataTables map[*html
 	if hasAncestor(n, atom.Code, 3) {
 		return false
 	}
-	f := r.facts(n, dataTables)
+	f := facts(lists.nodes, at)
 	if f.dataTable {
 		return false
 	}
