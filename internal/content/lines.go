@@ -2,6 +2,7 @@ package content
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -377,27 +378,48 @@ var socialHints = newHints(socialNames...)
 // subscribeStems prefilter subscribeVerbs: one of them is in each.
 var subscribeStems = newHints("subscri", "sign up", "suscr", "abonn", "iscriv", "assine", "subskryb")
 
-// ctaPairs are the first two bytes of both prefilters' hints (none of
-// them is one byte long): most pairs of a paragraph start neither.
-var ctaPairs = func() *pairSet {
-	var p pairSet
+// ctaQuads are the four bytes at offsets 0 and 1 of every hint of both
+// prefilters (all are five bytes long or more), as a set of quadHash
+// values: most four bytes of a paragraph are none of them.
+var ctaQuads = func() *[1 << quadBits / 64]uint64 {
+	var q [1 << quadBits / 64]uint64
 	for _, h := range []*hints{socialHints, subscribeStems} {
-		for i := range p {
-			p[i] |= h.pairs[i]
+		for _, list := range h.byFirst {
+			for _, w := range list {
+				if len(w) < 5 {
+					panic("content: a call-to-action hint shorter than five bytes: " + w)
+				}
+				for off := range 2 {
+					k := quadHash(binary.LittleEndian.Uint32([]byte(w[off:])))
+					q[k/64] |= 1 << (k % 64)
+				}
+			}
 		}
 	}
-	return &p
+	return &q
 }()
 
+// quadBits is the size of quadHash's values.
+const quadBits = 12
+
+// quadHash hashes four bytes to quadBits bits.
+func quadHash(x uint32) uint { return uint(x*0x9e3779b1) >> (32 - quadBits) }
+
 // ctaHints is (socialHints.inBytes(t), subscribeStems.inBytes(t)) in one
-// pass over t.
+// pass over t that reads four bytes at every other position: a hint, of
+// five bytes or more, that starts at i holds the four bytes at the even
+// one of i and i+1, p, at its offset 0 or 1, and the hints are looked
+// for at p-1 and p only where those four bytes are in ctaQuads.
 func ctaHints(t []byte) (social, subscribe bool) {
-	for i := 0; i+1 < len(t) && !(social && subscribe); i++ {
-		if !ctaPairs.has(t[i], t[i+1]) {
+	for p := 0; p+4 <= len(t) && !(social && subscribe); p += 2 {
+		k := quadHash(binary.LittleEndian.Uint32(t[p:]))
+		if ctaQuads[k/64]&(1<<(k%64)) == 0 {
 			continue
 		}
-		social = social || hintAt(socialHints, t, i)
-		subscribe = subscribe || hintAt(subscribeStems, t, i)
+		for i := max(p-1, 0); i <= p; i++ {
+			social = social || hintAt(socialHints, t, i)
+			subscribe = subscribe || hintAt(subscribeStems, t, i)
+		}
 	}
 	return social, subscribe
 }
