@@ -37,6 +37,13 @@ var creditPrefixes = []string{"foto:", "fotos:", "foto ©", "foto©", "fotos ©"
 // of the article, so the start of the text is tested first and the
 // length only when it may be such a line.
 func labelLine(n *html.Node) bool {
+	// Most elements are told by the first two bytes of their text.
+	switch a, b, k := firstTwo(n); {
+	case k == twoNone:
+		return false
+	case k == twoFound && !labelStartTrim.ascii[a] && !labelPairs.has(a, b):
+		return false
+	}
 	var head [24]byte
 	h := firstText(n, head[:0])
 	if len(h) == 0 {
@@ -90,6 +97,68 @@ var labelStarts = func() *[256][][]byte {
 	}
 	return &b
 }()
+
+// labelPairs are the first two bytes of labelStarts (all are two
+// bytes long or more).
+var labelPairs = func() *pairSet {
+	var p pairSet
+	for _, list := range labelStarts {
+		for _, w := range list {
+			p.add(w[0], w[1])
+		}
+	}
+	return &p
+}()
+
+// What firstTwo found.
+const (
+	twoNone  = iota // no text: firstText is empty
+	twoFound        // the first two bytes of firstText
+	twoOther        // a start firstTwo does not read: ask firstText
+)
+
+// firstTwo returns the first two bytes of firstText(n, buf) (lower-cased
+// as it does) when the first text of n's subtree that is not all white
+// space (strings.TrimSpace) starts with two ASCII bytes that are not
+// white space, without gathering the text; twoNone when n holds no such
+// text; twoOther when that text starts otherwise.
+func firstTwo(n *html.Node) (a, b byte, kind int) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			s := c.Data
+			i := 0
+			for i < len(s) && asciiSpace[s[i]] {
+				i++
+			}
+			if i == len(s) {
+				continue // TrimSpace leaves nothing: firstText passes over it
+			}
+			if i+1 < len(s) && s[i] < utf8.RuneSelf && s[i+1] < utf8.RuneSelf && !asciiSpace[s[i+1]] {
+				return lowerASCII(s[i]), lowerASCII(s[i+1]), twoFound
+			}
+			return 0, 0, twoOther
+		case html.ElementNode:
+			if c.DataAtom != atom.Script {
+				if a, b, k := firstTwo(c); k != twoNone {
+					return a, b, k
+				}
+			}
+		}
+	}
+	return 0, 0, twoNone
+}
+
+// asciiSpace are the ASCII bytes strings.TrimSpace trims.
+var asciiSpace = [256]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// lowerASCII is c lower-cased as firstText does it.
+func lowerASCII(c byte) byte {
+	if isUpper(c) {
+		return c + 'a' - 'A'
+	}
+	return c
+}
 
 // firstText appends to buf, lower-cased, up to cap(buf) bytes of the
 // text of n from its first character that is not white space, across
@@ -198,6 +267,23 @@ var relatedFirstWords = func() map[string]bool {
 	return m
 }()
 
+// relatedPairs are the first two bytes of the relatedFirstWords of two
+// bytes or more.
+var relatedPairs = func() *pairSet {
+	var p pairSet
+	for w := range relatedFirstWords {
+		if len(w) >= 2 {
+			p.add(w[0], w[1])
+		}
+	}
+	return &p
+}()
+
+// wordEndASCII tells whether firstWordEnd ends a word at ASCII byte c.
+func wordEndASCII(c byte) bool {
+	return c == ' ' || c == ':' || c == '!' || c == '.' || c == '?'
+}
+
 // labelTrim is what surrounds a label: punctuation, arrows, quotes.
 const labelTrim = " \t\n:!.…?»«›‹\"'„“”-–—|>*()[]"
 
@@ -263,15 +349,7 @@ func relatedLabel(n *html.Node) bool {
 	default:
 		return false
 	}
-	// Runs on every element of the article: the first word is looked
-	// up from a stack buffer, without allocating, unless it has letters
-	// firstText could not lower-case.
-	var head [32]byte
-	w := labelTrimSet.trimLeft(firstText(n, head[:0]))
-	if i := firstWordEnd(w); i >= 0 {
-		w = w[:i]
-	}
-	if !relatedFirstWords[string(w)] && !(hasNonASCII(w) && relatedFirstWords[strings.ToLower(string(w))]) {
+	if !relatedStart(n) {
 		return false
 	}
 	l := textWithin(n, 80)
@@ -280,6 +358,28 @@ func relatedLabel(n *html.Node) bool {
 	}
 	full := strings.ToLower(collapse(nodeText(n)))
 	return relatedLabels[strings.Trim(full, labelTrim)]
+}
+
+// relatedStart tells whether the first word of n's text is the first
+// word of a related-content label.
+func relatedStart(n *html.Node) bool {
+	// Runs on every element of the article. Most elements are told by
+	// the first two bytes of their text: a first word of two bytes or
+	// more starts with a pair of relatedPairs. The others' first word is
+	// looked up from a stack buffer, without allocating, unless it has
+	// letters firstText could not lower-case.
+	switch a, b, k := firstTwo(n); {
+	case k == twoNone:
+		return false
+	case k == twoFound && !labelTrimSet.ascii[a] && !wordEndASCII(b) && !relatedPairs.has(a, b):
+		return false
+	}
+	var head [32]byte
+	w := labelTrimSet.trimLeft(firstText(n, head[:0]))
+	if i := firstWordEnd(w); i >= 0 {
+		w = w[:i]
+	}
+	return relatedFirstWords[string(w)] || hasNonASCII(w) && relatedFirstWords[strings.ToLower(string(w))]
 }
 
 // ownLine tells whether an inline element is set as a line of its own:
