@@ -159,3 +159,38 @@ func TestFactsCountTextsOnce(t *testing.T) {
 		t.Errorf("facts read a text again: length %d", f.length)
 	}
 }
+
+// TestFactNodesArray: an attempt's article has at most the nodes its
+// copy made, so cleanLists.nodes takes its array once, of that size,
+// and the array goes back to factNodesPool without pointers to the
+// page's nodes.
+func TestFactNodesArray(t *testing.T) {
+	rng := rand.New(rand.NewSource(6))
+	for range 300 {
+		page := randomFactsPage(rng)
+		_, body := parseBody(t, page)
+		r := &readable{body: body, bodyLen: -1, bodyOver: -1}
+		r.attempt(flagStripUnlikely | flagWeightClasses | flagCleanConditionally)
+		if r.factUsed > r.made || r.made > 0 && cap(r.factNodes) != r.made {
+			t.Fatalf("%s: %d nodes of %d made, array of %d", page, r.factUsed, r.made, cap(r.factNodes))
+		}
+	}
+	checked := 0
+	for range 50 {
+		_, body := parseBody(t, randomFactsPage(rng))
+		readableContent(body.Parent.Parent, nil, "", &extractFacts{})
+		nodes := factNodesPool.Get().(*[]factNode)
+		b := (*nodes)[:cap(*nodes)]
+		for i := range b {
+			if b[i].node != nil {
+				t.Fatalf("node %d of %d in the pool: %v", i, len(b), b[i].node)
+			}
+		}
+		if len(b) > 0 {
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no array came back from the pool")
+	}
+}

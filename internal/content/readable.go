@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -79,16 +80,29 @@ type readable struct {
 	// bodyText is textStats(body, dropped) (length and link length),
 	// summed by visit: the body's link density without a walk of its own.
 	bodyText stats
-	// nodes are zeroed nodes for copyTree, allocated nodeChunk at a time.
+	// nodes are zeroed nodes for copyTree, allocated nodeChunk at a time,
+	// and made the number of them the attempt took (the nodes of its
+	// article, and more).
 	nodes []html.Node
+	made  int
 	// names keeps the matchFacts of the class values (of elements
 	// without an id) that drop has read, for every attempt (see
 	// matchFactsOf).
 	names map[string]matchFacts
 	// factNodes is the array of cleanLists.nodes, kept for the next
-	// attempt.
+	// attempt (and, through factNodesPool, for the next page), and
+	// factUsed the most of it an attempt used.
 	factNodes []factNode
+	factUsed  int
 }
+
+// factNodesPool keeps readable.factNodes from page to page: an array
+// grown for each page was the attempt's largest allocation after its
+// copy of the article.
+var factNodesPool = sync.Pool{New: func() any { return new([]factNode) }}
+
+// maxFactNodes bounds the arrays kept in factNodesPool.
+const maxFactNodes = 1 << 16
 
 // matchFacts are what drop reads of an element's class and id values:
 // their matchString and the hint lists it holds. They depend on the
@@ -165,6 +179,7 @@ const nodeChunk = 64
 
 // newNode returns a zeroed node for a copy.
 func (r *readable) newNode() *html.Node {
+	r.made++
 	if len(r.nodes) == 0 {
 		r.nodes = make([]html.Node, nodeChunk)
 	}
@@ -224,6 +239,17 @@ func readableContent(root *html.Node, base *url.URL, title string, facts *extrac
 		return nil, false
 	}
 	r := &readable{body: body, title: title, bodyLen: -1, bodyOver: -1}
+	nodes := factNodesPool.Get().(*[]factNode)
+	r.factNodes = (*nodes)[:0]
+	defer func() {
+		// The array goes back without the pointers to this page's
+		// nodes (the arrays in the pool hold none).
+		if b := r.factNodes; cap(b) <= maxFactNodes {
+			clear(b[:r.factUsed])
+			*nodes = b[:0]
+			factNodesPool.Put(nodes)
+		}
+	}()
 	if base != nil {
 		r.host = siteHost(base.Host)
 	}
@@ -279,6 +305,7 @@ func (r *readable) attempt(flags int) *html.Node {
 		clear(r.asP)
 	}
 	r.cands = r.cands[:0]
+	r.made = 0
 	r.byline, r.titled = false, false
 	r.unlikely, r.cleaned = false, false
 	r.bodyText = stats{}
@@ -1173,18 +1200,33 @@ func runStats(nodes []*html.Node, dropped map[*html.Node]bool) stats {
 
 func linkWeight(n *html.Node, w float64) float64 {
 	if n.DataAtom == atom.A && w == 0 {
-		href := attr(n, "href")
-		if strings.HasPrefix(href, "#") {
-			return 0.3
-		}
-		if docLink(href) {
-			// A link to a document is content (a release, a
-			// filing), not a way to another page.
-			return 0
-		}
-		return 1
+		return linkWeights[anchorKind(n)]
 	}
 	return w
+}
+
+// Kinds of <a> for the weight of their text (linkWeights).
+const (
+	anchorInPage = iota // to a place on the page
+	anchorDoc           // to a document
+	anchorOut           // to another page
+)
+
+// linkWeights are the weights of the text of each kind of <a>.
+var linkWeights = [...]float64{anchorInPage: 0.3, anchorDoc: 0, anchorOut: 1}
+
+// anchorKind is the kind of <a> n.
+func anchorKind(n *html.Node) uint8 {
+	href := attr(n, "href")
+	if strings.HasPrefix(href, "#") {
+		return anchorInPage
+	}
+	if docLink(href) {
+		// A link to a document is content (a release, a filing), not
+		// a way to another page.
+		return anchorDoc
+	}
+	return anchorOut
 }
 
 func addText(n *html.Node, dropped map[*html.Node]bool, link float64, st *stats) {

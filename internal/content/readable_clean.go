@@ -29,7 +29,13 @@ func (r *readable) prepare(art *html.Node) {
 	// (attached).
 	clean := cleanLists{nodes: r.factNodes[:0]}
 	if r.flags&flagCleanConditionally != 0 {
+		// The article has at most the nodes its copy made: nodes
+		// takes its array once.
+		if cap(clean.nodes) < r.made {
+			clean.nodes = make([]factNode, 0, r.made)
+		}
 		clean.collect(art, dataTables, false)
+		r.factUsed = max(r.factUsed, len(clean.nodes))
 	}
 	r.cleanConditionally(art, atom.Form, &clean, dataTables)
 	r.cleanConditionally(art, atom.Fieldset, &clean, dataTables)
@@ -274,13 +280,13 @@ type cleanLists struct {
 // judged block that holds it (divs nest: a text was counted for each).
 type factNode struct {
 	node *html.Node
-	// link is an element's linkWeight(node, 0).
-	link float64
 	// end is the index after the node's subtree.
 	end int32
 	// length and commas are a text's countText counts, alone.
 	length, commas int32
 	kind           factKind
+	// link is an <a>'s anchorKind.
+	link uint8
 }
 
 // factKind is what facts counts of a node.
@@ -332,7 +338,7 @@ func (l *cleanLists) collect(n *html.Node, dataTables map[*html.Node]bool, insid
 		}
 		f := factNode{node: c, kind: elementFacts(c, dataTables)}
 		if f.kind&factA != 0 {
-			f.link = linkWeight(c, 0)
+			f.link = anchorKind(c)
 		}
 		l.nodes = append(l.nodes, f)
 		l.collect(c, dataTables, true)
@@ -445,7 +451,7 @@ func facts(nodes []factNode, at int32) blockFacts {
 	e := &nodes[at]
 	link := 0.0
 	if e.kind&factA != 0 {
-		link = e.link
+		link = linkWeights[e.link]
 	}
 	factsIn(nodes, at+1, e.end, link, false, false, false, &f)
 	return f
@@ -506,7 +512,7 @@ func factsIn(nodes []factNode, i, end int32, link float64, heading, list, textis
 		}
 		l := link
 		if k&factA != 0 && link == 0 {
-			l = e.link
+			l = linkWeights[e.link]
 		}
 		factsIn(nodes, at+1, e.end, l, heading || k&factHeading != 0, list || k&factList != 0,
 			textish || k&factTextish != 0, f)
