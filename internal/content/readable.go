@@ -89,6 +89,9 @@ type readable struct {
 	// without an id) that drop has read, for every attempt (see
 	// matchFactsOf).
 	names map[string]matchFacts
+	// weights keeps the weights of the class values classWeight has
+	// read (valueWeight), for every attempt; bounded as names is.
+	weights map[string]int
 	// factNodes is the array of cleanLists.nodes, kept for the next
 	// attempt (and, through factNodesPool, for the next page), and
 	// factUsed the most of it an attempt used.
@@ -739,27 +742,46 @@ func (r *readable) initScore(n *html.Node) float64 {
 	return s + float64(r.classWeight(n))
 }
 
+// classWeight is the weight of n's class and id values (valueWeight)
+// when the attempt weighs classes, else 0. The weight of a class value
+// is read once a page (the values repeat), through r.weights.
 func (r *readable) classWeight(n *html.Node) int {
 	if r.flags&flagWeightClasses == 0 {
 		return 0
 	}
-	return classWeight(n)
+	class, id := attr(n, "class"), attr(n, "id")
+	w := 0
+	if class != "" {
+		if len(class) > namesMaxLen {
+			w = valueWeight(class)
+		} else if cw, ok := r.weights[class]; ok {
+			w = cw
+		} else {
+			w = valueWeight(class)
+			if r.weights == nil {
+				r.weights = make(map[string]int)
+			}
+			if len(r.weights) < namesMax {
+				r.weights[class] = w
+			}
+		}
+	}
+	if id != "" {
+		w += valueWeight(id)
+	}
+	return w
 }
 
-func classWeight(n *html.Node) int {
+// valueWeight is the weight of a class or id value: -25 when it holds a
+// negative hint, +25 when it holds a positive one (both: 0).
+func valueWeight(v string) int {
+	v = strings.ToLower(v)
 	w := 0
-	for _, key := range []string{"class", "id"} {
-		v := attr(n, key)
-		if v == "" {
-			continue
-		}
-		v = strings.ToLower(v)
-		if negativeHint(v) {
-			w -= 25
-		}
-		if positiveHints.in(v) {
-			w += 25
-		}
+	if negativeHint(v) {
+		w -= 25
+	}
+	if positiveHints.in(v) {
+		w += 25
 	}
 	return w
 }
@@ -916,6 +938,10 @@ func hintsIn[S string | []byte](h *hints, s S) bool {
 func negativeHint(v string) bool {
 	if negativeHints.in(v) || hiddenHint(v) {
 		return true
+	}
+	// A name "hid" is in the string.
+	if !strings.Contains(v, "hid") {
+		return false
 	}
 	for f := range strings.FieldsSeq(v) {
 		if f == "hid" {

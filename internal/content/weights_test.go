@@ -1,0 +1,101 @@
+package content
+
+import (
+	"math/rand"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+)
+
+// negativeHintFields is negativeHint reading the names of every value
+// (no test for "hid" first).
+func negativeHintFields(v string) bool {
+	if negativeHints.in(v) || hiddenHint(v) {
+		return true
+	}
+	for f := range strings.FieldsSeq(v) {
+		if f == "hid" {
+			return true
+		}
+	}
+	return false
+}
+
+// classWeightDirect is classWeight read for each element, without the
+// memo of class values.
+func classWeightDirect(n *html.Node) int {
+	w := 0
+	for _, key := range []string{"class", "id"} {
+		v := attr(n, key)
+		if v == "" {
+			continue
+		}
+		v = strings.ToLower(v)
+		if negativeHintFields(v) {
+			w -= 25
+		}
+		if positiveHints.in(v) {
+			w += 25
+		}
+	}
+	return w
+}
+
+// TestClassWeightMemo: the weights classWeight reads through
+// readable.weights, and negativeHint's test for "hid", give the
+// weights read element by element, on generated class and id values
+// (past the memo's size and length limits, read again, with and
+// without the attempt's flag).
+func TestClassWeightMemo(t *testing.T) {
+	rng := rand.New(rand.NewSource(8))
+	words := []string{"hid", "HID", "hidden", "hidden-xs", "hide", "comment", "Content", "article", "sidebar",
+		"post", "share", "widget", "entry", " ", "-", "_", "x", "é", "K", "\u00a0", "\t", "ahid", "hidx"}
+	gen := func() string {
+		var b strings.Builder
+		for k := rng.Intn(6); k > 0; k-- {
+			b.WriteString(words[rng.Intn(len(words))])
+		}
+		if rng.Intn(20) == 0 {
+			b.WriteString(strings.Repeat("z", namesMaxLen))
+		}
+		return b.String()
+	}
+	r := &readable{flags: flagWeightClasses}
+	seen := map[int]bool{}
+	for i := range 6000 {
+		n := &html.Node{Type: html.ElementNode, Data: "div"}
+		if v := gen(); v != "" {
+			n.Attr = append(n.Attr, html.Attribute{Key: "class", Val: v})
+		}
+		if rng.Intn(2) == 0 {
+			n.Attr = append(n.Attr, html.Attribute{Key: "id", Val: gen()})
+		}
+		want := classWeightDirect(n)
+		seen[want] = true
+		for range 2 {
+			if got := r.classWeight(n); got != want {
+				t.Fatalf("%v: classWeight %d, read directly %d", n.Attr, got, want)
+			}
+		}
+		if i%10 == 0 {
+			r.flags = 0
+			if got := r.classWeight(n); got != 0 {
+				t.Fatalf("%v: classWeight %d without flagWeightClasses", n.Attr, got)
+			}
+			r.flags = flagWeightClasses
+		}
+		for _, a := range n.Attr {
+			v := strings.ToLower(a.Val)
+			if negativeHint(v) != negativeHintFields(v) {
+				t.Fatalf("%q: negativeHint %v", v, negativeHint(v))
+			}
+		}
+	}
+	if len(seen) < 5 {
+		t.Fatalf("weights %v only", seen)
+	}
+	if len(r.weights) != namesMax {
+		t.Fatalf("memo holds %d values, want %d", len(r.weights), namesMax)
+	}
+}
