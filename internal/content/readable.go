@@ -41,13 +41,16 @@ const (
 const minArticleChars = 500
 
 type readable struct {
-	body   *html.Node
-	title  string
-	flags  int
-	scores map[*html.Node]float64
-	// density is the link density of each candidate.
-	density map[*html.Node]float64
-	cands   []*html.Node
+	body  *html.Node
+	title string
+	flags int
+	// scored holds the index in scores of each element that has a
+	// score; cands are the candidates, those credit scored, the first
+	// len(cands) of scores in the same order (the article's choice
+	// scores a few elements more).
+	scored map[*html.Node]int32
+	scores []score
+	cands  []*html.Node
 	// dropped marks nodes that the pass treats as removed (unlikely
 	// candidates, bylines, the heading repeating the title, empty blocks).
 	dropped map[*html.Node]bool
@@ -106,6 +109,33 @@ var factNodesPool = sync.Pool{New: func() any { return new([]factNode) }}
 
 // maxFactNodes bounds the arrays kept in factNodesPool.
 const maxFactNodes = 1 << 16
+
+// score is the score of an element and, for a candidate, the link
+// density of its text that visit measured.
+type score struct {
+	score, density float64
+	measured       bool // density is set
+}
+
+// scoreOf returns n's score, and whether it has one.
+func (r *readable) scoreOf(n *html.Node) (float64, bool) {
+	i, ok := r.scored[n]
+	if !ok {
+		return 0, false
+	}
+	return r.scores[i].score, true
+}
+
+// scoreAt returns a pointer to n's score, which n must have.
+func (r *readable) scoreAt(n *html.Node) *float64 {
+	return &r.scores[r.scored[n]].score
+}
+
+// addScore gives n, without a score, the score s.
+func (r *readable) addScore(n *html.Node, s float64) {
+	r.scored[n] = int32(len(r.scores))
+	r.scores = append(r.scores, score{score: s})
+}
 
 // matchFacts are what drop reads of an element's class and id values:
 // their matchString and the hint lists it holds. They depend on the
@@ -294,20 +324,19 @@ func (r *readable) attempt(flags int) *html.Node {
 	r.flags = flags
 	// A later attempt reuses the maps of the one before (nothing keeps
 	// them once an attempt returns its copy).
-	if r.scores == nil {
-		r.scores = make(map[*html.Node]float64, 256)
-		r.density = make(map[*html.Node]float64, 256)
+	if r.scored == nil {
+		r.scored = make(map[*html.Node]int32, 256)
 		r.dropped = make(map[*html.Node]bool)
 		r.collapsed = make(map[*html.Node]bool)
 		r.asP = make(map[*html.Node]bool)
 	} else {
-		clear(r.scores)
-		clear(r.density)
+		clear(r.scored)
 		clear(r.dropped)
 		clear(r.collapsed)
 		clear(r.asP)
 	}
 	r.cands = r.cands[:0]
+	r.scores = r.scores[:0]
 	r.made = 0
 	r.byline, r.titled = false, false
 	r.unlikely, r.cleaned = false, false
@@ -322,16 +351,17 @@ func (r *readable) attempt(flags int) *html.Node {
 	// towards 0, so a body whose score, or 0, is below five other
 	// candidates' cannot, and its score is then read nowhere.
 	var body *html.Node
-	for _, c := range r.cands {
-		d, ok := r.density[c]
-		if !ok {
+	for i, c := range r.cands {
+		sc := &r.scores[i]
+		d := sc.density
+		if !sc.measured {
 			if body == nil {
 				body = c
 				continue
 			}
 			d = r.linkDensity(c)
 		}
-		r.scores[c] *= 1 - d
+		sc.score *= 1 - d
 	}
 	if body != nil && !r.outranked(body, 5) {
 		d := 0.0
@@ -340,28 +370,30 @@ func (r *readable) attempt(flags int) *html.Node {
 		} else if r.bodyText.length > 0 {
 			d = r.bodyText.linkLen / float64(r.bodyText.length)
 		}
-		r.scores[body] *= 1 - d
+		*r.scoreAt(body) *= 1 - d
 	}
-	var top []*html.Node // the five best, best first
-	for _, c := range r.cands {
-		s := r.scores[c]
+	var top []*html.Node    // the five best, best first
+	var topScores []float64 // their scores
+	for k, c := range r.cands {
+		s := r.scores[k].score
 		i := len(top)
-		for i > 0 && r.scores[top[i-1]] < s {
+		for i > 0 && topScores[i-1] < s {
 			i--
 		}
 		if i < 5 {
-			top = append(top, nil)
+			top, topScores = append(top, nil), append(topScores, 0)
 			copy(top[i+1:], top[i:])
-			top[i] = c
+			copy(topScores[i+1:], topScores[i:])
+			top[i], topScores[i] = c, s
 			if len(top) > 5 {
-				top = top[:5]
+				top, topScores = top[:5], topScores[:5]
 			}
 		}
 	}
 
 	r.margin, r.close = 0, 0
-	if len(top) > 1 && r.scores[top[0]] > 0 {
-		r.margin = max(0, r.scores[top[1]]/r.scores[top[0]])
+	if len(top) > 1 && topScores[0] > 0 {
+		r.margin = max(0, topScores[1]/topScores[0])
 	}
 	article := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
 	if len(top) == 0 || top[0] == r.body {
@@ -375,12 +407,12 @@ func (r *readable) attempt(flags int) *html.Node {
 	}
 
 	best := top[0]
-	bestScore := r.scores[best]
+	bestScore := topScores[0]
 	// When several close runners-up share an ancestor, the article is
 	// probably that ancestor (pages split into several blocks).
 	var alts [][]*html.Node
-	for _, c := range top[1:] {
-		if r.scores[c]/bestScore >= 0.75 {
+	for i, c := range top[1:] {
+		if topScores[1+i]/bestScore >= 0.75 {
 			alts = append(alts, ancestors(c))
 		}
 	}
@@ -402,15 +434,16 @@ func (r *readable) attempt(flags int) *html.Node {
 			}
 		}
 	}
-	if _, ok := r.scores[best]; !ok {
-		r.scores[best] = r.initScore(best)
+	last, ok := r.scoreOf(best)
+	if !ok {
+		last = r.initScore(best)
+		r.addScore(best, last)
 	}
 	// Climb while the parent scores better: the article is often split
 	// over several children.
-	last := r.scores[best]
 	threshold := last / 3
 	for p := best.Parent; p != nil && p != r.body; p = p.Parent {
-		s, ok := r.scores[p]
+		s, ok := r.scoreOf(p)
 		if !ok {
 			continue
 		}
@@ -427,10 +460,11 @@ func (r *readable) attempt(flags int) *html.Node {
 	for p := best.Parent; p != nil && p != r.body && elementChildren(p) == 1; p = best.Parent {
 		best = p
 	}
-	if _, ok := r.scores[best]; !ok {
-		r.scores[best] = r.initScore(best)
+	bestScore, ok = r.scoreOf(best)
+	if !ok {
+		bestScore = r.initScore(best)
+		r.addScore(best, bestScore)
 	}
-	bestScore = r.scores[best]
 
 	// Siblings that score close to the best, or read like prose, join it.
 	limit := max(10, bestScore*0.2)
@@ -477,7 +511,7 @@ func (r *readable) attempt(flags int) *html.Node {
 			if bestClass != "" && attr(c, "class") == bestClass {
 				bonus = bestScore * 0.2
 			}
-			if s, ok := r.scores[c]; ok && s+bonus >= limit {
+			if s, ok := r.scoreOf(c); ok && s+bonus >= limit {
 				keep = true
 			} else if c.DataAtom == atom.P || r.asP[c] || r.collapsed[c] {
 				st := textStats(c, r.dropped)
@@ -508,9 +542,10 @@ func (r *readable) attempt(flags int) *html.Node {
 // outranked tells whether k other candidates score above c's score and
 // above 0.
 func (r *readable) outranked(c *html.Node, k int) bool {
-	bound := max(r.scores[c], 0)
-	for _, o := range r.cands {
-		if o != c && r.scores[o] > bound {
+	s, _ := r.scoreOf(c)
+	bound := max(s, 0)
+	for i, o := range r.cands {
+		if o != c && r.scores[i].score > bound {
 			if k--; k == 0 {
 				return true
 			}
@@ -603,8 +638,8 @@ func (r *readable) visit(n *html.Node, link float64) (st stats, block bool) {
 		if blockTag(c.DataAtom) {
 			cblock = true
 		}
-		if _, ok := r.scores[c]; ok {
-			r.density[c] = density(cst)
+		if i, ok := r.scored[c]; ok {
+			r.scores[i].density, r.scores[i].measured = density(cst), true
 		}
 		if cst.length > 0 {
 			if st.length > 0 {
@@ -690,9 +725,10 @@ func (r *readable) credit(st stats, parent *html.Node) {
 		if a.Type != html.ElementNode || a.Parent == nil || a.Parent.Type != html.ElementNode {
 			return
 		}
-		s, ok := r.scores[a]
+		i, ok := r.scored[a]
 		if !ok {
-			s = r.initScore(a)
+			i = int32(len(r.scores))
+			r.addScore(a, r.initScore(a))
 			r.cands = append(r.cands, a)
 		}
 		div := 1.0
@@ -703,7 +739,7 @@ func (r *readable) credit(st stats, parent *html.Node) {
 		default:
 			div = float64(level) * 3
 		}
-		r.scores[a] = s + points/div
+		r.scores[i].score += points / div
 		level++
 	}
 }

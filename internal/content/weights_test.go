@@ -99,3 +99,24 @@ func TestClassWeightMemo(t *testing.T) {
 		t.Fatalf("memo holds %d values, want %d", len(r.weights), namesMax)
 	}
 }
+
+// TestScoresOfCandidates: the candidates' scores are the first of
+// readable.scores, in their order, and every element credited or
+// chosen has one score.
+func TestScoresOfCandidates(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	for range 300 {
+		page := randomShortPage(rng)
+		root, _ := parseBody(t, page)
+		r := &readable{body: findBody(root), bodyLen: -1, bodyOver: -1}
+		r.attempt(flagStripUnlikely | flagWeightClasses | flagCleanConditionally)
+		if len(r.scored) != len(r.scores) || len(r.cands) > len(r.scores) {
+			t.Fatalf("%s: %d scored, %d scores, %d candidates", page, len(r.scored), len(r.scores), len(r.cands))
+		}
+		for i, c := range r.cands {
+			if r.scored[c] != int32(i) {
+				t.Fatalf("%s: candidate %d at %d", page, i, r.scored[c])
+			}
+		}
+	}
+}
