@@ -57,8 +57,10 @@ type readable struct {
 	// collapsed marks divs that hold a single <p> and nothing else: the
 	// <p> takes their place.
 	collapsed map[*html.Node]bool
-	// asP marks divs without block descendants: they count as paragraphs.
-	asP    map[*html.Node]bool
+	// marks holds the marks copyTree reads (markDropped, markCollapsed,
+	// markAsP: divs without block descendants, which count as
+	// paragraphs), in one map: it looks an element up once.
+	marks  map[*html.Node]uint8
 	byline bool
 	titled bool
 	// bodyLen is the body's text length once measured, else -1, and
@@ -136,6 +138,13 @@ func (r *readable) addScore(n *html.Node, s float64) {
 	r.scored[n] = int32(len(r.scores))
 	r.scores = append(r.scores, score{score: s})
 }
+
+// Marks of readable.marks.
+const (
+	markDropped   = 1 << iota // in dropped
+	markCollapsed             // in collapsed
+	markAsP                   // a div that counts as a paragraph
+)
 
 // matchFacts are what drop reads of an element's class and id values:
 // their matchString and the hint lists it holds. They depend on the
@@ -328,12 +337,12 @@ func (r *readable) attempt(flags int) *html.Node {
 		r.scored = make(map[*html.Node]int32, 256)
 		r.dropped = make(map[*html.Node]bool)
 		r.collapsed = make(map[*html.Node]bool)
-		r.asP = make(map[*html.Node]bool)
+		r.marks = make(map[*html.Node]uint8)
 	} else {
 		clear(r.scored)
 		clear(r.dropped)
 		clear(r.collapsed)
-		clear(r.asP)
+		clear(r.marks)
 	}
 	r.cands = r.cands[:0]
 	r.scores = r.scores[:0]
@@ -513,7 +522,7 @@ func (r *readable) attempt(flags int) *html.Node {
 			}
 			if s, ok := r.scoreOf(c); ok && s+bonus >= limit {
 				keep = true
-			} else if c.DataAtom == atom.P || r.asP[c] || r.collapsed[c] {
+			} else if c.DataAtom == atom.P || r.marks[c]&(markAsP|markCollapsed) != 0 {
 				st := textStats(c, r.dropped)
 				keep = r.proseLike(st, []*html.Node{c})
 			}
@@ -613,6 +622,7 @@ func (r *readable) visit(n *html.Node, link float64) (st stats, block bool) {
 			// Readability judges a div by its children before it drops
 			// any of them: a dropped block still makes its parent a block.
 			r.dropped[c] = true
+			r.marks[c] |= markDropped
 			block = block || blockTag(c.DataAtom) || hasBlockDescendant(c)
 			continue
 		}
@@ -622,6 +632,7 @@ func (r *readable) visit(n *html.Node, link float64) (st stats, block bool) {
 			if c.DataAtom == atom.P && n.DataAtom == atom.Div && density(cst) < 0.25 && singleP(n) == c {
 				// The div holds only this <p>: the <p> takes its place.
 				r.collapsed[n] = true
+				r.marks[n] |= markCollapsed
 			}
 			r.credit(cst, n)
 		case atom.Div:
@@ -629,7 +640,7 @@ func (r *readable) visit(n *html.Node, link float64) (st stats, block bool) {
 				break
 			}
 			if !cblock {
-				r.asP[c] = true
+				r.marks[c] |= markAsP
 				r.credit(cst, n)
 			} else {
 				r.scoreRuns(c)
@@ -836,10 +847,14 @@ func (r *readable) copyTree(n *html.Node) *html.Node {
 	// Only elements are marked (dropped, collapsed, asP): the text
 	// nodes, about half, skip the lookups.
 	elem := n.Type == html.ElementNode
-	if elem && (n.DataAtom == atom.Script || r.dropped[n]) {
+	var m uint8
+	if elem {
+		m = r.marks[n]
+	}
+	if elem && (n.DataAtom == atom.Script || m&markDropped != 0) {
 		return nil
 	}
-	if elem && r.collapsed[n] {
+	if m&markCollapsed != 0 {
 		if p := singleP(n); p != nil {
 			k := r.copyTree(p)
 			// The <p> keeps the div's names: cleaning reads them
@@ -869,7 +884,7 @@ func (r *readable) copyTree(n *html.Node) *html.Node {
 	if len(n.Attr) > 0 {
 		k.Attr = n.Attr[:len(n.Attr):len(n.Attr)]
 	}
-	asP := elem && r.asP[n]
+	asP := m&markAsP != 0
 	if asP {
 		k.Data, k.DataAtom = "p", atom.P
 	}

@@ -182,7 +182,8 @@ func TestLengthWithin(t *testing.T) {
 }
 
 // TestOnlyElementsMarked: copyTree looks up the marks of elements only;
-// on generated pages, every attempt marks elements only.
+// on generated pages, every attempt marks elements only, and its marks
+// are those of dropped and collapsed.
 func TestOnlyElementsMarked(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	for range 300 {
@@ -190,10 +191,26 @@ func TestOnlyElementsMarked(t *testing.T) {
 		r := &readable{body: findBody(root), title: "T", bodyLen: -1, bodyOver: -1}
 		for _, flags := range []int{7, 6, 4, 0} {
 			r.attempt(flags)
-			for _, m := range []map[*html.Node]bool{r.dropped, r.collapsed, r.asP} {
+			for _, m := range []map[*html.Node]bool{r.dropped, r.collapsed} {
 				for n := range m {
 					if n.Type != html.ElementNode {
 						t.Fatalf("flags %d: a node of type %d is marked", flags, n.Type)
+					}
+				}
+			}
+			// marks holds the marks of dropped and collapsed, and asP.
+			for n, m := range r.marks {
+				if n.Type != html.ElementNode {
+					t.Fatalf("flags %d: a node of type %d is marked", flags, n.Type)
+				}
+				if m&markDropped != 0 != r.dropped[n] || m&markCollapsed != 0 != r.collapsed[n] {
+					t.Fatalf("flags %d: marks %b, dropped %v, collapsed %v", flags, m, r.dropped[n], r.collapsed[n])
+				}
+			}
+			for _, m := range []map[*html.Node]bool{r.dropped, r.collapsed} {
+				for n := range m {
+					if r.marks[n] == 0 {
+						t.Fatalf("flags %d: %v not in marks", flags, n.Data)
 					}
 				}
 			}
