@@ -200,19 +200,77 @@ func readMatchFacts(class, id string) matchFacts {
 	if m == "" {
 		return f
 	}
-	if bylineHints.in(m) {
+	in := matchHints.in(m)
+	if in&(1<<0) != 0 {
 		f.hints |= hintByline
 	}
-	if unlikelyHints.in(m) && !maybeHints.in(m) {
+	if in&(1<<1) != 0 && in&(1<<2) == 0 {
 		f.hints |= hintUnlikely
 	}
-	if popupHints.in(m) {
+	if in&(1<<3) != 0 {
 		f.hints |= hintPopup
 	}
-	if hideHints.in(m) && hidingClass(m) {
+	if in&(1<<4) != 0 && hidingClass(m) {
 		f.hints |= hintHide
 	}
 	return f
+}
+
+// matchHints are the lists readMatchFacts reads, in this order.
+var matchHints = newHintLists(bylineHints, unlikelyHints, maybeHints, popupHints, hideHints)
+
+// hintLists reads several hint lists in one pass over a string: a
+// position is passed over when no hint of any list starts with its two
+// bytes.
+type hintLists struct {
+	pairs pairSet
+	lists []*hints
+}
+
+// newHintLists returns the hintLists of lists, which may hold no hint
+// of one byte.
+func newHintLists(lists ...*hints) *hintLists {
+	l := &hintLists{lists: lists}
+	for _, h := range lists {
+		for c, one := range h.single {
+			if one {
+				panic("content: a hint of one byte in a list read with others: " + string(rune(c)))
+			}
+		}
+		for i := range l.pairs {
+			l.pairs[i] |= h.pairs[i]
+		}
+	}
+	return l
+}
+
+// in returns the lists that s holds a hint of: bit i for lists[i]
+// (h.in(s) for each list h).
+func (l *hintLists) in(s string) uint32 {
+	var in uint32
+	all := uint32(1)<<len(l.lists) - 1
+	for i := 0; i+1 < len(s) && in != all; i++ {
+		if !l.pairs.has(s[i], s[i+1]) {
+			continue
+		}
+		for k, h := range l.lists {
+			if in&(1<<k) == 0 && h.pairs.has(s[i], s[i+1]) && hintAtString(h, s, i) {
+				in |= 1 << k
+			}
+		}
+	}
+	return in
+}
+
+// hintAtString tells whether one of h's hints of two bytes or more
+// starts at s[i].
+func hintAtString(h *hints, s string, i int) bool {
+	for _, w := range h.byFirst[s[i]] {
+		if len(s)-i >= len(w) && s[i:i+len(w)] == w {
+			return true
+		}
+	}
+	return false
 }
 
 // nodeChunk is how many nodes copyTree allocates at once: one

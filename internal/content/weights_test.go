@@ -120,3 +120,37 @@ func TestScoresOfCandidates(t *testing.T) {
 		}
 	}
 }
+
+// TestHintListsAsEachList: hintLists.in tells each list's in of a
+// string, on strings of the lists' hints (whole, cut, overlapping) and
+// other bytes.
+func TestHintListsAsEachList(t *testing.T) {
+	var pieces []string
+	for _, h := range matchHints.lists {
+		for _, list := range h.byFirst {
+			for _, w := range list {
+				pieces = append(pieces, w, w[:len(w)-1], w[1:])
+			}
+		}
+	}
+	pieces = append(pieces, " ", "-", "x", "é", "\xff", "a", "s")
+	check := func(s string) {
+		var want uint32
+		for k, h := range matchHints.lists {
+			if h.in(s) {
+				want |= 1 << k
+			}
+		}
+		if got := matchHints.in(s); got != want {
+			t.Fatalf("%q: hintLists %b, each list %b", s, got, want)
+		}
+	}
+	rng := rand.New(rand.NewSource(10))
+	for range 50000 {
+		var b strings.Builder
+		for k := rng.Intn(5); k >= 0; k-- {
+			b.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		check(b.String())
+	}
+}
