@@ -194,3 +194,65 @@ func TestFactNodesArray(t *testing.T) {
 		t.Fatal("no array came back from the pool")
 	}
 }
+
+// removeThreeWalks is removeNonContent as the three walks it replaced.
+func removeThreeWalks(r *readable, art *html.Node) {
+	removeTags(art, func(n *html.Node) bool {
+		switch n.DataAtom {
+		case atom.Object, atom.Embed, atom.Iframe:
+			return !videoEmbed(n)
+		case atom.Footer, atom.Link, atom.Aside, atom.Input, atom.Textarea, atom.Select, atom.Button:
+			return true
+		}
+		return false
+	})
+	for c := art.FirstChild; c != nil; c = c.NextSibling {
+		removeTags(c, func(n *html.Node) bool {
+			if !mayNameShare(n) {
+				return false
+			}
+			m := matchString(n)
+			return m != "" && shareHint(m) && textStats(n, nil).length < 500
+		})
+	}
+	removeTags(art, func(n *html.Node) bool {
+		return (n.DataAtom == atom.H1 || n.DataAtom == atom.H2) && r.classWeight(n) < 0
+	})
+}
+
+// TestRemoveNonContentAsThreeWalks: the one walk removes what the three
+// did, on random articles of share boxes (short, and long but for a
+// footer, an aside or an input inside), headings named as boilerplate,
+// footers, asides, form controls and embeds, nested in each other.
+func TestRemoveNonContentAsThreeWalks(t *testing.T) {
+	pieces := []string{"word", " ", "two words, three, ", `<div class="share">`, `<div class="post-share">`,
+		`<h2 class="comment">`, "</h2>", `<h1 class="sidebar">`, "</h1>", "<h2>", "<footer>", "</footer>",
+		"<aside>", "</aside>", "<input>", "<button>Go</button>", `<iframe src="https://www.youtube.com/embed/x"></iframe>`,
+		`<iframe src="https://ads.example/x"></iframe>`, "<div>", "</div>", "<p>", "</p>", "<span>", "</span>",
+		`<a href="/x">`, "</a>", strings.Repeat("long text ", 30), `<section class="sharedaddy">`, "</section>"}
+	rng := rand.New(rand.NewSource(11))
+	removed := 0
+	for range 3000 {
+		var b strings.Builder
+		b.WriteString("<html><body><div>")
+		for k := rng.Intn(40); k >= 0; k-- {
+			b.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		b.WriteString("</div></body></html>")
+		_, one := parseBody(t, b.String())
+		_, three := parseBody(t, b.String())
+		before := renderString(one)
+		r := &readable{flags: flagWeightClasses}
+		r.removeNonContent(one, 1)
+		removeThreeWalks(r, three)
+		if got, want := renderString(one), renderString(three); got != want {
+			t.Fatalf("%s\none walk:    %s\nthree walks: %s", b.String(), got, want)
+		}
+		if renderString(one) != before {
+			removed++
+		}
+	}
+	if removed < 1000 {
+		t.Fatalf("only %d articles changed", removed)
+	}
+}

@@ -39,28 +39,7 @@ func (r *readable) prepare(art *html.Node) {
 	}
 	r.cleanConditionally(art, atom.Form, &clean, dataTables)
 	r.cleanConditionally(art, atom.Fieldset, &clean, dataTables)
-	removeTags(art, func(n *html.Node) bool {
-		switch n.DataAtom {
-		case atom.Object, atom.Embed, atom.Iframe:
-			return !videoEmbed(n)
-		case atom.Footer, atom.Link, atom.Aside, atom.Input, atom.Textarea, atom.Select, atom.Button:
-			return true
-		}
-		return false
-	})
-	// Share boxes below the top-level blocks.
-	for c := art.FirstChild; c != nil; c = c.NextSibling {
-		removeTags(c, func(n *html.Node) bool {
-			if !mayNameShare(n) {
-				return false
-			}
-			m := matchString(n)
-			return m != "" && shareHint(m) && textStats(n, nil).length < 500
-		})
-	}
-	removeTags(art, func(n *html.Node) bool {
-		return (n.DataAtom == atom.H1 || n.DataAtom == atom.H2) && r.classWeight(n) < 0
-	})
+	r.removeNonContent(art, 1)
 	r.cleanConditionally(art, atom.Table, &clean, dataTables)
 	r.cleanConditionally(art, atom.Ul, &clean, dataTables)
 	r.cleanConditionally(art, atom.Div, &clean, dataTables)
@@ -75,6 +54,77 @@ func (r *readable) prepare(art *html.Node) {
 		}
 		return false
 	})
+}
+
+// removeNonContent removes from the subtree of n, at depth below the
+// article (its top-level blocks are at 1), in one walk what three walks
+// removed in turn: the elements that are no content (nonContent), then
+// the share boxes below the top-level blocks (shareBox), then the
+// headings named as boilerplate (an <h1> or <h2> of a negative class
+// weight). None of the three looks inside what it removes, and each
+// judges an element by itself, but a share box by its text, which the
+// second walk read without what the first had removed: shareBox reads
+// it without the elements nonContent accepts. An element of the
+// subtree is then removed, with the walks as with the one, when one of
+// the three accepts it or one of its ancestors.
+func (r *readable) removeNonContent(n *html.Node, depth int) {
+	var next *html.Node
+	for c := n.FirstChild; c != nil; c = next {
+		next = c.NextSibling
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if nonContent(c) || depth > 1 && shareBox(c) ||
+			(c.DataAtom == atom.H1 || c.DataAtom == atom.H2) && r.classWeight(c) < 0 {
+			n.RemoveChild(c)
+			continue
+		}
+		r.removeNonContent(c, depth+1)
+	}
+}
+
+// nonContent tells whether element n is no content: a footer, an
+// aside, a form control, a link element, an embed but a video.
+func nonContent(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Object, atom.Embed, atom.Iframe:
+		return !videoEmbed(n)
+	case atom.Footer, atom.Link, atom.Aside, atom.Input, atom.Textarea, atom.Select, atom.Button:
+		return true
+	}
+	return false
+}
+
+// shareBox tells whether element n is a share box: named so, with less
+// than 500 characters of text besides the elements nonContent accepts.
+func shareBox(n *html.Node) bool {
+	if !mayNameShare(n) {
+		return false
+	}
+	m := matchString(n)
+	return m != "" && shareHint(m) && textWithout(n).length < 500
+}
+
+// textWithout is textStats(n, nil) of n's subtree without the elements
+// nonContent accepts.
+func textWithout(n *html.Node) stats {
+	var st stats
+	var add func(n *html.Node, link float64)
+	add = func(n *html.Node, link float64) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch c.Type {
+			case html.TextNode:
+				countText(c.Data, link, &st)
+			case html.ElementNode:
+				if c.DataAtom == atom.Script || nonContent(c) {
+					continue
+				}
+				add(c, linkWeight(c, link))
+			}
+		}
+	}
+	add(n, 0)
+	return st
 }
 
 // removeTags removes every element of the subtree of n (not n) that
