@@ -154,3 +154,28 @@ func TestHintListsAsEachList(t *testing.T) {
 		check(b.String())
 	}
 }
+
+// TestPrefixesByFirst: wordsKinds compares a word with the classPrefixes
+// of its first byte only, which are all the prefixes it may start with:
+// each prefix is listed once, under its first byte; words written
+// without separators are still told by them.
+func TestPrefixesByFirst(t *testing.T) {
+	n := 0
+	for c, list := range prefixesByFirst {
+		for _, p := range list {
+			if p.word[0] != byte(c) {
+				t.Errorf("%q listed under %q", p.word, rune(c))
+			}
+			n++
+		}
+	}
+	if n != len(classPrefixes) {
+		t.Errorf("%d prefixes listed, %d in classPrefixes", n, len(classPrefixes))
+	}
+	for v, want := range map[string]boilerKind{"relatedposts": kindRelated, "bylinebox": kindMeta,
+		"SponsoredContent": kindCTA, "x-paywalled": kindCTA, "related": kindRelated, "relative": 0, "byline": kindMeta} {
+		if got := wordsKinds(v); got != want {
+			t.Errorf("wordsKinds(%q) = %b, want %b", v, got, want)
+		}
+	}
+}
