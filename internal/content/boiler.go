@@ -124,7 +124,7 @@ type kindsMemo map[string]boilerKind
 
 const (
 	kindsMemoMax = 256
-	kindsMemoLen = 64
+	kindsMemoLen = 256
 )
 
 // classKinds is classKinds(n), through the memo (none when m is nil).

@@ -93,7 +93,7 @@ type readable struct {
 	// names keeps the matchFacts of the class values (of elements
 	// without an id) that drop has read, for every attempt (see
 	// matchFactsOf).
-	names map[string]matchFacts
+	names map[string]partFacts
 	// weights keeps the weights of the class values classWeight has
 	// read (valueWeight), for every attempt; bounded as names is.
 	weights map[string]int
@@ -147,11 +147,10 @@ const (
 )
 
 // matchFacts are what drop reads of an element's class and id values:
-// their matchString and the hint lists it holds. They depend on the
-// values only, and a page's values repeat on hundreds of elements in
-// every attempt.
+// the hint lists their matchString holds. They depend on the values
+// only, and a page's values repeat on hundreds of elements in every
+// attempt.
 type matchFacts struct {
-	match string
 	hints uint8
 }
 
@@ -161,6 +160,7 @@ const (
 	hintUnlikely             // unlikelyHints and not maybeHints
 	hintPopup                // popupHints
 	hintHide                 // hideHints and hidingClass
+	hintRegion               // pageRegion
 )
 
 // Bounds of readable.names: values longer than namesMaxLen bytes, and
@@ -170,48 +170,130 @@ const (
 	namesMaxLen = 256
 )
 
+// partFacts are what drop reads of one part of a matchString, the
+// class (as matchOf reads it) or the id, lower-cased. matchString joins
+// the two with a space, which none of the hints holds and which
+// separates the names hidingClass reads: the string's facts are those
+// of its parts, joined.
+type partFacts struct {
+	in uint8 // the lists of matchHints the part holds a hint of
+	// hide and show tell whether the part holds a name that hides its
+	// element and one that shows it (hidingNames), read when it holds
+	// hideHints.
+	hide, show bool
+	region     bool // pageRegion
+}
+
+// readPart reads the partFacts of a lower-cased part m.
+func readPart(m string) partFacts {
+	p := partFacts{in: uint8(matchHints.in(m)), region: pageRegion(m)}
+	if p.in&matchHide != 0 {
+		p.hide, p.show = hidingNames(m)
+	}
+	return p
+}
+
+// classMatch is the part of matchString that a class value makes.
+func classMatch(class string) string {
+	if strings.Contains(class, "-") || strings.Contains(class, "_") {
+		class = withoutModifiers(class)
+	}
+	return strings.ToLower(class)
+}
+
+// Bits of partFacts.in: matchHints's lists.
+const (
+	matchByline = 1 << iota
+	matchUnlikely
+	matchMaybe
+	matchPopup
+	matchHide
+)
+
 // matchFactsOf returns the matchFacts of an element with these class and
-// id values. Those of a class without an id are read once a page; ids,
+// id values. Those of a class are read once a page (r.names); ids,
 // seldom repeated, are read each time.
 func (r *readable) matchFactsOf(class, id string) matchFacts {
 	if class == "" && id == "" {
 		return matchFacts{}
 	}
-	if id != "" || len(class) > namesMaxLen {
-		return readMatchFacts(class, id)
+	var c partFacts
+	if class != "" {
+		c = r.classPart(class)
 	}
-	if f, ok := r.names[class]; ok {
-		return f
+	if id == "" {
+		return c.facts()
 	}
-	f := readMatchFacts(class, "")
-	if r.names == nil {
-		r.names = make(map[string]matchFacts)
-	}
-	if len(r.names) < namesMax {
-		r.names[class] = f
-	}
-	return f
+	id = strings.ToLower(id)
+	return joinParts(class, c, id, readPart(id))
 }
 
-// readMatchFacts reads the matchFacts of these class and id values.
+// readMatchFacts reads the matchFacts of these class and id values
+// without r.names.
 func readMatchFacts(class, id string) matchFacts {
-	f := matchFacts{match: matchOf(class, id)}
-	m := f.match
-	if m == "" {
-		return f
+	var c partFacts
+	if class != "" {
+		c = readPart(classMatch(class))
 	}
-	in := matchHints.in(m)
-	if in&(1<<0) != 0 {
+	if id == "" {
+		return c.facts()
+	}
+	id = strings.ToLower(id)
+	return joinParts(class, c, id, readPart(id))
+}
+
+// joinParts returns the matchFacts of a class value, of partFacts c,
+// and a lower-cased id of partFacts i. A part without hideHints is read
+// for the hiding names when the other holds some.
+func joinParts(class string, c partFacts, id string, i partFacts) matchFacts {
+	j := partFacts{in: c.in | i.in, region: c.region || i.region}
+	if j.in&matchHide != 0 {
+		if c.in&matchHide == 0 && class != "" {
+			c.hide, c.show = hidingNames(classMatch(class))
+		}
+		if i.in&matchHide == 0 {
+			i.hide, i.show = hidingNames(id)
+		}
+		j.hide, j.show = c.hide || i.hide, c.show || i.show
+	}
+	return j.facts()
+}
+
+// classPart returns the partFacts of a class value, through r.names.
+func (r *readable) classPart(class string) partFacts {
+	if len(class) > namesMaxLen {
+		return readPart(classMatch(class))
+	}
+	if p, ok := r.names[class]; ok {
+		return p
+	}
+	p := readPart(classMatch(class))
+	if r.names == nil {
+		r.names = make(map[string]partFacts)
+	}
+	if len(r.names) < namesMax {
+		r.names[class] = p
+	}
+	return p
+}
+
+// facts are the matchFacts of a matchString of these partFacts.
+func (p partFacts) facts() matchFacts {
+	var f matchFacts
+	if p.in&matchByline != 0 {
 		f.hints |= hintByline
 	}
-	if in&(1<<1) != 0 && in&(1<<2) == 0 {
+	if p.in&matchUnlikely != 0 && p.in&matchMaybe == 0 {
 		f.hints |= hintUnlikely
 	}
-	if in&(1<<3) != 0 {
+	if p.in&matchPopup != 0 {
 		f.hints |= hintPopup
 	}
-	if in&(1<<4) != 0 && hidingClass(m) {
+	if p.in&matchHide != 0 && p.hide && !p.show {
 		f.hints |= hintHide
+	}
+	if p.region {
+		f.hints |= hintRegion
 	}
 	return f
 }
@@ -291,9 +373,10 @@ func (r *readable) newNode() *html.Node {
 // pageWrapper tells whether n, named like a header, footer or popup,
 // holds more than half of the page's text: then it wraps the page
 // ("above-footer", "header-and-content"), and dropping it drops the
-// article. match is n's class and id, lower-cased, or "" for any name.
-func (r *readable) pageWrapper(n *html.Node, match string) bool {
-	if match != "" && !pageRegion(match) {
+// article. With named, n's class and id must name a region (names,
+// their matchFacts, say so).
+func (r *readable) pageWrapper(n *html.Node, named bool, names matchFacts) bool {
+	if named && names.hints&hintRegion == 0 {
 		return false
 	}
 	l := textStats(n, nil).length
@@ -761,19 +844,19 @@ func (r *readable) drop(n *html.Node) bool {
 // facts names, is an unlikely candidate (flagStripUnlikely).
 func (r *readable) unlikelyNode(n *html.Node, a dropAttrs, names matchFacts) bool {
 	if names.hints&hintUnlikely != 0 &&
-		!hasAncestor(n, atom.Table, 3) && !hasAncestor(n, atom.Code, 3) && !r.pageWrapper(n, names.match) &&
+		!hasAncestor(n, atom.Table, 3) && !hasAncestor(n, atom.Code, 3) && !r.pageWrapper(n, true, names) &&
 		!embedsPost(n, 3) {
 		return true
 	}
 	// A landmark by role, or a <nav> whatever its class, unless the
 	// page is wrapped in one (see landmark.go).
-	if a.role != "" && LandmarkRole(n) || n.DataAtom == atom.Nav && !r.pageWrapper(n, "") {
+	if a.role != "" && LandmarkRole(n) || n.DataAtom == atom.Nav && !r.pageWrapper(n, false, names) {
 		return true
 	}
 	// Modals, cookie banners and hover cards are shown over the
 	// page, not in it; their text would make them candidates or
 	// inflate the link density of the article around them.
-	if names.hints&hintPopup != 0 && classKinds(n)&kindPopup != 0 && !r.pageWrapper(n, "") {
+	if names.hints&hintPopup != 0 && classKinds(n)&kindPopup != 0 && !r.pageWrapper(n, false, names) {
 		return true
 	}
 	// Popups, print-only blocks and screen-reader labels that a

@@ -73,7 +73,7 @@ func TestKindsMemo(t *testing.T) {
 			b.WriteString(words[rng.Intn(len(words))])
 		}
 		if i%7 == 0 {
-			b.WriteString(strings.Repeat("y", 60)) // past kindsMemoLen
+			b.WriteString(strings.Repeat("y", kindsMemoLen)) // past kindsMemoLen
 		}
 		n := &html.Node{Type: html.ElementNode, Data: "div", Attr: []html.Attribute{{Key: "class", Val: b.String()}}}
 		if rng.Intn(2) == 0 {
@@ -99,7 +99,7 @@ func TestMatchFactsMemo(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
 	words := []string{"byline", "Author", "sidebar", "menu", "main", "content", "modal", "popup", "cookie",
 		"hidden", "d-none", "sr-only", "visible-lg", "has-sidebar", "with-menu", "entry", "x", "-", " ", "_",
-		"print", "hid", "é", "K"}
+		"print", "hid", "é", "K", "footer", "Header", "\xff", "\u00a0", "is-hidden", "hidden-xs", "md:block", "İ"}
 	gen := func() string {
 		var b strings.Builder
 		for k := rng.Intn(6); k > 0; k-- {
@@ -131,14 +131,20 @@ func TestMatchFactsMemo(t *testing.T) {
 		if m != "" && hideHints.in(m) && hidingClass(m) {
 			want |= hintHide
 		}
+		if m != "" && pageRegion(m) {
+			want |= hintRegion
+		}
 		seen |= want
 		for range 2 {
-			if f := r.matchFactsOf(class, id); f.match != m || f.hints != want {
-				t.Fatalf("%q %q: memo %q %b, direct %q %b", class, id, f.match, f.hints, m, want)
+			if f := r.matchFactsOf(class, id); f.hints != want {
+				t.Fatalf("%q %q: memo %b, direct (%q) %b", class, id, f.hints, m, want)
 			}
 		}
+		if f := readMatchFacts(class, id); f.hints != want {
+			t.Fatalf("%q %q: read %b, direct (%q) %b", class, id, f.hints, m, want)
+		}
 	}
-	if seen != hintByline|hintUnlikely|hintPopup|hintHide {
+	if seen != hintByline|hintUnlikely|hintPopup|hintHide|hintRegion {
 		t.Fatalf("generated values hold hints %b only", seen)
 	}
 	if len(r.names) != namesMax {

@@ -179,3 +179,48 @@ func TestPrefixesByFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestMatchFactsOfParts: the matchFacts of a class and an id read apart
+// and joined (joinParts) are those of their matchString read whole, on
+// generated values of hints, hiding and showing names, regions, case
+// and bytes that lower-case to other lengths or are no UTF-8.
+func TestMatchFactsOfParts(t *testing.T) {
+	words := []string{"byline", "Author", "sidebar", "menu", "main", "content", "modal", "popup", "hid", "hidden",
+		"d-none", "sr-only", "visible-lg", "md:block", "x:hidden", "has-sidebar", "print", "footer", "HEADER", " ",
+		"-", "_", "\xff", "\u00a0", "İ", "K", "é", "and", "column", "none", "is-hidden", "hidden-xs"}
+	for _, seed := range []int64{12, 13, 14} {
+		rng := rand.New(rand.NewSource(seed))
+		gen := func() string {
+			var b strings.Builder
+			for k := rng.Intn(5); k > 0; k-- {
+				b.WriteString(words[rng.Intn(len(words))])
+			}
+			return b.String()
+		}
+		for range 30000 {
+			class, id := gen(), gen()
+			m := matchOf(class, id)
+			var want uint8
+			if m != "" {
+				if bylineHints.in(m) {
+					want |= hintByline
+				}
+				if unlikelyHints.in(m) && !maybeHints.in(m) {
+					want |= hintUnlikely
+				}
+				if popupHints.in(m) {
+					want |= hintPopup
+				}
+				if hideHints.in(m) && hidingClass(m) {
+					want |= hintHide
+				}
+				if pageRegion(m) {
+					want |= hintRegion
+				}
+			}
+			if got := readMatchFacts(class, id); got.hints != want {
+				t.Fatalf("%q %q: parts %b, whole (%q) %b", class, id, got.hints, m, want)
+			}
+		}
+	}
+}
