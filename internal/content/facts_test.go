@@ -1,6 +1,7 @@
 package content
 
 import (
+	"maps"
 	"math/rand"
 	"strings"
 	"testing"
@@ -104,9 +105,11 @@ func TestFactsAsWalk(t *testing.T) {
 		page := randomFactsPage(rng)
 		_, body := parseBody(t, page)
 		dataTables := make(map[*html.Node]bool)
-		markDataTables(body, dataTables)
 		var l cleanLists
 		l.collect(body, dataTables, false)
+		if want := markDataTables(body); !maps.Equal(dataTables, want) {
+			t.Fatalf("%s: collect marks %d data tables, %d are", page, len(dataTables), len(want))
+		}
 		var elements []*html.Node
 		for _, n := range l.nodes {
 			if n.node.Type == html.ElementNode {
@@ -143,7 +146,7 @@ func TestFactsAsWalk(t *testing.T) {
 func TestFactsCountTextsOnce(t *testing.T) {
 	_, body := parseBody(t, "<html><body><div><div><div><p>Some words, a comma.</p></div></div></div></body></html>")
 	var l cleanLists
-	l.collect(body, nil, false)
+	l.collect(body, map[*html.Node]bool{}, false)
 	for i := len(l.div) - 1; i >= 0; i-- {
 		facts(l.nodes, l.div[i])
 	}
@@ -255,4 +258,24 @@ func TestRemoveNonContentAsThreeWalks(t *testing.T) {
 	if removed < 1000 {
 		t.Fatalf("only %d articles changed", removed)
 	}
+}
+
+// markDataTables returns the tables of data of n's subtree, as a walk
+// of their own marked them before collect did.
+func markDataTables(n *html.Node) map[*html.Node]bool {
+	data := make(map[*html.Node]bool)
+	var mark func(n *html.Node)
+	mark = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			if c.DataAtom == atom.Table && isDataTable(c) {
+				data[c] = true
+			}
+			mark(c)
+		}
+	}
+	mark(n)
+	return data
 }

@@ -22,11 +22,11 @@ func (r *readable) prepare(art *html.Node) {
 		dropRelatedLabels(art)
 		dropLinkOnly(art, r.host)
 	}
+	// The elements cleanConditionally judges, collected in one walk
+	// that also tells the tables of data (isDataTable), which only the
+	// cleaning reads: the steps between its calls only remove elements,
+	// which it passes over (attached).
 	dataTables := make(map[*html.Node]bool)
-	markDataTables(art, dataTables)
-	// The elements cleanConditionally judges, collected in one walk: the
-	// steps between its calls only remove elements, which it passes over
-	// (attached).
 	clean := cleanLists{nodes: r.factNodes[:0]}
 	if r.flags&flagCleanConditionally != 0 {
 		// The article has at most the nodes its copy made: nodes
@@ -234,19 +234,6 @@ func hasMedia(n *html.Node) bool {
 	return false
 }
 
-// markDataTables tells tables of data from tables of layout.
-func markDataTables(n *html.Node, data map[*html.Node]bool) {
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type != html.ElementNode {
-			continue
-		}
-		if c.DataAtom == atom.Table && isDataTable(c) {
-			data[c] = true
-		}
-		markDataTables(c, data)
-	}
-}
-
 func isDataTable(t *html.Node) bool {
 	if attr(t, "role") == "presentation" || attr(t, "datatable") == "0" {
 		return false
@@ -361,6 +348,7 @@ const (
 // collect reads the subtree of n (not n) into l: the elements
 // cleanConditionally judges and, for facts, the nodes of their
 // subtrees (inside tells whether n is in one); facts reads no other.
+// It marks the tables of data in dataTables on the way.
 func (l *cleanLists) collect(n *html.Node, dataTables map[*html.Node]bool, inside bool) {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		switch c.Type {
@@ -376,6 +364,9 @@ func (l *cleanLists) collect(n *html.Node, dataTables map[*html.Node]bool, insid
 		case html.ElementNode:
 		default:
 			continue
+		}
+		if c.DataAtom == atom.Table && isDataTable(c) {
+			dataTables[c] = true
 		}
 		judged := l.of(c.DataAtom)
 		if judged == nil && !inside {
