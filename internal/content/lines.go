@@ -38,10 +38,10 @@ var creditPrefixes = []string{"foto:", "fotos:", "foto ©", "foto©", "fotos ©"
 // length only when it may be such a line.
 func labelLine(n *html.Node) bool {
 	// Most elements are told by the first two bytes of their text.
-	switch a, b, k := firstTwo(n); {
+	switch a, b, _, k := firstTwo(n); {
 	case k == twoNone:
 		return false
-	case k == twoFound && !labelStartTrim.ascii[a] && !labelPairs.has(a, b):
+	case k >= twoFound && !labelStartTrim.ascii[a] && !labelPairs.has(a, b):
 		return false
 	}
 	var head [24]byte
@@ -112,17 +112,19 @@ var labelPairs = func() *pairSet {
 
 // What firstTwo found.
 const (
-	twoNone  = iota // no text: firstText is empty
-	twoFound        // the first two bytes of firstText
-	twoOther        // a start firstTwo does not read: ask firstText
+	twoNone    = iota // no text: firstText is empty
+	twoOther          // a start firstTwo does not read: ask firstText
+	twoFound          // the first two bytes of firstText
+	threeFound        // and the third
 )
 
 // firstTwo returns the first two bytes of firstText(n, buf) (lower-cased
 // as it does) when the first text of n's subtree that is not all white
 // space (strings.TrimSpace) starts with two ASCII bytes that are not
-// white space, without gathering the text; twoNone when n holds no such
-// text; twoOther when that text starts otherwise.
-func firstTwo(n *html.Node) (a, b byte, kind int) {
+// white space, and the third when it is one too (threeFound), without
+// gathering the text; twoNone when n holds no such text; twoOther when
+// that text starts otherwise.
+func firstTwo(n *html.Node) (a, b, c byte, kind int) {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		switch c.Type {
 		case html.TextNode:
@@ -135,18 +137,21 @@ func firstTwo(n *html.Node) (a, b byte, kind int) {
 				continue // TrimSpace leaves nothing: firstText passes over it
 			}
 			if i+1 < len(s) && s[i] < utf8.RuneSelf && s[i+1] < utf8.RuneSelf && !asciiSpace[s[i+1]] {
-				return lowerASCII(s[i]), lowerASCII(s[i+1]), twoFound
+				if i+2 < len(s) && s[i+2] < utf8.RuneSelf && !asciiSpace[s[i+2]] {
+					return lowerASCII(s[i]), lowerASCII(s[i+1]), lowerASCII(s[i+2]), threeFound
+				}
+				return lowerASCII(s[i]), lowerASCII(s[i+1]), 0, twoFound
 			}
-			return 0, 0, twoOther
+			return 0, 0, 0, twoOther
 		case html.ElementNode:
 			if c.DataAtom != atom.Script {
-				if a, b, k := firstTwo(c); k != twoNone {
-					return a, b, k
+				if a, b, t, k := firstTwo(c); k != twoNone {
+					return a, b, t, k
 				}
 			}
 		}
 	}
-	return 0, 0, twoNone
+	return 0, 0, 0, twoNone
 }
 
 // asciiSpace are the ASCII bytes strings.TrimSpace trims.
@@ -279,6 +284,36 @@ var relatedPairs = func() *pairSet {
 	return &p
 }()
 
+// relatedTriples are the first three bytes of the relatedFirstWords of
+// three bytes or more.
+var relatedTriples = func() *tripleSet {
+	var t tripleSet
+	for w := range relatedFirstWords {
+		if len(w) >= 3 {
+			t.add(w[0], w[1], w[2])
+		}
+	}
+	return &t
+}()
+
+// tripleSet holds three-byte strings by a hash of 12 bits: has is true
+// for every string added and for few others.
+type tripleSet [1 << 12 / 64]uint64
+
+func tripleHash(a, b, c byte) uint {
+	return uint((uint32(a)|uint32(b)<<8|uint32(c)<<16)*0x9e3779b1) >> 20
+}
+
+func (t *tripleSet) add(a, b, c byte) {
+	k := tripleHash(a, b, c)
+	t[k/64] |= 1 << (k % 64)
+}
+
+func (t *tripleSet) has(a, b, c byte) bool {
+	k := tripleHash(a, b, c)
+	return t[k/64]&(1<<(k%64)) != 0
+}
+
 // wordEndASCII tells whether firstWordEnd ends a word at ASCII byte c.
 func wordEndASCII(c byte) bool {
 	return c == ' ' || c == ':' || c == '!' || c == '.' || c == '?'
@@ -368,10 +403,13 @@ func relatedStart(n *html.Node) bool {
 	// more starts with a pair of relatedPairs. The others' first word is
 	// looked up from a stack buffer, without allocating, unless it has
 	// letters firstText could not lower-case.
-	switch a, b, k := firstTwo(n); {
+	switch a, b, c, k := firstTwo(n); {
 	case k == twoNone:
 		return false
-	case k == twoFound && !labelTrimSet.ascii[a] && !wordEndASCII(b) && !relatedPairs.has(a, b):
+	case k >= twoFound && !labelTrimSet.ascii[a] && !wordEndASCII(b) && !relatedPairs.has(a, b):
+		return false
+	case k == threeFound && !labelTrimSet.ascii[a] && !wordEndASCII(b) && !wordEndASCII(c) && !relatedTriples.has(a, b, c):
+		// A first word of three bytes or more.
 		return false
 	}
 	var head [32]byte
