@@ -38,10 +38,12 @@ var creditPrefixes = []string{"foto:", "fotos:", "foto ©", "foto©", "fotos ©"
 // length only when it may be such a line.
 func labelLine(n *html.Node) bool {
 	// Most elements are told by the first two bytes of their text.
-	switch a, b, _, k := firstTwo(n); {
+	switch a, b, c, k := firstTwo(n); {
 	case k == twoNone:
 		return false
 	case k >= twoFound && !labelStartTrim.ascii[a] && !labelPairs.has(a, b):
+		return false
+	case k == threeFound && !labelStartTrim.ascii[a] && !labelShort.has(a, b) && !labelTriples.has(a, b, c):
 		return false
 	}
 	var head [24]byte
@@ -108,6 +110,23 @@ var labelPairs = func() *pairSet {
 		}
 	}
 	return &p
+}()
+
+// labelShort are the labelStarts of two bytes, labelTriples the first
+// three bytes of the others.
+var labelShort, labelTriples = func() (*pairSet, *tripleSet) {
+	var p pairSet
+	var t tripleSet
+	for _, list := range labelStarts {
+		for _, w := range list {
+			if len(w) == 2 {
+				p.add(w[0], w[1])
+			} else {
+				t.add(w[0], w[1], w[2])
+			}
+		}
+	}
+	return &p, &t
 }()
 
 // What firstTwo found.
