@@ -124,7 +124,7 @@ type kindsMemo map[string]boilerKind
 
 const (
 	kindsMemoMax = 256
-	kindsMemoLen = 256
+	kindsMemoLen = 2048
 )
 
 // classKinds is classKinds(n), through the memo (none when m is nil).

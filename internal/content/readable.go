@@ -167,7 +167,7 @@ const (
 // values past namesMax, are read each time.
 const (
 	namesMax    = 512
-	namesMaxLen = 256
+	namesMaxLen = 2048
 )
 
 // partFacts are what drop reads of one part of a matchString, the
