@@ -22,23 +22,30 @@ var postTypes = []string{"DiscussionForumPosting", "Comment", "Question", "Answe
 
 // isPost tells whether n is a schema.org item of a post type.
 func isPost(n *html.Node) bool {
+	return postType(n) != ""
+}
+
+// postType returns the post type of the schema.org item n, or "" when n
+// is not an item of a post type.
+func postType(n *html.Node) string {
 	if n.Type != html.ElementNode {
-		return false
+		return ""
 	}
 	if _, ok := attrOK(n, "itemscope"); !ok {
-		return false
+		return ""
 	}
 	for t := range strings.FieldsSeq(attr(n, "itemtype")) {
-		if slices.Contains(postTypes, t[strings.LastIndexAny(t, "/#")+1:]) {
-			return true
+		if t = t[strings.LastIndexAny(t, "/#")+1:]; slices.Contains(postTypes, t) {
+			return t
 		}
 	}
-	return false
+	return ""
 }
 
 // post is one post of a thread with the parts its microdata names.
 type post struct {
 	node   *html.Node
+	kind   string       // its post type
 	author *html.Node   // itemprop="author"
 	text   []*html.Node // itemprop="text" or "articleBody"
 	inner  bool         // holds other posts
@@ -66,11 +73,16 @@ func markedPosts(n *html.Node) []*post {
 				}
 			}
 			s, in := scope, inScope
-			if isPost(c) {
+			if t := postType(c); t != "" {
+				// A comment on a question or an answer (Stack
+				// Exchange's notes under each) is not an answer.
+				if t == "Comment" && scope != nil && (scope.kind == "Question" || scope.kind == "Answer") {
+					continue
+				}
 				if scope != nil {
 					scope.inner = true
 				}
-				s = &post{node: c}
+				s = &post{node: c, kind: t}
 				posts = append(posts, s)
 				in = true
 			} else if _, ok := attrOK(c, "itemscope"); ok {
@@ -87,12 +99,16 @@ func markedPosts(n *html.Node) []*post {
 // or nil when the page marks up fewer than two posts, in its markup
 // (markedThread) or in JSON-LD (ldThread).
 func forumContent(root, body, art *html.Node) *html.Node {
-	thread := markedThread(body)
+	thread, quotes := markedThread(body)
+	lds := ldPosts(root)
 	if thread == nil {
-		thread = ldThread(root)
-	}
-	if thread == nil {
-		return nil
+		thread = ldThread(lds)
+		if thread == nil {
+			return nil
+		}
+	} else {
+		firstFromLD(thread, body, lds)
+		restoreQuotes(thread, quotes)
 	}
 	// The first post often stands apart: described in JSON-LD while the
 	// replies carry microdata. The readability article is then that post:
@@ -108,13 +124,42 @@ func forumContent(root, body, art *html.Node) *html.Node {
 	return thread
 }
 
+// firstFromLD puts first in the marked thread the posts that the page's
+// JSON-LD describes (lds) and the thread lacks, when the page shows
+// them: XenForo marks the replies with microdata and describes the
+// first post in JSON-LD only (a thread's later pages describe the first
+// post too, without showing it).
+func firstFromLD(thread, body *html.Node, lds []ldPost) {
+	if len(lds) == 0 {
+		return
+	}
+	have := shingles(textOf(thread))
+	var shown map[[3]string]struct{}
+	first := thread.FirstChild
+	for _, p := range lds {
+		if shareIn(p.text, have) >= 0.5 {
+			continue
+		}
+		if shown == nil {
+			shown = shingles(textOf(body))
+		}
+		if shareIn(p.text, shown) >= 0.5 {
+			lead := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+			appendLDPost(lead, p)
+			thread.InsertBefore(lead, first)
+		}
+	}
+}
+
 // markedThread returns the author and text of every post the page marks
-// up, in order, or nil when it marks fewer than two.
-func markedThread(body *html.Node) *html.Node {
+// up, in order, or nil when it marks fewer than two, and the quotes
+// taken out of the texts (see restoreQuotes).
+func markedThread(body *html.Node) (*html.Node, []quote) {
 	posts := markedPosts(body)
 	if len(posts) < 2 {
-		return nil
+		return nil, nil
 	}
+	var quotes []quote
 	thread := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
 	for _, p := range posts {
 		switch {
@@ -123,13 +168,74 @@ func markedThread(body *html.Node) *html.Node {
 				thread.AppendChild(line(authorName(p.author)))
 			}
 			for _, t := range p.text {
-				thread.AppendChild(cloneTree(t))
+				c := cloneTree(t)
+				quotes = takeQuotes(c, quotes)
+				thread.AppendChild(c)
 			}
 		case !p.inner:
 			thread.AppendChild(cloneTree(p.node))
 		}
 	}
-	return thread
+	return thread, quotes
+}
+
+// quote is a <blockquote> taken out of a post's text, with its place.
+type quote struct {
+	node, parent, next *html.Node
+}
+
+// takeQuotes removes the outermost <blockquote> elements under n and
+// appends them to quotes in document order.
+func takeQuotes(n *html.Node, quotes []quote) []quote {
+	removeTags(n, func(q *html.Node) bool {
+		if q.DataAtom != atom.Blockquote {
+			return false
+		}
+		quotes = append(quotes, quote{q, q.Parent, q.NextSibling})
+		return true
+	})
+	return quotes
+}
+
+// restoreQuotes puts back, in their places, the quotes taken out of n
+// whose text n does not hold without them: a reply quoting a post of
+// the page repeats that post, while a quote of a post on another page,
+// or of another source, is the reply's own. It returns how many it
+// left out.
+func restoreQuotes(n *html.Node, quotes []quote) int {
+	if len(quotes) == 0 {
+		return 0
+	}
+	out := 0
+	own := shingles(textOf(n))
+	// In reverse, so that each quote's next sibling is back in place.
+	for i := len(quotes) - 1; i >= 0; i-- {
+		q := quotes[i]
+		if shareIn(textOf(q.node), own) < 0.5 {
+			q.parent.InsertBefore(q.node, q.next)
+		} else {
+			out++
+		}
+	}
+	return out
+}
+
+// forumProfile is the main content of a page classified as a forum: the
+// thread the page marks up (forumContent), else a copy of the article
+// without the quotes that repeat its own posts, or nil to keep the
+// article as it is.
+func forumProfile(root, body, art *html.Node) *html.Node {
+	if thread := forumContent(root, body, art); thread != nil {
+		return thread
+	}
+	if art == nil {
+		return nil
+	}
+	c := cloneTree(art)
+	if restoreQuotes(c, takeQuotes(c, nil)) == 0 {
+		return nil
+	}
+	return c
 }
 
 // authorName is the name of an author property: its own name property
@@ -186,12 +292,49 @@ func shared(a, b string) float64 {
 	return float64(in) / float64(n)
 }
 
-// ldThread returns the author and text of every post a JSON-LD block of
-// the page describes, in the order written, or nil when fewer than two
-// have a text.
-func ldThread(root *html.Node) *html.Node {
-	thread := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
-	posts := 0
+// shingles returns the runs of three words of s (lower-cased, split at
+// spaces).
+func shingles(s string) map[[3]string]struct{} {
+	set := make(map[[3]string]struct{})
+	var w [3]string
+	n := 0
+	for f := range strings.FieldsSeq(strings.ToLower(s)) {
+		w[0], w[1], w[2] = w[1], w[2], f
+		if n++; n >= 3 {
+			set[w] = struct{}{}
+		}
+	}
+	return set
+}
+
+// shareIn is the share of the runs of three words of a that set holds;
+// 1 when a has none.
+func shareIn(a string, set map[[3]string]struct{}) float64 {
+	var w [3]string
+	n, in := 0, 0
+	for f := range strings.FieldsSeq(strings.ToLower(a)) {
+		w[0], w[1], w[2] = w[1], w[2], f
+		if n++; n >= 3 {
+			if _, ok := set[w]; ok {
+				in++
+			}
+		}
+	}
+	if n < 3 {
+		return 1
+	}
+	return float64(in) / float64(n-2)
+}
+
+// ldPost is a post a JSON-LD block of the page describes.
+type ldPost struct {
+	author, text string
+}
+
+// ldPosts returns the author and text of every post the page's JSON-LD
+// blocks describe, in the order written.
+func ldPosts(root *html.Node) []ldPost {
+	var posts []ldPost
 	var add func(v any)
 	add = func(v any) {
 		switch v := v.(type) {
@@ -201,15 +344,7 @@ func ldThread(root *html.Node) *html.Node {
 			}
 		case map[string]any:
 			if text := ldPostText(v); text != "" {
-				posts++
-				if name := ldName(v["author"]); name != "" {
-					thread.AppendChild(line(name))
-				}
-				for l := range strings.SplitSeq(text, "\n") {
-					if l = strings.TrimSpace(l); l != "" {
-						thread.AppendChild(line(l))
-					}
-				}
+				posts = append(posts, ldPost{author: ldName(v["author"]), text: text})
 			}
 			// Replies sit under comment, acceptedAnswer or
 			// suggestedAnswer; sorted keys keep them in a fixed order.
@@ -239,8 +374,32 @@ func ldThread(root *html.Node) *html.Node {
 		}
 	}
 	walk(root)
-	if posts < 2 {
+	return posts
+}
+
+// appendLDPost appends the author and the lines of the text of p to
+// thread.
+func appendLDPost(thread *html.Node, p ldPost) {
+	if p.author != "" {
+		thread.AppendChild(line(p.author))
+	}
+	for l := range strings.SplitSeq(p.text, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			thread.AppendChild(line(l))
+		}
+	}
+}
+
+// ldThread returns the author and text of every post a JSON-LD block of
+// the page describes, in the order written, or nil when fewer than two
+// have a text.
+func ldThread(posts []ldPost) *html.Node {
+	if len(posts) < 2 {
 		return nil
+	}
+	thread := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+	for _, p := range posts {
+		appendLDPost(thread, p)
 	}
 	return thread
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/html"
 )
@@ -141,5 +142,190 @@ func TestForumFromJSONLD(t *testing.T) {
 	// thread's place on the page: it does not go before the thread.
 	if strings.Contains(text, "reputation") {
 		t.Errorf("text kept the author cards:\n%s", text)
+	}
+}
+
+// replyThread is a thread whose replies carry Comment microdata while
+// the first post, shown above them without markup, is described in
+// JSON-LD only (XenForo's markup). When shown is false the page is the
+// thread's second page: the JSON-LD still describes the first post, but
+// the page does not show it. Reply 2 quotes reply 1 in a <blockquote>;
+// reply 3 quotes a manual, which no post of the page holds.
+func replyThread(shown bool) string {
+	var b strings.Builder
+	b.WriteString(`<!doctype html><html><head><title>Which projector after the RS2?</title>
+<script type="application/ld+json">{"@context":"https://schema.org","@type":"DiscussionForumPosting","headline":"Which projector after the RS2?",
+"mainEntity":{"@type":"DiscussionForumPosting","author":{"@type":"Person","name":"JosephF"},
+"text":"My old projector has been wonderful for years, but the time has come to look at a replacement that can handle 4K.\n\nI mostly watch movies and car racing."}}</script>
+</head><body><main><h1>Which projector after the RS2?</h1>`)
+	if shown {
+		b.WriteString(`<article class="message"><div class="user">JosephF</div><div class="words">My old projector has been wonderful for years, but the time has come to look at a replacement that can handle 4K.<br><br>I mostly watch movies and car racing.</div></article>`)
+	}
+	b.WriteString(`<article class="message" itemscope itemtype="https://schema.org/Comment"><div class="user" itemprop="author" itemscope itemtype="https://schema.org/Person"><span itemprop="name">Replier1</span></div>
+<div itemprop="text">Reply1: the newer model has a much brighter picture and deeper blacks in a dark room.</div></article>
+<article class="message" itemscope itemtype="https://schema.org/Comment"><div class="user" itemprop="author" itemscope itemtype="https://schema.org/Person"><span itemprop="name">Replier2</span></div>
+<div itemprop="text"><blockquote><div>Replier1 said:</div>the newer model has a much brighter picture and deeper blacks in a dark room.<div>Click to expand...</div></blockquote>Reply2: agreed, mine replaced a bulb model last spring.</div></article>
+<article class="message" itemscope itemtype="https://schema.org/Comment"><div class="user" itemprop="author" itemscope itemtype="https://schema.org/Person"><span itemprop="name">Replier3</span></div>
+<div itemprop="text"><blockquote>Lamp life is rated at 4500 hours in eco mode, per the manual.</blockquote>Reply3: so a bulb lasts years at two films a week.</div></article>
+</main></body></html>`)
+	return b.String()
+}
+
+// forumOf returns the text of the forum profile's thread of page, with
+// no readability article beside it.
+func forumOf(t *testing.T, page string) string {
+	t.Helper()
+	root, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := forumContent(root, findBody(root), nil)
+	if k == nil {
+		t.Fatal("no thread")
+	}
+	return textOf(k)
+}
+
+// TestForumFirstPostFromJSONLD: the post the JSON-LD describes and the
+// microdata leaves out goes first when the page shows it, and not when
+// it does not.
+func TestForumFirstPostFromJSONLD(t *testing.T) {
+	text := forumOf(t, replyThread(true))
+	first := strings.Index(text, "the time has come")
+	reply := strings.Index(text, "Reply1:")
+	if first < 0 || reply < 0 || first > reply || !strings.Contains(text, "JosephF") {
+		t.Errorf("want the first post with its author, then the replies:\n%s", text)
+	}
+	if text := forumOf(t, replyThread(false)); strings.Contains(text, "time has come") {
+		t.Errorf("the first post of another page was added:\n%s", text)
+	}
+}
+
+// TestForumDropsRepeatedQuotes: a quote of a post the thread holds goes,
+// a quote of something the page does not hold stays.
+func TestForumDropsRepeatedQuotes(t *testing.T) {
+	text := forumOf(t, replyThread(true))
+	if n := strings.Count(text, "much brighter picture"); n != 1 {
+		t.Errorf("reply 1 written %d times, want once:\n%s", n, text)
+	}
+	for _, bad := range []string{"Replier1 said", "Click to expand"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("text kept %q:\n%s", bad, text)
+		}
+	}
+	for _, want := range []string{"Reply2: agreed", "rated at 4500 hours", "Reply3:"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+// TestForumArticleDropsRepeatedQuotes: on a thread without post markup,
+// the forum profile is the article without the quotes of its own posts,
+// or nil (the article as it is) when nothing is quoted again.
+func TestForumArticleDropsRepeatedQuotes(t *testing.T) {
+	page := `<!doctype html><html><head><title>Turning off the LEDs</title></head><body><div id="posts">
+<div class="post"><p class="author">scherer</p><div class="content">I wanted to disable all the LEDs on my board, but the lines I added to the config file do not work.</div></div>
+<div class="post"><p class="author">simmo</p><div class="content"><blockquote><cite>scherer wrote:</cite>I wanted to disable all the LEDs on my board, but the lines I added to the config file do not work.</blockquote>Look in the firmware folder now, not in the old boot folder.</div></div>
+<div class="post"><p class="author">ovecka</p><div class="content"><blockquote>The boot folder is a link to the firmware folder since the last release.</blockquote>So both places hold the same file.</div></div>
+</div></body></html>`
+	root, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := findBody(root)
+	art := cloneTree(body)
+	k := forumProfile(root, body, art)
+	if k == nil {
+		t.Fatal("no profile copy")
+	}
+	text := textOf(k)
+	if n := strings.Count(text, "disable all the LEDs"); n != 1 {
+		t.Errorf("the first post written %d times, want once:\n%s", n, text)
+	}
+	for _, want := range []string{"Look in the firmware folder", "is a link to the firmware folder", "So both places"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	if !strings.Contains(textOf(art), "scherer wrote:") {
+		t.Error("the article itself was changed")
+	}
+	plain := strings.Replace(page, `<blockquote><cite>scherer wrote:</cite>I wanted to disable all the LEDs on my board, but the lines I added to the config file do not work.</blockquote>`, "", 1)
+	if root, err = html.Parse(strings.NewReader(plain)); err != nil {
+		t.Fatal(err)
+	}
+	body = findBody(root)
+	if k := forumProfile(root, body, cloneTree(body)); k != nil {
+		t.Errorf("a copy for an article that repeats nothing:\n%s", textOf(k))
+	}
+}
+
+// TestForumSkipsCommentsOnAnswers: on a Q&A page the comments under the
+// question and each answer (Comment items inside them) are not posts,
+// while the replies of a discussion (Comment items of a
+// DiscussionForumPosting) are.
+func TestForumSkipsCommentsOnAnswers(t *testing.T) {
+	page := `<!doctype html><html><head><title>Why is RAID not a backup?</title></head><body>
+<div itemprop="mainEntity" itemscope itemtype="https://schema.org/Question"><h1 itemprop="name">Why is RAID not a backup?</h1>
+<div itemprop="text"><p>Question: my disks are mirrored, so why do people say I still need a backup?</p></div>
+<ul><li itemprop="comment" itemscope itemtype="https://schema.org/Comment"><span itemprop="text">Note1: this is off topic here.</span> <span itemprop="author" itemscope itemtype="https://schema.org/Person"><span itemprop="name">Commenter1</span></span></li></ul>
+<div itemprop="acceptedAnswer" itemscope itemtype="https://schema.org/Answer"><div itemprop="text"><p>Answer1: a mirror copies a deleted or corrupted file to both disks at once.</p></div>
+<ul><li itemprop="comment" itemscope itemtype="https://schema.org/Comment"><span itemprop="text">Note2: will a backup refuse to copy a corrupt file?</span></li></ul></div>
+<div itemprop="suggestedAnswer" itemscope itemtype="https://schema.org/Answer"><div itemprop="text"><p>Answer2: RAID guards against a failed disk, not against mistakes.</p></div></div>
+</div></body></html>`
+	text := forumOf(t, page)
+	for _, want := range []string{"Question: my disks", "Answer1:", "Answer2:"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	for _, bad := range []string{"Note1", "Note2", "Commenter1"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("text kept the comment %q:\n%s", bad, text)
+		}
+	}
+	// A discussion's replies are Comment items of the first post.
+	disc := strings.NewReplacer("schema.org/Question", "schema.org/DiscussionForumPosting", `itemprop="acceptedAnswer" itemscope itemtype="https://schema.org/Answer"`, `itemprop="comment" itemscope itemtype="https://schema.org/Comment"`,
+		`itemprop="suggestedAnswer" itemscope itemtype="https://schema.org/Answer"`, `itemprop="comment" itemscope itemtype="https://schema.org/Comment"`).Replace(page)
+	text = forumOf(t, disc)
+	for _, want := range []string{"Question: my disks", "Note1", "Answer1:", "Answer2:"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("discussion: text lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+// TestForumQuotesBounded: 50,000 marked posts, each quoting the one
+// before, and one post of 400 nested quotes (the parser stops at 512 open elements) take a few linear walks.
+func TestForumQuotesBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><body>`)
+	for i := 0; i < 50000; i++ {
+		fmt.Fprintf(&b, `<div itemscope itemtype="https://schema.org/Comment"><div itemprop="text"><blockquote>post number %d says hello there</blockquote>post number %d says hello there</div></div>`, i-1, i)
+	}
+	fmt.Fprintf(&b, `<div itemscope itemtype="https://schema.org/Comment"><div itemprop="text">%sdeep words in the middle%s</div></div>`,
+		strings.Repeat("<blockquote>", 400), strings.Repeat("</blockquote>", 400))
+	b.WriteString(`</body></html>`)
+	root, err := html.Parse(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	body := findBody(root)
+	k := forumContent(root, body, nil)
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("forumContent took %v", d)
+	}
+	if k == nil {
+		t.Fatal("no thread")
+	}
+	if n := strings.Count(textOf(k), "post number 7 says"); n != 1 {
+		t.Errorf("post 7 written %d times, want once", n)
+	}
+	start = time.Now()
+	forumProfile(root, body, cloneTree(body))
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("forumProfile took %v", d)
 	}
 }
