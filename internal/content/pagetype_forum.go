@@ -99,7 +99,7 @@ func markedPosts(n *html.Node) []*post {
 // or nil when the page marks up fewer than two posts, in its markup
 // (markedThread) or in JSON-LD (ldThread).
 func forumContent(root, body, art *html.Node) *html.Node {
-	thread, quotes := markedThread(body)
+	thread := markedThread(body)
 	lds := ldPosts(root)
 	if thread == nil {
 		thread = ldThread(lds)
@@ -108,7 +108,6 @@ func forumContent(root, body, art *html.Node) *html.Node {
 		}
 	} else {
 		firstFromLD(thread, body, lds)
-		restoreQuotes(thread, quotes)
 	}
 	// The first post often stands apart: described in JSON-LD while the
 	// replies carry microdata. The readability article is then that post:
@@ -152,14 +151,12 @@ func firstFromLD(thread, body *html.Node, lds []ldPost) {
 }
 
 // markedThread returns the author and text of every post the page marks
-// up, in order, or nil when it marks fewer than two, and the quotes
-// taken out of the texts (see restoreQuotes).
-func markedThread(body *html.Node) (*html.Node, []quote) {
+// up, in order, or nil when it marks fewer than two.
+func markedThread(body *html.Node) *html.Node {
 	posts := markedPosts(body)
 	if len(posts) < 2 {
-		return nil, nil
+		return nil
 	}
-	var quotes []quote
 	thread := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
 	for _, p := range posts {
 		switch {
@@ -168,74 +165,13 @@ func markedThread(body *html.Node) (*html.Node, []quote) {
 				thread.AppendChild(line(authorName(p.author)))
 			}
 			for _, t := range p.text {
-				c := cloneTree(t)
-				quotes = takeQuotes(c, quotes)
-				thread.AppendChild(c)
+				thread.AppendChild(cloneTree(t))
 			}
 		case !p.inner:
 			thread.AppendChild(cloneTree(p.node))
 		}
 	}
-	return thread, quotes
-}
-
-// quote is a <blockquote> taken out of a post's text, with its place.
-type quote struct {
-	node, parent, next *html.Node
-}
-
-// takeQuotes removes the outermost <blockquote> elements under n and
-// appends them to quotes in document order.
-func takeQuotes(n *html.Node, quotes []quote) []quote {
-	removeTags(n, func(q *html.Node) bool {
-		if q.DataAtom != atom.Blockquote {
-			return false
-		}
-		quotes = append(quotes, quote{q, q.Parent, q.NextSibling})
-		return true
-	})
-	return quotes
-}
-
-// restoreQuotes puts back, in their places, the quotes taken out of n
-// whose text n does not hold without them: a reply quoting a post of
-// the page repeats that post, while a quote of a post on another page,
-// or of another source, is the reply's own. It returns how many it
-// left out.
-func restoreQuotes(n *html.Node, quotes []quote) int {
-	if len(quotes) == 0 {
-		return 0
-	}
-	out := 0
-	own := shingles(textOf(n))
-	// In reverse, so that each quote's next sibling is back in place.
-	for i := len(quotes) - 1; i >= 0; i-- {
-		q := quotes[i]
-		if shareIn(textOf(q.node), own) < 0.5 {
-			q.parent.InsertBefore(q.node, q.next)
-		} else {
-			out++
-		}
-	}
-	return out
-}
-
-// forumProfile is the main content of a page classified as a forum: the
-// thread the page marks up (forumContent), else a copy of the article
-// without the quotes that repeat its own posts, or nil to keep the
-// article as it is.
-func forumProfile(root, body, art *html.Node) *html.Node {
-	if thread := forumContent(root, body, art); thread != nil {
-		return thread
-	}
-	if art == nil {
-		return nil
-	}
-	c := cloneTree(art)
-	if restoreQuotes(c, takeQuotes(c, nil)) == 0 {
-		return nil
-	}
-	return c
+	return thread
 }
 
 // authorName is the name of an author property: its own name property

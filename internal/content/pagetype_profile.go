@@ -263,7 +263,7 @@ func typedContent(root *html.Node, art *html.Node, t PageType, probs [len(PageTy
 		if body == nil {
 			return nil
 		}
-		return forumProfile(root, body, art)
+		return forumContent(root, body, art)
 	}
 	return nil
 }
