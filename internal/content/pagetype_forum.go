@@ -20,11 +20,6 @@ import (
 // postTypes are the schema.org item types of a post in a thread.
 var postTypes = []string{"DiscussionForumPosting", "Comment", "Question", "Answer"}
 
-// isPost tells whether n is a schema.org item of a post type.
-func isPost(n *html.Node) bool {
-	return postType(n) != ""
-}
-
 // postType returns the post type of the schema.org item n, or "" when n
 // is not an item of a post type.
 func postType(n *html.Node) string {
