@@ -309,6 +309,9 @@ func (r *readable) cleanConditionally(art *html.Node, tag atom.Atom, lists *clea
 		if n.Parent == nil || !attached(n, art) {
 			continue
 		}
+		if tag == atom.Div && (tkKeepDivs || tkKeepRun && inItemRun(n)) {
+			continue
+		}
 		if r.boilerplate(n, tag, dataTables) {
 			n.Parent.RemoveChild(n)
 			r.cleaned = true
