@@ -1,11 +1,6 @@
 package content
 
-import (
-	"strings"
-
-	"golang.org/x/net/html"
-	"golang.org/x/net/html/atom"
-)
+import "strings"
 
 // hideTokens are class names that hide an element at every screen size
 // in the common CSS frameworks and CMS themes; names ending in "-hidden"
@@ -70,56 +65,4 @@ func hiddenHint(v string) bool {
 		}
 	}
 	return false
-}
-
-// asideNode is a hidden element the scan removed from the body, with
-// where it stood: its parent and the sibling before it, which the scan
-// keeps (the siblings before an element are walked, and dropped or
-// kept, before it).
-type asideNode struct {
-	node, parent, prev *html.Node
-}
-
-// maxAside bounds the hidden elements the scan keeps aside on one page;
-// past it they are removed for good, as on any page.
-const maxAside = 2048
-
-// hiddenElement tells whether the scan removes n for being hidden
-// (Hidden), not for its tag.
-func hiddenElement(n *html.Node) bool {
-	if n.Type != html.ElementNode {
-		return false
-	}
-	switch n.DataAtom {
-	case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Rt, atom.Rp:
-		return false
-	}
-	return Hidden(n)
-}
-
-// restoreHidden puts back in place the hidden elements of aside for
-// which keep is true, and tells whether it put back any. The last
-// removed goes back first: an element's sibling before it is then in
-// place again, and consecutive hidden siblings keep their order. An
-// element whose place is gone (its sibling before it moved elsewhere)
-// stays out.
-func restoreHidden(aside []asideNode, keep func(n *html.Node) bool) bool {
-	put := false
-	for i := len(aside) - 1; i >= 0; i-- {
-		a := aside[i]
-		if a.node.Parent != nil || !keep(a.node) {
-			continue
-		}
-		var next *html.Node
-		if a.prev == nil {
-			next = a.parent.FirstChild
-		} else if a.prev.Parent == a.parent {
-			next = a.prev.NextSibling
-		} else {
-			continue
-		}
-		a.parent.InsertBefore(a.node, next)
-		put = true
-	}
-	return put
 }

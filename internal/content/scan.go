@@ -21,9 +21,6 @@ type scanResult struct {
 	// resolved holds the page's links as scan resolved them, for
 	// absolutize.
 	resolved *resolvedLinks
-	// hidden are the hidden elements the scan removed from the body, for
-	// restoreHidden.
-	hidden []asideNode
 }
 
 // scanner carries state across the single document-order walk. The
@@ -66,9 +63,6 @@ type scanner struct {
 	// fallbackSteps counts the siblings fallback has looked at, against
 	// maxFallbackSteps.
 	fallbackSteps int
-	// hidden are the hidden elements removed from the body, at most
-	// maxAside (see asideNode).
-	hidden []asideNode
 }
 
 // maxStreamSlots is the most placeholders of streamed boundaries a page
@@ -86,7 +80,7 @@ const (
 func scan(root *html.Node, pageURL *url.URL, wantLinks bool) scanResult {
 	s := walkPage(root, pageURL, wantLinks)
 
-	r := scanResult{base: s.base, links: s.links, resolved: &s.resolved, hidden: s.hidden}
+	r := scanResult{base: s.base, links: s.links, resolved: &s.resolved}
 	r.meta = s.metadata()
 	r.sig = signals{
 		isHTML:       true,
@@ -232,9 +226,6 @@ func (s *scanner) walkChildren(n *html.Node, inBody bool) {
 		}
 		s.walk(c, inBody)
 		if removable(c) {
-			if inBody && len(s.hidden) < maxAside && hiddenElement(c) {
-				s.hidden = append(s.hidden, asideNode{node: c, parent: n, prev: c.PrevSibling})
-			}
 			n.RemoveChild(c)
 		}
 	}
