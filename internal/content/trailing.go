@@ -54,9 +54,6 @@ func dropTrailing(n *html.Node) {
 	if text == "" || countWords(text) > trailWords || endsSentence(text) || bareURL(text) {
 		return
 	}
-	if st := textStats(b, nil); st.linkLen < 0.9*float64(st.length) {
-		return
-	}
 	if countWords(nodeText(n))-countWords(text) < trailMinWords {
 		return
 	}
