@@ -54,6 +54,9 @@ func dropTrailing(n *html.Node) {
 	if text == "" || countWords(text) > trailWords || endsSentence(text) || bareURL(text) {
 		return
 	}
+	if hasBreak(b) {
+		return
+	}
 	if countWords(nodeText(n))-countWords(text) < trailMinWords {
 		return
 	}
@@ -106,4 +109,19 @@ func bareURL(text string) bool {
 		return false
 	}
 	return strings.Count(text, " ") == 0
+}
+
+// hasBreak tells whether b holds a <br>: a block of short lines is a
+// signature or an address, which the article keeps.
+func hasBreak(b *html.Node) bool {
+	return findAtom(b, atom.Br)
+}
+
+func findAtom(n *html.Node, a atom.Atom) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && (c.DataAtom == a || findAtom(c, a)) {
+			return true
+		}
+	}
+	return false
 }
