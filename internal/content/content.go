@@ -203,9 +203,6 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 			// A product page's panels written twice (pagetype_product.go).
 			dedupBlocks(node)
 		}
-		if node != nil {
-			dropTrailing(node) // trailing.go
-		}
 	}
 	c.main = node != nil
 	if node == nil {
