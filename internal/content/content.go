@@ -203,9 +203,6 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 			// A product page's panels written twice (pagetype_product.go).
 			dedupBlocks(node)
 		}
-		if node != nil && !c.facts.profile {
-			addStandfirst(root, node, s.meta.Description) // standfirst.go
-		}
 	}
 	c.main = node != nil
 	if node == nil {
