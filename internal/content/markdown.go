@@ -505,7 +505,9 @@ func swapTags(n *html.Node, outer, inner func(*html.Node) bool) {
 				continue
 			}
 			only = c
-			count++
+			if count++; count > 1 {
+				break
+			}
 		}
 		if count == 1 && inner(only) {
 			n.Data, only.Data = only.Data, n.Data
@@ -514,8 +516,11 @@ func swapTags(n *html.Node, outer, inner func(*html.Node) bool) {
 			return
 		}
 	}
+	// Only elements: outer and inner accept elements alone.
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		swapTags(c, outer, inner)
+		if c.Type == html.ElementNode {
+			swapTags(c, outer, inner)
+		}
 	}
 }
 
@@ -614,7 +619,9 @@ func demoteBlocks(n *html.Node, inLeaf, inInline bool) {
 	var next *html.Node
 	for c := n.FirstChild; c != nil; c = next {
 		next = c.NextSibling
-		demoteBlocks(c, inLeaf, inInline)
+		if c.Type == html.ElementNode { // nothing else is demoted or has children
+			demoteBlocks(c, inLeaf, inInline)
+		}
 	}
 }
 
@@ -644,7 +651,9 @@ func wrapListChildren(n *html.Node) {
 		}
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		wrapListChildren(c)
+		if c.Type == html.ElementNode {
+			wrapListChildren(c)
+		}
 	}
 }
 
@@ -1236,25 +1245,29 @@ func (w *mdWriter) inlineCode(n *html.Node) {
 		w.b = append(w.b, '`')
 		return
 	}
-	// Line breaks and tabs become spaces, runs of spaces one.
-	w.t2 = w.t2[:0]
+	// Line breaks and tabs become spaces, runs of spaces one (the code
+	// trimmed starts and ends with neither). The longest run of '`'
+	// sets the fence.
+	t := w.t2[:0]
+	space := false
+	run, fence := 0, 1
 	for _, c := range bytes.TrimSpace(code) {
 		if c == '\n' || c == '\t' {
 			c = ' '
 		}
-		w.t2 = append(w.t2, c)
-	}
-	t := bytes.TrimSpace(w.t2)
-	j := 0
-	for i, c := range t {
-		if c == ' ' && i > 0 && t[i-1] == ' ' {
+		if c == ' ' && space {
 			continue
 		}
-		t[j] = c
-		j++
+		space = c == ' '
+		if c == '`' {
+			run++
+			fence = max(fence, run+1)
+		} else {
+			run = 0
+		}
+		t = append(t, c)
 	}
-	t = t[:j]
-	fence := longestRun(t, '`') + 1
+	w.t2 = t
 	w.b = appendRepeat(w.b, '`', fence)
 	if t[0] == '`' {
 		w.b = append(w.b, ' ')

@@ -1,6 +1,7 @@
 package content
 
 import (
+	"bytes"
 	"math/rand"
 	"strings"
 	"testing"
@@ -301,4 +302,57 @@ func renameFakeSpansOnly(n *html.Node) bool {
 		}
 	}
 	return has
+}
+
+// TestInlineCodeAsBefore compares inlineCode with its former three
+// passes (breaks and tabs replaced, runs of spaces cut, the fence from
+// the longest run of '`'), on code texts of spaces, breaks, backticks
+// and other white space.
+func TestInlineCodeAsBefore(t *testing.T) {
+	before := func(code []byte) []byte {
+		var out []byte
+		if len(bytes.TrimSpace(code)) == 0 {
+			out = append(out, '`')
+			out = append(out, code...)
+			return append(out, '`')
+		}
+		var t2 []byte
+		for _, c := range bytes.TrimSpace(code) {
+			if c == '\n' || c == '\t' {
+				c = ' '
+			}
+			t2 = append(t2, c)
+		}
+		t := bytes.TrimSpace(t2)
+		j := 0
+		for i, c := range t {
+			if c == ' ' && i > 0 && t[i-1] == ' ' {
+				continue
+			}
+			t[j] = c
+			j++
+		}
+		t = t[:j]
+		fence := longestRun(t, '`') + 1
+		out = appendRepeat(out, '`', fence)
+		if t[0] == '`' {
+			out = append(out, ' ')
+		}
+		out = append(out, t...)
+		if t[len(t)-1] == '`' {
+			out = append(out, ' ')
+		}
+		return appendRepeat(out, '`', fence)
+	}
+	pieces := []string{"a", "x()", " ", "  ", "\n", "\t", "\r", "\v", "\u00a0", "`", "``", "```"}
+	var w mdWriter
+	overPieces(pieces, 10, func(s string) {
+		n := &html.Node{Type: html.ElementNode, Data: "code"}
+		n.AppendChild(&html.Node{Type: html.TextNode, Data: s})
+		w.b = w.b[:0]
+		w.inlineCode(n)
+		if want := before([]byte(s)); string(w.b) != string(want) {
+			t.Fatalf("inlineCode(%q) = %q, want %q", s, w.b, want)
+		}
+	})
 }
