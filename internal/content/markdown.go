@@ -55,14 +55,15 @@ var mdPool = sync.Pool{New: func() any { return new(mdWriter) }}
 // markdown renders n and its subtree. It modifies n.
 func markdown(n *html.Node) string {
 	w := mdPool.Get().(*mdWriter)
-	prepare(n)
+	prepare(n, &w.space)
 	w.b = w.b[:0]
 	w.node(n)
 	out := w.finish()
 	s := string(bytes.TrimSpace(out))
 	w.link, w.nest = 0, 0
-	if cap(w.b) > 1<<22 {
+	if cap(w.b) > 1<<22 || cap(w.space.b) > 1<<22 || cap(w.space.texts) > 1<<16 {
 		w.b, w.t1, w.t2, w.t3 = nil, nil, nil, nil
+		w.space = spaceTexts{}
 	}
 	mdPool.Put(w)
 	return s
@@ -74,6 +75,7 @@ type mdWriter struct {
 	t3     []byte // a list's items while they are written
 	link   int    // depth of links around the node being written
 	nest   int    // depth of lists and quotes around it
+	space  spaceTexts
 }
 
 // maxNest bounds the lists and quotes written inside each other; deeper
@@ -191,7 +193,7 @@ func isHeading(n *html.Node) bool {
 // mergeAdjacent may move into the tree what follows it in the document,
 // looking through spans: a tree that something follows (a part of a
 // page, not a copy) has every pass.
-func prepare(root *html.Node) {
+func prepare(root *html.Node, sp *spaceTexts) {
 	var kinds uint8
 	if root.Type == html.ElementNode {
 		kinds = kindsOf(root.Data)
@@ -252,7 +254,7 @@ func prepare(root *html.Node) {
 		})
 		mergeAdjacent(root, isStrike)
 	}
-	collapseSpace(root)
+	collapseSpace(root, sp)
 	if has(prepList) {
 		markListEnds(root)
 	}
@@ -660,39 +662,57 @@ func wrapListChildren(n *html.Node) {
 // collapseSpace collapses white space as a browser lays text out: runs
 // become one space, and spaces at the start and end of a block go,
 // except inside pre and code. Elements are met on the way in and, when
-// they have children, on the way out.
-func collapseSpace(root *html.Node) {
+// they have children, on the way out. The texts are written to sp's
+// buffer as they are met and given to their nodes at the end, from one
+// string: a text with runs to collapse is not a string of its own.
+func collapseSpace(root *html.Node, sp *spaceTexts) {
 	if root.FirstChild == nil || isElem(root, "pre", "code") {
 		return
 	}
-	var prevText, prev *html.Node
+	b, texts := sp.b[:0], sp.texts[:0]
+	var prev *html.Node
+	prevText := -1 // index in texts
+	// endsSpace and trimSpace are strings.HasSuffix and TrimSuffix of
+	// prevText's text with " ".
+	endsSpace := func() bool {
+		t := &texts[prevText]
+		return t.to > t.from && b[t.to-1] == ' '
+	}
+	trimSpace := func() {
+		if endsSpace() {
+			texts[prevText].to--
+		}
+	}
 	keep := false
 	n := collapseNext(nil, root)
 	for n != root {
 		switch n.Type {
 		case html.TextNode:
-			text := collapseRuns(n.Data)
-			if (prevText == nil || strings.HasSuffix(prevText.Data, " ")) && !keep && text != "" && text[0] == ' ' {
-				text = text[1:]
+			written := len(b)
+			b = appendCollapsed(b, n.Data, nextRun(n.Data, 0))
+			from := written
+			if (prevText < 0 || endsSpace()) && !keep && len(b) > from && b[from] == ' ' {
+				from++
 			}
-			if text == "" {
+			if from == len(b) {
+				b = b[:written]
 				n = removeForCollapse(n)
 				continue
 			}
-			n.Data = text
-			prevText = n
+			texts = append(texts, spaceText{n, from, len(b)})
+			prevText = len(texts) - 1
 		case html.ElementNode:
 			switch {
 			case blockName(n.Data) && n.Data != "td" && n.Data != "th" || n.Data == "br":
-				if prevText != nil {
-					prevText.Data = strings.TrimSuffix(prevText.Data, " ")
+				if prevText >= 0 {
+					trimSpace()
 				}
-				prevText = nil
+				prevText = -1
 				keep = false
 			case voidName(n.Data) || n.Data == "pre" || n.Data == "code":
-				prevText = nil
+				prevText = -1
 				keep = true
-			case prevText != nil:
+			case prevText >= 0:
 				keep = false
 			}
 		case html.CommentNode:
@@ -704,12 +724,31 @@ func collapseSpace(root *html.Node) {
 		prev = n
 		n = next
 	}
-	if prevText != nil {
-		prevText.Data = strings.TrimSuffix(prevText.Data, " ")
-		if prevText.Data == "" {
-			removeForCollapse(prevText)
+	if prevText >= 0 {
+		trimSpace()
+		if t := texts[prevText]; t.to == t.from {
+			removeForCollapse(t.n)
 		}
 	}
+	all := string(b)
+	for _, t := range texts {
+		t.n.Data = all[t.from:t.to]
+	}
+	clear(texts) // no node kept from the garbage collector
+	sp.b, sp.texts = b, texts
+}
+
+// spaceTexts is collapseSpace's buffer and its texts, kept from page to
+// page.
+type spaceTexts struct {
+	b     []byte
+	texts []spaceText
+}
+
+// spaceText is a text node's text in a spaceTexts buffer, at from:to.
+type spaceText struct {
+	n        *html.Node
+	from, to int
 }
 
 func collapseNext(prev, n *html.Node) *html.Node {
@@ -746,33 +785,23 @@ func voidName(name string) bool {
 	return false
 }
 
-// collapseRuns turns each run of spaces, tabs and line breaks into one
-// space.
-func collapseRuns(s string) string {
-	if i := nextRun(s, 0); i < len(s) {
-		return collapseFrom(s, i)
-	}
-	return s
-}
-
 func isRunSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
 
-// collapseFrom is collapseRuns(s) when s[i] starts the first run to
-// collapse: the text between runs (single spaces between words
-// included) is copied a piece at a time.
-func collapseFrom(s string, i int) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	b.WriteString(s[:i])
+// appendCollapsed appends s with each run of spaces, tabs and line
+// breaks turned into one space, when i is nextRun(s, 0); the text
+// between runs (single spaces between words included) is copied a
+// piece at a time.
+func appendCollapsed(dst []byte, s string, i int) []byte {
+	dst = append(dst, s[:i]...)
 	for i < len(s) {
-		b.WriteByte(' ')
+		dst = append(dst, ' ')
 		for i++; i < len(s) && runSpaces[s[i]]; i++ {
 		}
 		j := nextRun(s, i)
-		b.WriteString(s[i:j])
+		dst = append(dst, s[i:j]...)
 		i = j
 	}
-	return b.String()
+	return dst
 }
 
 // nextRun returns the index of the first run of white space at or after

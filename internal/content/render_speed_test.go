@@ -148,6 +148,7 @@ func TestPrepareAsAllPasses(t *testing.T) {
 		"<!-- c -->", "word", " ", "\n ", "x y", "*"}
 	rng := rand.New(rand.NewSource(6))
 	last := 0 // roots in the document that nothing follows
+	var sp spaceTexts
 	for range 20000 {
 		src := randomText(rng, pieces, 1+rng.Intn(24))
 		doc, err := html.Parse(strings.NewReader("<body>" + src))
@@ -166,14 +167,14 @@ func TestPrepareAsAllPasses(t *testing.T) {
 			if nextNodeSkip(a) == nil {
 				last++
 			}
-			prepare(a)
+			prepare(a, &sp)
 			prepareAllPasses(b)
 			if got, want := renderTree(a), renderTree(b); got != want {
 				t.Fatalf("%q from <%s>:\n got %q\nwant %q", src, root.Data, got, want)
 			}
 			// A copy on its own, as the readability pass's article.
 			a, b = cloneTree(root), cloneTree(root)
-			prepare(a)
+			prepare(a, &sp)
 			prepareAllPasses(b)
 			if got, want := renderTree(a), renderTree(b); got != want {
 				t.Fatalf("%q from <%s>, a copy:\n got %q\nwant %q", src, root.Data, got, want)
@@ -225,7 +226,8 @@ func renderTree(n *html.Node) string {
 }
 
 // prepareAllPasses is prepare as it was before the census: every pass,
-// and the fake spans renamed in a walk of their own.
+// the fake spans renamed in a walk of their own and each text given its
+// own string as it is collapsed.
 func prepareAllPasses(root *html.Node) {
 	dropRemovedOnly(root)
 	renameFakeSpansOnly(root)
@@ -260,7 +262,7 @@ func prepareAllPasses(root *html.Node) {
 		return 0
 	})
 	mergeAdjacent(root, isStrike)
-	collapseSpace(root)
+	collapseSpaceOneByOne(root)
 	markListEnds(root)
 }
 
@@ -355,4 +357,67 @@ func TestInlineCodeAsBefore(t *testing.T) {
 			t.Fatalf("inlineCode(%q) = %q, want %q", s, w.b, want)
 		}
 	})
+}
+
+// collapseSpaceOneByOne is collapseSpace with each text collapsed into
+// a string of its own as the walk meets it.
+func collapseSpaceOneByOne(root *html.Node) {
+	if root.FirstChild == nil || isElem(root, "pre", "code") {
+		return
+	}
+	var prevText, prev *html.Node
+	keep := false
+	n := collapseNext(nil, root)
+	for n != root {
+		switch n.Type {
+		case html.TextNode:
+			text := collapseRuns(n.Data)
+			if (prevText == nil || strings.HasSuffix(prevText.Data, " ")) && !keep && text != "" && text[0] == ' ' {
+				text = text[1:]
+			}
+			if text == "" {
+				n = removeForCollapse(n)
+				continue
+			}
+			n.Data = text
+			prevText = n
+		case html.ElementNode:
+			switch {
+			case blockName(n.Data) && n.Data != "td" && n.Data != "th" || n.Data == "br":
+				if prevText != nil {
+					prevText.Data = strings.TrimSuffix(prevText.Data, " ")
+				}
+				prevText = nil
+				keep = false
+			case voidName(n.Data) || n.Data == "pre" || n.Data == "code":
+				prevText = nil
+				keep = true
+			case prevText != nil:
+				keep = false
+			}
+		case html.CommentNode:
+		default:
+			n = removeForCollapse(n)
+			continue
+		}
+		next := collapseNext(prev, n)
+		prev = n
+		n = next
+	}
+	if prevText != nil {
+		prevText.Data = strings.TrimSuffix(prevText.Data, " ")
+		if prevText.Data == "" {
+			removeForCollapse(prevText)
+		}
+	}
+}
+
+// collapseRuns turns each run of spaces, tabs and line breaks into one
+// space (the texts collapseSpace writes).
+func collapseRuns(s string) string {
+	i := nextRun(s, 0)
+	if i == len(s) {
+		return s
+	}
+	return string(appendCollapsed(nil, s, i))
 }
