@@ -262,7 +262,7 @@ func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
 // label lines (see labelLine). A block holding half of the article's
 // text or more is kept whatever its name: it is the article's own
 // wrapper ("content has-related-posts").
-func dropBoilerplate(art *html.Node, spareCTA bool) {
+func dropBoilerplate(art *html.Node) {
 	total := -1 // measured at the first block that needs it, before any removal
 	holdsHalf := func(l int) bool {
 		if total < 0 {
@@ -293,11 +293,6 @@ func dropBoilerplate(art *html.Node, spareCTA bool) {
 		// link with class "meta-loc" inside a sentence is words. A
 		// credit is inline in its caption.
 		if isPhrasing(n) && k&kindCredit == 0 && !alone(n, st.length) {
-			return false
-		}
-		// service2's experiment C (S2_CTA): a long call to action on a
-		// page typed service stays.
-		if spareCTA && k&(kindRelated|kindBio|kindCTA) == kindCTA && st.length >= s2CTALen {
 			return false
 		}
 		switch {

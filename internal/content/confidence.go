@@ -28,11 +28,6 @@ type extractFacts struct {
 	// for a listing, and the readability pass spares its runs of items
 	// (inItemRun).
 	listing bool
-	// Experiment switches of branch service2 (service.go): sections
-	// asks the readability pass to join the best candidate's sibling
-	// sections, svc tells that the page is typed service.
-	sections bool
-	svc      bool
 }
 
 func (x *extractFacts) note(r *readable) {

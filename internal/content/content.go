@@ -188,7 +188,6 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		node = &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
 	} else if opt.OnlyMainContent {
 		c.facts.listing = typ == typeIndex(TypeListing)
-		c.facts.sections, c.facts.svc = s2Sections(typ, c.probs), typ == typeIndex(TypeService)
 		node, langs = mainContent(root, s.base, s.sig, s.meta.Title, &c.facts)
 		var runs itemRuns // the item run, walked once for both
 		k := typedContent(root, node, doc.PageType, c.probs, &runs)

@@ -64,9 +64,6 @@ type readable struct {
 	// spareRuns tells the conditional cleaning to keep the divs of a run
 	// of items (a page taken for a listing, extractFacts.listing).
 	spareRuns bool
-	// sections and svc: experiment switches of branch service2
-	// (extractFacts, service.go).
-	sections, svc bool
 	// host is the page's host without "www.", to tell links within the
 	// site from links to other sites.
 	host string
@@ -226,8 +223,7 @@ func readableContent(root *html.Node, base *url.URL, title string, facts *extrac
 	if body == nil {
 		return nil, false
 	}
-	r := &readable{body: body, title: title, bodyLen: -1, bodyOver: -1, spareRuns: facts != nil && facts.listing,
-		sections: facts != nil && facts.sections, svc: facts != nil && facts.svc}
+	r := &readable{body: body, title: title, bodyLen: -1, bodyOver: -1, spareRuns: facts != nil && facts.listing}
 	if base != nil {
 		r.host = siteHost(base.Host)
 	}
@@ -457,7 +453,7 @@ func (r *readable) attempt(flags int) *html.Node {
 				st := textStats(c, r.dropped)
 				keep = r.proseLike(st, []*html.Node{c})
 			}
-			keep = keep || docBlock(c, r.host) || r.sections && r.sectionSibling(c, best, bestScore)
+			keep = keep || docBlock(c, r.host)
 		}
 		if keep {
 			if k := r.copyTree(c); k != nil {

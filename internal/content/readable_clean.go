@@ -18,7 +18,7 @@ func (r *readable) prepare(art *html.Node) {
 	// not the boilerplate inside them.
 	r.art = art
 	if r.flags&flagWeightClasses != 0 {
-		dropBoilerplate(art, r.svc && s2CTA)
+		dropBoilerplate(art)
 		dropRelatedLabels(art)
 		dropLinkOnly(art, r.host)
 	}
