@@ -106,6 +106,9 @@ type tagInfo struct {
 // (but JSON-LD) or <style> element that holds a printable ASCII byte,
 // in order, as far as it follows the parser (see above).
 func rawCuts(b []byte) []cut {
+	if !hasRawStart(b) {
+		return nil // no <script> or <style> to cut (see hasRawStart)
+	}
 	var cuts []cut
 	var foreign [][]byte // the open elements inside <svg> or <math>, lower-cased
 	template := false
@@ -247,6 +250,32 @@ func rawCuts(b []byte) []cut {
 			i++ // text; c is read again
 		}
 	}
+}
+
+// hasRawStart tells whether b holds "<script" or "<style" in any ASCII
+// case. A cut is made only for an element whose start tag rawCuts reads
+// at a '<' followed by its name, and a name the tokenizer reads as
+// "script" or "style" is those bytes in some ASCII case (it lower-cases
+// A-Z only, and any other byte ends the name or makes it another): a
+// body without them has no cut, whatever its markup, and is not read
+// tag by tag. The two searches are for "<s" and "<S", which few tags
+// begin with.
+func hasRawStart(b []byte) bool {
+	for _, open := range [...]string{"<s", "<S"} {
+		for i := 0; ; {
+			k := bytes.Index(b[i:], []byte(open))
+			if k < 0 {
+				break
+			}
+			i += k
+			if rest := b[i+1:]; len(rest) >= len("style") &&
+				(asciiFold(rest[:len("style")], "style") || len(rest) >= len("script") && asciiFold(rest[:len("script")], "script")) {
+				return true
+			}
+			i += 2
+		}
+	}
+	return false
 }
 
 // pastGT returns the index after the first '>' of b from i, or -1 when
