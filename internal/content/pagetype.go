@@ -359,20 +359,25 @@ func (w *typeWalk) walk(n *html.Node, inLink, inP bool) subtree {
 			if inP {
 				w.paraWords += k
 			}
+			// Most texts hold no '$' and no byte of 0x80 or more: no
+			// price and nothing more for the bound to read, told once.
+			some := dollarOrHigh(c.Data)
 			if w.vb != nil {
-				w.vb.text(c.Data, k)
+				w.vb.textOf(c.Data, k, some)
 			}
-			p := prices(c.Data)
-			st.prices += p
-			w.f[fPrices] += float64(p)
+			if some {
+				p := pricesIn(c.Data)
+				st.prices += p
+				w.f[fPrices] += float64(p)
+			}
 			continue
 		case html.ElementNode:
 		default:
 			continue
 		}
-		class := attr(c, "class")
-		cst := w.element(c, class, inLink, inP)
-		class = itemClass(class)
+		a := typeAttrsOf(c)
+		cst := w.element(c, &a, inLink, inP)
+		class := itemClass(a.class)
 		st.words += cst.words
 		st.linkWords += cst.linkWords
 		st.links += cst.links
@@ -409,7 +414,36 @@ func (w *typeWalk) walk(n *html.Node, inLink, inP bool) subtree {
 	return st
 }
 
-func (w *typeWalk) element(n *html.Node, class string, inLink, inP bool) subtree {
+// typeAttrs are the attributes of an element the type walk reads for
+// every element, read in one pass (attr's first of each key).
+type typeAttrs struct{ class, id, itemtype string }
+
+func typeAttrsOf(n *html.Node) typeAttrs {
+	var a typeAttrs
+	var seen uint8
+	for _, at := range n.Attr {
+		if at.Namespace != "" {
+			continue
+		}
+		switch at.Key {
+		case "class":
+			if seen&1 == 0 {
+				a.class, seen = at.Val, seen|1
+			}
+		case "id":
+			if seen&2 == 0 {
+				a.id, seen = at.Val, seen|2
+			}
+		case "itemtype":
+			if seen&4 == 0 {
+				a.itemtype, seen = at.Val, seen|4
+			}
+		}
+	}
+	return a
+}
+
+func (w *typeWalk) element(n *html.Node, a *typeAttrs, inLink, inP bool) subtree {
 	f := w.f
 	f[fElements]++
 	if w.vb != nil {
@@ -473,16 +507,16 @@ func (w *typeWalk) element(n *html.Node, class string, inLink, inP bool) subtree
 			return subtree{}
 		}
 	}
-	if it := attr(n, "itemtype"); it != "" {
-		for t := range strings.FieldsSeq(it) {
+	if a.itemtype != "" {
+		for t := range strings.FieldsSeq(a.itemtype) {
 			schemaFeature(t, f)
 		}
 	}
-	if class != "" {
-		w.classes(class)
+	if a.class != "" {
+		w.classes(a.class)
 	}
-	if id := attr(n, "id"); id != "" {
-		w.classes(id)
+	if a.id != "" {
+		w.classes(a.id)
 	}
 	st := w.walk(n, inLink, inP)
 	switch n.DataAtom {
@@ -570,6 +604,11 @@ func prices(s string) int {
 	if !dollarOrHigh(s) {
 		return 0 // no sign can start here: most texts, read once
 	}
+	return pricesIn(s)
+}
+
+// pricesIn is prices for a text s of which dollarOrHigh is true.
+func pricesIn(s string) int {
 	n := 0
 	next := [3]int{-1, -1, -1} // the next '$', 0xC2 and 0xE2 at or after i; -1 unknown
 	for i := 0; i < len(s); i++ {
