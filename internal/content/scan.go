@@ -892,6 +892,9 @@ func (r *resolvedLinks) known(base *url.URL, ref string) *url.URL {
 
 func resolve(base *url.URL, ref string) *url.URL {
 	ref = strings.TrimSpace(ref)
+	if u := resolvePlain(base, ref); u != nil {
+		return u
+	}
 	u, err := url.Parse(ref)
 	if err != nil {
 		return nil
@@ -901,6 +904,60 @@ func resolve(base *url.URL, ref string) *url.URL {
 	}
 	return base.ResolveReference(u)
 }
+
+// resolvePlain is resolve(base, ref) for a trimmed ref and a base that
+// are plain paths, the common link of a site (a page's name, a path from
+// its root, with or without a fragment), or nil for any other. A plain
+// path holds only the bytes that need no escape in a path or a fragment
+// and read as no other part of a URL (plainPathBytes: letters, digits,
+// '-', '.', '_', '~' and '/'). For them what url.Parse and
+// ResolveReference do reduces to this: ref parses to its path and its
+// fragment (after the first '#', plain too: Fragment as it is,
+// RawFragment empty) alone (no scheme without ':', no host without a
+// leading "//", no query, no escape); it takes base's scheme, user and host,
+// and its path is ref itself when it begins with '/', else ref after
+// base's path up to its last '/'; with no "." or ".." segment to
+// remove, resolvePath returns that path with one leading '/'; and
+// setPath keeps it, RawPath empty, since it holds nothing to escape.
+// TestResolvePlainAsURL compares the two.
+func resolvePlain(base *url.URL, ref string) *url.URL {
+	ref, frag, _ := strings.Cut(ref, "#")
+	if base == nil || ref == "" || base.Opaque != "" || base.RawPath != "" ||
+		!plainPath(ref) || strings.HasPrefix(ref, "//") || !plainPath(frag) || !plainPath(base.Path) {
+		return nil
+	}
+	full := ref
+	if ref[0] != '/' {
+		full = base.Path[:strings.LastIndexByte(base.Path, '/')+1] + ref
+	}
+	for seg := range strings.SplitSeq(full, "/") {
+		if seg == "." || seg == ".." {
+			return nil
+		}
+	}
+	if full[0] != '/' {
+		full = "/" + full
+	}
+	return &url.URL{Scheme: base.Scheme, User: base.User, Host: base.Host, Path: full, Fragment: frag}
+}
+
+// plainPath tells whether s holds plainPathBytes only.
+func plainPath(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !plainPathBytes[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+var plainPathBytes = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			c == '-' || c == '.' || c == '_' || c == '~' || c == '/'
+	}
+	return t
+}()
 
 // nodeText concatenates the text nodes under n, skipping scripts and styles.
 func nodeText(n *html.Node) string {
