@@ -48,11 +48,11 @@ func TestHasRawStart(t *testing.T) {
 			t.Errorf("hasRawStart(%q) = %v, want %v", c.body, got, c.want)
 		}
 	}
-	pieces := []string{"<", "s", "S", "c", "C", "r", "i", "p", "t", "T", "y", "Y", "l", "e", "E", ">", " ", "<s", "<S", "cript", "tyle", "<p>"}
+	pieces := []string{"<", "s", "S", "abcdefg", "\x00", "\xff", "\x1c", "\x3c\x53", "c", "C", "r", "i", "p", "t", "T", "y", "Y", "l", "e", "E", ">", " ", "<s", "<S", "cript", "tyle", "<p>"}
 	r := rand.New(rand.NewSource(1))
 	for range 20000 {
 		var b []byte
-		for range r.Intn(12) {
+		for range r.Intn(40) {
 			b = append(b, pieces[r.Intn(len(pieces))]...)
 		}
 		if got, want := hasRawStart(b), hasRawStartSlow(b); got != want {

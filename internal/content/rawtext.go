@@ -2,7 +2,9 @@ package content
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
+	"math/bits"
 	"strings"
 )
 
@@ -258,24 +260,45 @@ func rawCuts(b []byte) []cut {
 // "script" or "style" is those bytes in some ASCII case (it lower-cases
 // A-Z only, and any other byte ends the name or makes it another): a
 // body without them has no cut, whatever its markup, and is not read
-// tag by tag. The two searches are for "<s" and "<S", which few tags
-// begin with.
+// tag by tag. It reads eight bytes at a time for a '<' followed by 's'
+// or 'S', which few tags begin with.
 func hasRawStart(b []byte) bool {
-	for _, open := range [...]string{"<s", "<S"} {
-		for i := 0; ; {
-			k := bytes.Index(b[i:], []byte(open))
-			if k < 0 {
-				break
-			}
-			i += k
-			if rest := b[i+1:]; len(rest) >= len("style") &&
-				(asciiFold(rest[:len("style")], "style") || len(rest) >= len("script") && asciiFold(rest[:len("script")], "script")) {
+	i := 0
+	for ; len(b)-i >= 17; i += 16 {
+		// Bytes of '<' followed by 's' or 'S' (the latter read with
+		// 0x20 set), two words of eight at a time.
+		m0 := zeroBytes(binary.LittleEndian.Uint64(b[i:])^0x3c3c3c3c3c3c3c3c) &
+			zeroBytes(binary.LittleEndian.Uint64(b[i+1:])|0x2020202020202020^0x7373737373737373)
+		m1 := zeroBytes(binary.LittleEndian.Uint64(b[i+8:])^0x3c3c3c3c3c3c3c3c) &
+			zeroBytes(binary.LittleEndian.Uint64(b[i+9:])|0x2020202020202020^0x7373737373737373)
+		if m0|m1 == 0 {
+			continue
+		}
+		for m := m0; m != 0; m &= m - 1 {
+			if rawStartAt(b, i+bits.TrailingZeros64(m)/8) {
 				return true
 			}
-			i += 2
+		}
+		for m := m1; m != 0; m &= m - 1 {
+			if rawStartAt(b, i+8+bits.TrailingZeros64(m)/8) {
+				return true
+			}
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] == '<' && rawStartAt(b, i) {
+			return true
 		}
 	}
 	return false
+}
+
+// rawStartAt tells whether b holds at i "<script" or "<style" in any
+// ASCII case.
+func rawStartAt(b []byte, i int) bool {
+	rest := b[i+1:]
+	return len(rest) >= len("style") && asciiFold(rest[:len("style")], "style") ||
+		len(rest) >= len("script") && asciiFold(rest[:len("script")], "script")
 }
 
 // pastGT returns the index after the first '>' of b from i, or -1 when
