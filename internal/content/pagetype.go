@@ -315,6 +315,8 @@ type typeWalk struct {
 	// vb, when not nil, receives the body's bounds for the selector's
 	// views (boundBody's figures, from this walk's texts and elements).
 	vb *viewBound
+	// texts gives the texts' countWords, from scan's when it has them.
+	texts textCounts
 }
 
 // subtree is what a block holds, for judging runs of repeated siblings.
@@ -349,7 +351,7 @@ func (w *typeWalk) walk(n *html.Node, inLink, inP bool) subtree {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		switch c.Type {
 		case html.TextNode:
-			k := countWords(c.Data)
+			k := w.texts.words(c.Data)
 			st.words += k
 			w.words += k
 			if inLink {
@@ -675,13 +677,16 @@ func dollarOrHigh(s string) bool {
 // pageFeatures computes the classifier's input for the page under root
 // (scanned: scripts but JSON-LD, styles and hidden nodes are gone).
 func pageFeatures(root *html.Node, pageURL *url.URL, ldTypes []string, ogType string) typeFeatures {
-	return pageFeaturesBound(root, pageURL, ldTypes, ogType, nil)
+	return pageFeaturesBound(root, pageURL, ldTypes, ogType, nil, nil)
 }
 
 // pageFeaturesBound is pageFeatures, with the body's bounds for the
 // selector's views (boundBody) put in vb when vb is not nil, from the
-// same walk. vb is left as it is when the page has no body.
-func pageFeaturesBound(root *html.Node, pageURL *url.URL, ldTypes []string, ogType string, vb *viewBound) typeFeatures {
+// same walk. vb is left as it is when the page has no body. texts, when
+// not nil, are the texts scan counted (scanResult.texts): their counts
+// are taken rather than counted again, and the list is given back to
+// textLists (texts is empty after).
+func pageFeaturesBound(root *html.Node, pageURL *url.URL, ldTypes []string, ogType string, vb *viewBound, texts *textCounts) typeFeatures {
 	var f typeFeatures
 	urlFeatures(pageURL, &f)
 	switch og := strings.ToLower(ogType); {
@@ -706,6 +711,11 @@ func pageFeaturesBound(root *html.Node, pageURL *url.URL, ldTypes []string, ogTy
 		}
 	}
 	w := &typeWalk{f: &f, vb: vb}
+	if texts != nil {
+		w.texts = *texts
+		// The list goes back to the pool once walked: read once.
+		defer texts.done()
+	}
 	if body := findBody(root); body != nil {
 		w.walk(body, false, false)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
@@ -21,6 +22,54 @@ type scanResult struct {
 	// resolved holds the page's links as scan resolved them, for
 	// absolutize.
 	resolved *resolvedLinks
+	// texts are the body's texts scan counted that are still in the
+	// tree, in document order, with their countWords: the page-type walk
+	// takes its counts from them (see textCounts).
+	texts textCounts
+}
+
+// textCount is a text and its countWords.
+type textCount struct {
+	text  string
+	words int
+}
+
+// textCounts are texts with their countWords, in the order a walk meets
+// them. words gives the count of the next one to a walk that meets the
+// same texts in the same order, maybe with others between: a text equal
+// to the next is counted, without reading it again, any other is
+// counted anew. The counts are right whatever the order; only the work
+// saved depends on it.
+type textCounts struct {
+	list []textCount
+	next int
+}
+
+// textLists keeps the lists of textCounts between pages: scan takes one,
+// pageFeaturesBound gives it back (done).
+var textLists = sync.Pool{New: func() any { return new([]textCount) }}
+
+// maxTextList bounds the lists kept in textLists.
+const maxTextList = 1 << 16
+
+// done gives the list back to textLists, emptied; t is empty after.
+func (t *textCounts) done() {
+	if t.list != nil && cap(t.list) <= maxTextList {
+		l := t.list[:cap(t.list)]
+		clear(l) // no text kept alive by the pool
+		l = l[:0]
+		textLists.Put(&l)
+	}
+	*t = textCounts{}
+}
+
+// words returns countWords(s), from the next text when it is s.
+func (t *textCounts) words(s string) int {
+	if t.next < len(t.list) && t.list[t.next].text == s {
+		t.next++
+		return t.list[t.next-1].words
+	}
+	return countWords(s)
 }
 
 // scanner carries state across the single document-order walk. The
@@ -45,6 +94,7 @@ type scanner struct {
 	jsonLD       []string
 	scripts      int
 	words        int
+	texts        []textCount // the body's texts counted, those removed taken off
 	elements     int
 	noscript     strings.Builder
 	emptyRoot    bool
@@ -80,7 +130,7 @@ const (
 func scan(root *html.Node, pageURL *url.URL, wantLinks bool) scanResult {
 	s := walkPage(root, pageURL, wantLinks)
 
-	r := scanResult{base: s.base, links: s.links, resolved: &s.resolved}
+	r := scanResult{base: s.base, links: s.links, resolved: &s.resolved, texts: textCounts{list: s.texts}}
 	r.meta = s.metadata()
 	r.sig = signals{
 		isHTML:       true,
@@ -108,6 +158,7 @@ func walkPage(root *html.Node, pageURL *url.URL, wantLinks bool) *scanner {
 	if wantLinks {
 		s.seen = make(map[string]struct{})
 	}
+	s.texts = (*textLists.Get().(*[]textCount))[:0]
 	s.walk(root, false)
 	s.fillSlots()
 	return s
@@ -123,7 +174,9 @@ func (s *scanner) walk(n *html.Node, inBody bool) {
 			n.Data = strings.ReplaceAll(n.Data, "\u00ad", "")
 		}
 		if inBody {
-			s.words += countWords(n.Data)
+			k := countWords(n.Data)
+			s.words += k
+			s.texts = append(s.texts, textCount{n.Data, k})
 		}
 		return
 	case html.ElementNode:
@@ -224,9 +277,11 @@ func (s *scanner) walkChildren(n *html.Node, inBody bool) {
 			next = c.NextSibling
 			continue
 		}
+		texts := len(s.texts)
 		s.walk(c, inBody)
 		if removable(c) {
 			n.RemoveChild(c)
+			s.texts = s.texts[:texts]
 		}
 	}
 }
