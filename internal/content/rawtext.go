@@ -266,11 +266,12 @@ func hasRawStart(b []byte) bool {
 	i := 0
 	for ; len(b)-i >= 17; i += 16 {
 		// Bytes of '<' followed by 's' or 'S' (the latter read with
-		// 0x20 set), two words of eight at a time.
-		m0 := zeroBytes(binary.LittleEndian.Uint64(b[i:])^0x3c3c3c3c3c3c3c3c) &
-			zeroBytes(binary.LittleEndian.Uint64(b[i+1:])|0x2020202020202020^0x7373737373737373)
-		m1 := zeroBytes(binary.LittleEndian.Uint64(b[i+8:])^0x3c3c3c3c3c3c3c3c) &
-			zeroBytes(binary.LittleEndian.Uint64(b[i+9:])|0x2020202020202020^0x7373737373737373)
+		// 0x20 set), two words of eight at a time: a byte is zero in the
+		// OR of the two tests where both hold.
+		m0 := zeroBytes((binary.LittleEndian.Uint64(b[i:]) ^ 0x3c3c3c3c3c3c3c3c) |
+			(binary.LittleEndian.Uint64(b[i+1:]) | 0x2020202020202020 ^ 0x7373737373737373))
+		m1 := zeroBytes((binary.LittleEndian.Uint64(b[i+8:]) ^ 0x3c3c3c3c3c3c3c3c) |
+			(binary.LittleEndian.Uint64(b[i+9:]) | 0x2020202020202020 ^ 0x7373737373737373))
 		if m0|m1 == 0 {
 			continue
 		}
