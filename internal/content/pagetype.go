@@ -575,15 +575,14 @@ const (
 )
 
 func (w *typeWalk) classWord(word string, seen *uint64) {
-	if len(word) < 2 || len(word) > 16 {
+	// Most words are passed over by their first two letters, before
+	// the word is lower-cased.
+	if len(word) < 2 || len(word) > 16 || !classHintPairs.has(word[0]|0x20, word[1]|0x20) {
 		return
 	}
 	var buf [16]byte
 	for i := 0; i < len(word); i++ {
 		buf[i] = word[i] | 0x20
-	}
-	if !classHintPairs.has(buf[0], buf[1]) {
-		return
 	}
 	i, ok := classHints[string(buf[:len(word)])]
 	if !ok {

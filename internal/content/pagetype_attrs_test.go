@@ -44,3 +44,33 @@ func TestPricesInAsPrices(t *testing.T) {
 		}
 	}
 }
+
+// TestClassWordAsLowered: classWord, which passes a word over by its
+// first two letters before lower-casing it, counts the words whose
+// lower case is a class hint, in any case, each family once.
+func TestClassWordAsLowered(t *testing.T) {
+	words := []string{"Cart", "CART", "cArt", "price", "PRICE", "Pr", "x", "ToC", "toc", "sidebar", "SIDEBAR", "zz", "cards", "Card", "aVeryLongWordOverSixteen", "é", "c"}
+	r := rand.New(rand.NewSource(4))
+	for range 2000 {
+		w := &typeWalk{f: new(typeFeatures)}
+		var want typeFeatures
+		var seen, wantSeen uint64
+		for range r.Intn(6) {
+			word := words[r.Intn(len(words))]
+			w.classWord(word, &seen)
+			lower := []byte(word)
+			for i := range lower {
+				lower[i] |= 0x20
+			}
+			if i, ok := classHints[string(lower)]; ok && len(word) >= 2 && len(word) <= 16 {
+				if bit := uint64(1) << uint(i-fClassCart); wantSeen&bit == 0 {
+					wantSeen |= bit
+					want[i]++
+				}
+			}
+		}
+		if *w.f != want {
+			t.Fatalf("classWord counted %v, want %v", *w.f, want)
+		}
+	}
+}
