@@ -174,7 +174,7 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 	if opt.OnlyMainContent {
 		vb = new(viewBound)
 	}
-	doc.features = pageFeaturesBound(root, s.base, s.sig.ldTypes, s.meta.OpenGraph["og:type"], vb)
+	doc.features = pageFeaturesBound(root, s.base, s.sig.ldTypes, s.meta.OpenGraph["og:type"], vb, &s.texts)
 	c.probs = classify(&doc.features)
 	typ := argmax(c.probs[:])
 	doc.PageType = PageTypes[typ]
