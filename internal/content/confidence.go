@@ -24,6 +24,10 @@ type extractFacts struct {
 	margin     float64 // runner-up candidate score over the best's
 	close      int     // runners-up within 0.75 of the best
 	profile    bool    // a page-type profile replaced the article
+	// listing is set by the caller before extraction: the page is taken
+	// for a listing, and the readability pass spares its runs of items
+	// (inItemRun).
+	listing bool
 }
 
 func (x *extractFacts) note(r *readable) {

@@ -174,7 +174,7 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 	if opt.OnlyMainContent {
 		vb = new(viewBound)
 	}
-	doc.features = pageFeaturesBound(root, s.base, s.sig.ldTypes, s.meta.OpenGraph["og:type"], vb)
+	doc.features = pageFeaturesBound(root, s.base, s.sig.ldTypes, s.meta.OpenGraph["og:type"], vb, &s.texts)
 	c.probs = classify(&doc.features)
 	typ := argmax(c.probs[:])
 	doc.PageType = PageTypes[typ]
@@ -187,6 +187,7 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		// and the article would be one of those.
 		node = &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
 	} else if opt.OnlyMainContent {
+		c.facts.listing = typ == typeIndex(TypeListing)
 		node, langs = mainContent(root, s.base, s.sig, s.meta.Title, &c.facts)
 		var runs itemRuns // the item run, walked once for both
 		k := typedContent(root, node, doc.PageType, c.probs, &runs)

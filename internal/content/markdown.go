@@ -55,14 +55,15 @@ var mdPool = sync.Pool{New: func() any { return new(mdWriter) }}
 // markdown renders n and its subtree. It modifies n.
 func markdown(n *html.Node) string {
 	w := mdPool.Get().(*mdWriter)
-	prepare(n)
+	prepare(n, &w.space)
 	w.b = w.b[:0]
 	w.node(n)
 	out := w.finish()
 	s := string(bytes.TrimSpace(out))
 	w.link, w.nest = 0, 0
-	if cap(w.b) > 1<<22 {
+	if cap(w.b) > 1<<22 || cap(w.space.b) > 1<<22 || cap(w.space.texts) > 1<<16 {
 		w.b, w.t1, w.t2, w.t3 = nil, nil, nil, nil
+		w.space = spaceTexts{}
 	}
 	mdPool.Put(w)
 	return s
@@ -74,6 +75,7 @@ type mdWriter struct {
 	t3     []byte // a list's items while they are written
 	link   int    // depth of links around the node being written
 	nest   int    // depth of lists and quotes around it
+	space  spaceTexts
 }
 
 // maxNest bounds the lists and quotes written inside each other; deeper
@@ -183,48 +185,127 @@ func isHeading(n *html.Node) bool {
 	return len(s) == 2 && s[0] == 'h' && s[1] >= '1' && s[1] <= '6'
 }
 
-// prepare mends the tree under root for rendering (step 1).
-func prepare(root *html.Node) {
-	dropRemoved(root)
-	renameFakeSpans(root)
-	unwrapNested(root, func(n *html.Node) int {
-		if isBold(n) {
-			return 1
-		}
-		if isItalic(n) {
-			return 2
-		}
-		return 0
-	})
-	mergeAdjacent(root, isEmph)
-	dropEmptyCode(root)
-	swapTags(root, isInlineCode, isPre)
-	mergeAdjacent(root, isInlineCode)
-	spaceAroundCode(root)
-	unwrapNested(root, func(n *html.Node) int {
-		if isLink(n) {
-			return 1
-		}
-		return 0
-	})
-	swapTags(root, isEmph, isLink)
-	swapTags(root, isLink, isHeading)
+// prepare mends the tree under root for rendering (step 1). A pass that
+// acts on kinds of elements the tree does not hold is skipped: the
+// first walk tells which it holds (see dropRemoved), and none of the
+// passes makes an element of a kind that a later pass acts on, but
+// demoteBlocks (emphasis, inline code), after the last pass on those.
+// mergeAdjacent may move into the tree what follows it in the document,
+// looking through spans: a tree that something follows (a part of a
+// page, not a copy) has every pass.
+func prepare(root *html.Node, sp *spaceTexts) {
+	var kinds uint8
+	if root.Type == html.ElementNode {
+		kinds = kindsOf(root.Data)
+	}
+	dropRemoved(root, &kinds)
+	if nextNodeSkip(root) != nil {
+		kinds = ^uint8(0)
+	}
+	has := func(k uint8) bool { return kinds&k == k }
+	if has(prepEmph) {
+		unwrapNested(root, func(n *html.Node) int {
+			if isBold(n) {
+				return 1
+			}
+			if isItalic(n) {
+				return 2
+			}
+			return 0
+		})
+		mergeAdjacent(root, isEmph)
+	}
+	if has(prepCode) {
+		dropEmptyCode(root)
+	}
+	if has(prepCode | prepPre) {
+		swapTags(root, isInlineCode, isPre)
+	}
+	if has(prepCode) {
+		mergeAdjacent(root, isInlineCode)
+	}
+	if has(prepEmph) {
+		spaceAroundCode(root)
+	}
+	if has(prepLink) {
+		unwrapNested(root, func(n *html.Node) int {
+			if isLink(n) {
+				return 1
+			}
+			return 0
+		})
+	}
+	if has(prepEmph | prepLink) {
+		swapTags(root, isEmph, isLink)
+	}
+	if has(prepLink | prepHeading) {
+		swapTags(root, isLink, isHeading)
+	}
 	demoteBlocks(root, false, false)
-	wrapListChildren(root)
-	unwrapNested(root, func(n *html.Node) int {
-		if isStrike(n) {
-			return 1
-		}
-		return 0
-	})
-	mergeAdjacent(root, isStrike)
-	collapseSpace(root)
-	markListEnds(root)
+	if has(prepList) {
+		wrapListChildren(root)
+	}
+	if has(prepStrike) {
+		unwrapNested(root, func(n *html.Node) int {
+			if isStrike(n) {
+				return 1
+			}
+			return 0
+		})
+		mergeAdjacent(root, isStrike)
+	}
+	collapseSpace(root, sp)
+	if has(prepList) {
+		markListEnds(root)
+	}
 }
 
-// dropRemoved removes comments and elements that never show content, and
-// joins the text nodes that end up side by side.
-func dropRemoved(n *html.Node) {
+// Kinds of elements that passes of prepare act on, as bits.
+const (
+	prepEmph    = 1 << iota // b, strong, em, i
+	prepCode                // code, var, samp, kbd, tt
+	prepPre                 // pre
+	prepLink                // a
+	prepHeading             // h1 to h6
+	prepStrike              // del, s, strike
+	prepList                // ul, ol
+	prepBlock               // not a kind: blockName holds
+)
+
+// kindsOf returns the kinds of an element of this name, and prepBlock
+// for a block.
+func kindsOf(name string) uint8 {
+	switch name {
+	case "b", "strong", "em", "i":
+		return prepEmph
+	case "code", "var", "samp", "kbd", "tt":
+		return prepCode
+	case "pre":
+		return prepPre | prepBlock
+	case "a":
+		return prepLink
+	case "h1", "h2", "h3", "h4", "h5", "h6":
+		return prepHeading | prepBlock
+	case "del", "s", "strike":
+		return prepStrike
+	case "ul", "ol":
+		return prepList | prepBlock
+	}
+	if blockName(name) {
+		return prepBlock
+	}
+	return 0
+}
+
+// dropRemoved removes comments and elements that never show content,
+// joins the text nodes that end up side by side, and turns a <span>
+// that holds a block into a <div>, in one walk: the span's subtree is
+// done before the span is looked at, as when a walk of its own renamed
+// the spans after the removals. It adds to kinds the kinds of the
+// elements it keeps under n and returns whether n's subtree (n
+// excluded) holds a block.
+func dropRemoved(n *html.Node, kinds *uint8) bool {
+	block := false
 	var next *html.Node
 	for c := n.FirstChild; c != nil; c = next {
 		next = c.NextSibling
@@ -232,7 +313,20 @@ func dropRemoved(n *html.Node) {
 			n.RemoveChild(c)
 			continue
 		}
-		dropRemoved(c)
+		if c.Type != html.ElementNode {
+			continue // a text node, without children
+		}
+		k := kindsOf(c.Data)
+		*kinds |= k
+		if dropRemoved(c, kinds) {
+			if c.Data == "span" {
+				c.Data = "div"
+			}
+			block = true
+		}
+		if k&prepBlock != 0 {
+			block = true
+		}
 	}
 	for c := n.FirstChild; c != nil; c = next {
 		next = c.NextSibling
@@ -242,28 +336,7 @@ func dropRemoved(n *html.Node) {
 			next = c.NextSibling
 		}
 	}
-}
-
-// renameFakeSpans turns a <span> that holds a block into a <div>. It
-// returns whether n's subtree (n excluded) holds a block.
-func renameFakeSpans(n *html.Node) bool {
-	has := false
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type != html.ElementNode {
-			continue
-		}
-		block := blockName(c.Data)
-		if renameFakeSpans(c) {
-			if c.Data == "span" {
-				c.Data = "div"
-			}
-			has = true
-		}
-		if block {
-			has = true
-		}
-	}
-	return has
+	return block
 }
 
 // unwrapNested removes an element of kind k (kind returns 0 for none)
@@ -434,7 +507,9 @@ func swapTags(n *html.Node, outer, inner func(*html.Node) bool) {
 				continue
 			}
 			only = c
-			count++
+			if count++; count > 1 {
+				break
+			}
 		}
 		if count == 1 && inner(only) {
 			n.Data, only.Data = only.Data, n.Data
@@ -443,8 +518,11 @@ func swapTags(n *html.Node, outer, inner func(*html.Node) bool) {
 			return
 		}
 	}
+	// Only elements: outer and inner accept elements alone.
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		swapTags(c, outer, inner)
+		if c.Type == html.ElementNode {
+			swapTags(c, outer, inner)
+		}
 	}
 }
 
@@ -543,7 +621,9 @@ func demoteBlocks(n *html.Node, inLeaf, inInline bool) {
 	var next *html.Node
 	for c := n.FirstChild; c != nil; c = next {
 		next = c.NextSibling
-		demoteBlocks(c, inLeaf, inInline)
+		if c.Type == html.ElementNode { // nothing else is demoted or has children
+			demoteBlocks(c, inLeaf, inInline)
+		}
 	}
 }
 
@@ -573,46 +653,66 @@ func wrapListChildren(n *html.Node) {
 		}
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		wrapListChildren(c)
+		if c.Type == html.ElementNode {
+			wrapListChildren(c)
+		}
 	}
 }
 
 // collapseSpace collapses white space as a browser lays text out: runs
 // become one space, and spaces at the start and end of a block go,
 // except inside pre and code. Elements are met on the way in and, when
-// they have children, on the way out.
-func collapseSpace(root *html.Node) {
+// they have children, on the way out. The texts are written to sp's
+// buffer as they are met and given to their nodes at the end, from one
+// string: a text with runs to collapse is not a string of its own.
+func collapseSpace(root *html.Node, sp *spaceTexts) {
 	if root.FirstChild == nil || isElem(root, "pre", "code") {
 		return
 	}
-	var prevText, prev *html.Node
+	b, texts := sp.b[:0], sp.texts[:0]
+	var prev *html.Node
+	prevText := -1 // index in texts
+	// endsSpace and trimSpace are strings.HasSuffix and TrimSuffix of
+	// prevText's text with " ".
+	endsSpace := func() bool {
+		t := &texts[prevText]
+		return t.to > t.from && b[t.to-1] == ' '
+	}
+	trimSpace := func() {
+		if endsSpace() {
+			texts[prevText].to--
+		}
+	}
 	keep := false
 	n := collapseNext(nil, root)
 	for n != root {
 		switch n.Type {
 		case html.TextNode:
-			text := collapseRuns(n.Data)
-			if (prevText == nil || strings.HasSuffix(prevText.Data, " ")) && !keep && text != "" && text[0] == ' ' {
-				text = text[1:]
+			written := len(b)
+			b = appendCollapsed(b, n.Data, nextRun(n.Data, 0))
+			from := written
+			if (prevText < 0 || endsSpace()) && !keep && len(b) > from && b[from] == ' ' {
+				from++
 			}
-			if text == "" {
+			if from == len(b) {
+				b = b[:written]
 				n = removeForCollapse(n)
 				continue
 			}
-			n.Data = text
-			prevText = n
+			texts = append(texts, spaceText{n, from, len(b)})
+			prevText = len(texts) - 1
 		case html.ElementNode:
 			switch {
 			case blockName(n.Data) && n.Data != "td" && n.Data != "th" || n.Data == "br":
-				if prevText != nil {
-					prevText.Data = strings.TrimSuffix(prevText.Data, " ")
+				if prevText >= 0 {
+					trimSpace()
 				}
-				prevText = nil
+				prevText = -1
 				keep = false
 			case voidName(n.Data) || n.Data == "pre" || n.Data == "code":
-				prevText = nil
+				prevText = -1
 				keep = true
-			case prevText != nil:
+			case prevText >= 0:
 				keep = false
 			}
 		case html.CommentNode:
@@ -624,12 +724,31 @@ func collapseSpace(root *html.Node) {
 		prev = n
 		n = next
 	}
-	if prevText != nil {
-		prevText.Data = strings.TrimSuffix(prevText.Data, " ")
-		if prevText.Data == "" {
-			removeForCollapse(prevText)
+	if prevText >= 0 {
+		trimSpace()
+		if t := texts[prevText]; t.to == t.from {
+			removeForCollapse(t.n)
 		}
 	}
+	all := string(b)
+	for _, t := range texts {
+		t.n.Data = all[t.from:t.to]
+	}
+	clear(texts) // no node kept from the garbage collector
+	sp.b, sp.texts = b, texts
+}
+
+// spaceTexts is collapseSpace's buffer and its texts, kept from page to
+// page.
+type spaceTexts struct {
+	b     []byte
+	texts []spaceText
+}
+
+// spaceText is a text node's text in a spaceTexts buffer, at from:to.
+type spaceText struct {
+	n        *html.Node
+	from, to int
 }
 
 func collapseNext(prev, n *html.Node) *html.Node {
@@ -666,37 +785,54 @@ func voidName(name string) bool {
 	return false
 }
 
-// collapseRuns turns each run of spaces, tabs and line breaks into one
-// space.
-func collapseRuns(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == '\n' || c == '\r' || c == '\t' || c == ' ' && i+1 < len(s) && isRunSpace(s[i+1]) {
-			return collapseFrom(s, i)
-		}
-	}
-	return s
-}
-
 func isRunSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
 
-// collapseFrom is collapseRuns(s) when s[i] starts the first run to
-// collapse: the text between runs is copied a piece at a time.
-func collapseFrom(s string, i int) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	b.WriteString(s[:i])
+// appendCollapsed appends s with each run of spaces, tabs and line
+// breaks turned into one space, when i is nextRun(s, 0); the text
+// between runs (single spaces between words included) is copied a
+// piece at a time.
+func appendCollapsed(dst []byte, s string, i int) []byte {
+	dst = append(dst, s[:i]...)
 	for i < len(s) {
-		b.WriteByte(' ')
+		dst = append(dst, ' ')
 		for i++; i < len(s) && runSpaces[s[i]]; i++ {
 		}
-		j := i
-		for j < len(s) && !runSpaces[s[j]] {
-			j++
-		}
-		b.WriteString(s[i:j])
+		j := nextRun(s, i)
+		dst = append(dst, s[i:j]...)
 		i = j
 	}
-	return b.String()
+	return dst
+}
+
+// nextRun returns the index of the first run of white space at or after
+// i that collapseRuns rewrites: a '\n', '\r' or '\t', or a ' ' that one
+// of the four follows; len(s) when there is none. It reads eight bytes
+// at a time where they hold no byte under 0x21 but ' ' and no two ' ' in
+// a row (as spacedRun), and the bytes after one at a time.
+func nextRun(s string, i int) int {
+	for i < len(s) {
+		prev := uint64(0) // 0x80 when the byte before the eight is ' '
+		for ; len(s)-i >= 8; i += 8 {
+			x := load8(s[i : i+8])
+			low := ^((x | highBits) - 0x2121212121212121) &^ x & highBits
+			sp := zeroBytes(x ^ 0x2020202020202020)
+			if low != sp || sp&(sp<<8|prev) != 0 {
+				break
+			}
+			prev = sp >> 56
+		}
+		if prev != 0 {
+			i-- // the ' ' that ended the last eight, for the bytes below
+		}
+		// One byte at a time up to the end of the eight bytes the fast
+		// path left (at least one, so that the loop moves).
+		for end := min(i+8, len(s)); i < end; i++ {
+			if c := s[i]; c == '\n' || c == '\r' || c == '\t' || c == ' ' && i+1 < len(s) && runSpaces[s[i+1]] {
+				return i
+			}
+		}
+	}
+	return len(s)
 }
 
 // runSpaces are the bytes isRunSpace accepts.
@@ -823,6 +959,14 @@ var escapable = func() (t [256]bool) {
 	return
 }()
 
+// textSpecial are the bytes that text does not copy as they stand:
+// escapable ones, '<', the '&' of "&lt;" and "&gt;", and NUL.
+var textSpecial = func() (t [256]bool) {
+	t = escapable
+	t['<'], t['&'], t[0] = true, true, true
+	return
+}()
+
 // text writes text with a mark before each character that could be
 // markdown syntax; "<" and ">" (also spelled "&lt;" and "&gt;" in the
 // text) too, as the finish decides where they would open a tag or a
@@ -832,6 +976,9 @@ func (w *mdWriter) text(s string) {
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if !textSpecial[c] {
+			continue
+		}
 		switch {
 		case escapable[c] || c == '<':
 			b = append(b, s[start:i]...)
@@ -1127,25 +1274,29 @@ func (w *mdWriter) inlineCode(n *html.Node) {
 		w.b = append(w.b, '`')
 		return
 	}
-	// Line breaks and tabs become spaces, runs of spaces one.
-	w.t2 = w.t2[:0]
+	// Line breaks and tabs become spaces, runs of spaces one (the code
+	// trimmed starts and ends with neither). The longest run of '`'
+	// sets the fence.
+	t := w.t2[:0]
+	space := false
+	run, fence := 0, 1
 	for _, c := range bytes.TrimSpace(code) {
 		if c == '\n' || c == '\t' {
 			c = ' '
 		}
-		w.t2 = append(w.t2, c)
-	}
-	t := bytes.TrimSpace(w.t2)
-	j := 0
-	for i, c := range t {
-		if c == ' ' && i > 0 && t[i-1] == ' ' {
+		if c == ' ' && space {
 			continue
 		}
-		t[j] = c
-		j++
+		space = c == ' '
+		if c == '`' {
+			run++
+			fence = max(fence, run+1)
+		} else {
+			run = 0
+		}
+		t = append(t, c)
 	}
-	t = t[:j]
-	fence := longestRun(t, '`') + 1
+	w.t2 = t
 	w.b = appendRepeat(w.b, '`', fence)
 	if t[0] == '`' {
 		w.b = append(w.b, ' ')
@@ -1330,9 +1481,15 @@ var urlReplacer = strings.NewReplacer(" ", "%20", "[", "%5B", "]", "%5D", "(", "
 // percent-encoded.
 func appendURL(dst []byte, raw string) []byte {
 	raw = strings.TrimSpace(raw)
-	if raw == "#" {
+	if raw == "#" || plainURL(raw) {
 		return append(dst, raw...)
 	}
+	return appendParsedURL(dst, raw)
+}
+
+// appendParsedURL is appendURL for a raw URL, trimmed, that is not
+// plainURL: parsed and written again.
+func appendParsedURL(dst []byte, raw string) []byte {
 	raw = strings.ReplaceAll(raw, "\n", "%0A")
 	raw = strings.ReplaceAll(raw, "\t", "%09")
 	u, err := url.Parse(raw)
@@ -1342,6 +1499,52 @@ func appendURL(dst []byte, raw string) []byte {
 	u.RawQuery = strings.ReplaceAll(encodeQuery(u.RawQuery), "+", "%20")
 	return append(dst, urlReplacer.Replace(u.String())...)
 }
+
+// plainURL tells whether appendURL writes raw as it stands because
+// parsing and writing it again changes nothing: an http or https URL
+// (the scheme in lower case) with a host, made of letters, digits and
+// "-._~:/" only, and a fragment of the same bytes after a single '#',
+// if any. Such a URL has no query to encode again, nothing to escape
+// and nothing to replace, and if its port does not parse, the error's
+// path writes it as it stands too. Links the pipeline made absolute
+// mostly read so.
+func plainURL(raw string) bool {
+	rest, ok := strings.CutPrefix(raw, "https://")
+	if !ok {
+		if rest, ok = strings.CutPrefix(raw, "http://"); !ok {
+			return false
+		}
+	}
+	if rest == "" || rest[0] == '/' || rest[0] == '#' || rest[len(rest)-1] == '#' {
+		return false
+	}
+	hash := false
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		if c == '#' && !hash {
+			hash = true
+			continue
+		}
+		if !plainURLBytes[c] {
+			return false
+		}
+	}
+	return true
+}
+
+// plainURLBytes are the bytes of a plainURL besides its '#'.
+var plainURLBytes = func() (t [256]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	for _, c := range "-._~:/" {
+		t[c] = true
+	}
+	return
+}()
 
 // encodeQuery decodes and encodes again each key and value of a query.
 func encodeQuery(q string) string {

@@ -315,6 +315,8 @@ type typeWalk struct {
 	// vb, when not nil, receives the body's bounds for the selector's
 	// views (boundBody's figures, from this walk's texts and elements).
 	vb *viewBound
+	// texts gives the texts' countWords, from scan's when it has them.
+	texts textCounts
 }
 
 // subtree is what a block holds, for judging runs of repeated siblings.
@@ -349,7 +351,7 @@ func (w *typeWalk) walk(n *html.Node, inLink, inP bool) subtree {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		switch c.Type {
 		case html.TextNode:
-			k := countWords(c.Data)
+			k := w.texts.words(c.Data)
 			st.words += k
 			w.words += k
 			if inLink {
@@ -359,20 +361,25 @@ func (w *typeWalk) walk(n *html.Node, inLink, inP bool) subtree {
 			if inP {
 				w.paraWords += k
 			}
+			// Most texts hold no '$' and no byte of 0x80 or more: no
+			// price and nothing more for the bound to read, told once.
+			some := dollarOrHigh(c.Data)
 			if w.vb != nil {
-				w.vb.text(c.Data, k)
+				w.vb.textOf(c.Data, k, some)
 			}
-			p := prices(c.Data)
-			st.prices += p
-			w.f[fPrices] += float64(p)
+			if some {
+				p := pricesIn(c.Data)
+				st.prices += p
+				w.f[fPrices] += float64(p)
+			}
 			continue
 		case html.ElementNode:
 		default:
 			continue
 		}
-		class := attr(c, "class")
-		cst := w.element(c, class, inLink, inP)
-		class = itemClass(class)
+		a := typeAttrsOf(c)
+		cst := w.element(c, &a, inLink, inP)
+		class := itemClass(a.class)
 		st.words += cst.words
 		st.linkWords += cst.linkWords
 		st.links += cst.links
@@ -409,7 +416,36 @@ func (w *typeWalk) walk(n *html.Node, inLink, inP bool) subtree {
 	return st
 }
 
-func (w *typeWalk) element(n *html.Node, class string, inLink, inP bool) subtree {
+// typeAttrs are the attributes of an element the type walk reads for
+// every element, read in one pass (attr's first of each key).
+type typeAttrs struct{ class, id, itemtype string }
+
+func typeAttrsOf(n *html.Node) typeAttrs {
+	var a typeAttrs
+	var seen uint8
+	for _, at := range n.Attr {
+		if at.Namespace != "" {
+			continue
+		}
+		switch at.Key {
+		case "class":
+			if seen&1 == 0 {
+				a.class, seen = at.Val, seen|1
+			}
+		case "id":
+			if seen&2 == 0 {
+				a.id, seen = at.Val, seen|2
+			}
+		case "itemtype":
+			if seen&4 == 0 {
+				a.itemtype, seen = at.Val, seen|4
+			}
+		}
+	}
+	return a
+}
+
+func (w *typeWalk) element(n *html.Node, a *typeAttrs, inLink, inP bool) subtree {
 	f := w.f
 	f[fElements]++
 	if w.vb != nil {
@@ -473,16 +509,16 @@ func (w *typeWalk) element(n *html.Node, class string, inLink, inP bool) subtree
 			return subtree{}
 		}
 	}
-	if it := attr(n, "itemtype"); it != "" {
-		for t := range strings.FieldsSeq(it) {
+	if a.itemtype != "" {
+		for t := range strings.FieldsSeq(a.itemtype) {
 			schemaFeature(t, f)
 		}
 	}
-	if class != "" {
-		w.classes(class)
+	if a.class != "" {
+		w.classes(a.class)
 	}
-	if id := attr(n, "id"); id != "" {
-		w.classes(id)
+	if a.id != "" {
+		w.classes(a.id)
 	}
 	st := w.walk(n, inLink, inP)
 	switch n.DataAtom {
@@ -539,15 +575,14 @@ const (
 )
 
 func (w *typeWalk) classWord(word string, seen *uint64) {
-	if len(word) < 2 || len(word) > 16 {
+	// Most words are passed over by their first two letters, before
+	// the word is lower-cased.
+	if len(word) < 2 || len(word) > 16 || !classHintPairs.has(word[0]|0x20, word[1]|0x20) {
 		return
 	}
 	var buf [16]byte
 	for i := 0; i < len(word); i++ {
 		buf[i] = word[i] | 0x20
-	}
-	if !classHintPairs.has(buf[0], buf[1]) {
-		return
 	}
 	i, ok := classHints[string(buf[:len(word)])]
 	if !ok {
@@ -570,6 +605,11 @@ func prices(s string) int {
 	if !dollarOrHigh(s) {
 		return 0 // no sign can start here: most texts, read once
 	}
+	return pricesIn(s)
+}
+
+// pricesIn is prices for a text s of which dollarOrHigh is true.
+func pricesIn(s string) int {
 	n := 0
 	next := [3]int{-1, -1, -1} // the next '$', 0xC2 and 0xE2 at or after i; -1 unknown
 	for i := 0; i < len(s); i++ {
@@ -636,13 +676,16 @@ func dollarOrHigh(s string) bool {
 // pageFeatures computes the classifier's input for the page under root
 // (scanned: scripts but JSON-LD, styles and hidden nodes are gone).
 func pageFeatures(root *html.Node, pageURL *url.URL, ldTypes []string, ogType string) typeFeatures {
-	return pageFeaturesBound(root, pageURL, ldTypes, ogType, nil)
+	return pageFeaturesBound(root, pageURL, ldTypes, ogType, nil, nil)
 }
 
 // pageFeaturesBound is pageFeatures, with the body's bounds for the
 // selector's views (boundBody) put in vb when vb is not nil, from the
-// same walk. vb is left as it is when the page has no body.
-func pageFeaturesBound(root *html.Node, pageURL *url.URL, ldTypes []string, ogType string, vb *viewBound) typeFeatures {
+// same walk. vb is left as it is when the page has no body. texts, when
+// not nil, are the texts scan counted (scanResult.texts): their counts
+// are taken rather than counted again, and the list is given back to
+// textLists (texts is empty after).
+func pageFeaturesBound(root *html.Node, pageURL *url.URL, ldTypes []string, ogType string, vb *viewBound, texts *textCounts) typeFeatures {
 	var f typeFeatures
 	urlFeatures(pageURL, &f)
 	switch og := strings.ToLower(ogType); {
@@ -667,6 +710,11 @@ func pageFeaturesBound(root *html.Node, pageURL *url.URL, ldTypes []string, ogTy
 		}
 	}
 	w := &typeWalk{f: &f, vb: vb}
+	if texts != nil {
+		w.texts = *texts
+		// The list goes back to the pool once walked: read once.
+		defer texts.done()
+	}
 	if body := findBody(root); body != nil {
 		w.walk(body, false, false)
 	}

@@ -20,25 +20,27 @@ import (
 // postTypes are the schema.org item types of a post in a thread.
 var postTypes = []string{"DiscussionForumPosting", "Comment", "Question", "Answer"}
 
-// isPost tells whether n is a schema.org item of a post type.
-func isPost(n *html.Node) bool {
+// postType returns the post type of the schema.org item n, or "" when n
+// is not an item of a post type.
+func postType(n *html.Node) string {
 	if n.Type != html.ElementNode {
-		return false
+		return ""
 	}
 	if _, ok := attrOK(n, "itemscope"); !ok {
-		return false
+		return ""
 	}
 	for t := range strings.FieldsSeq(attr(n, "itemtype")) {
-		if slices.Contains(postTypes, t[strings.LastIndexAny(t, "/#")+1:]) {
-			return true
+		if t = t[strings.LastIndexAny(t, "/#")+1:]; slices.Contains(postTypes, t) {
+			return t
 		}
 	}
-	return false
+	return ""
 }
 
 // post is one post of a thread with the parts its microdata names.
 type post struct {
 	node   *html.Node
+	kind   string       // its post type
 	author *html.Node   // itemprop="author"
 	text   []*html.Node // itemprop="text" or "articleBody"
 	inner  bool         // holds other posts
@@ -66,11 +68,16 @@ func markedPosts(n *html.Node) []*post {
 				}
 			}
 			s, in := scope, inScope
-			if isPost(c) {
+			if t := postType(c); t != "" {
+				// A comment on a question or an answer (Stack
+				// Exchange's notes under each) is not an answer.
+				if t == "Comment" && scope != nil && (scope.kind == "Question" || scope.kind == "Answer") {
+					continue
+				}
 				if scope != nil {
 					scope.inner = true
 				}
-				s = &post{node: c}
+				s = &post{node: c, kind: t}
 				posts = append(posts, s)
 				in = true
 			} else if _, ok := attrOK(c, "itemscope"); ok {
@@ -88,11 +95,14 @@ func markedPosts(n *html.Node) []*post {
 // (markedThread) or in JSON-LD (ldThread).
 func forumContent(root, body, art *html.Node) *html.Node {
 	thread := markedThread(body)
+	lds := ldPosts(root)
 	if thread == nil {
-		thread = ldThread(root)
-	}
-	if thread == nil {
-		return nil
+		thread = ldThread(lds)
+		if thread == nil {
+			return nil
+		}
+	} else {
+		firstFromLD(thread, body, lds)
 	}
 	// The first post often stands apart: described in JSON-LD while the
 	// replies carry microdata. The readability article is then that post:
@@ -106,6 +116,33 @@ func forumContent(root, body, art *html.Node) *html.Node {
 	}
 	prune(thread)
 	return thread
+}
+
+// firstFromLD puts first in the marked thread the posts that the page's
+// JSON-LD describes (lds) and the thread lacks, when the page shows
+// them: XenForo marks the replies with microdata and describes the
+// first post in JSON-LD only (a thread's later pages describe the first
+// post too, without showing it).
+func firstFromLD(thread, body *html.Node, lds []ldPost) {
+	if len(lds) == 0 {
+		return
+	}
+	have := shingles(textOf(thread))
+	var shown map[[3]string]struct{}
+	first := thread.FirstChild
+	for _, p := range lds {
+		if shareIn(p.text, have) >= 0.5 {
+			continue
+		}
+		if shown == nil {
+			shown = shingles(textOf(body))
+		}
+		if shareIn(p.text, shown) >= 0.5 {
+			lead := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+			appendLDPost(lead, p)
+			thread.InsertBefore(lead, first)
+		}
+	}
 }
 
 // markedThread returns the author and text of every post the page marks
@@ -186,12 +223,49 @@ func shared(a, b string) float64 {
 	return float64(in) / float64(n)
 }
 
-// ldThread returns the author and text of every post a JSON-LD block of
-// the page describes, in the order written, or nil when fewer than two
-// have a text.
-func ldThread(root *html.Node) *html.Node {
-	thread := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
-	posts := 0
+// shingles returns the runs of three words of s (lower-cased, split at
+// spaces).
+func shingles(s string) map[[3]string]struct{} {
+	set := make(map[[3]string]struct{})
+	var w [3]string
+	n := 0
+	for f := range strings.FieldsSeq(strings.ToLower(s)) {
+		w[0], w[1], w[2] = w[1], w[2], f
+		if n++; n >= 3 {
+			set[w] = struct{}{}
+		}
+	}
+	return set
+}
+
+// shareIn is the share of the runs of three words of a that set holds;
+// 1 when a has none.
+func shareIn(a string, set map[[3]string]struct{}) float64 {
+	var w [3]string
+	n, in := 0, 0
+	for f := range strings.FieldsSeq(strings.ToLower(a)) {
+		w[0], w[1], w[2] = w[1], w[2], f
+		if n++; n >= 3 {
+			if _, ok := set[w]; ok {
+				in++
+			}
+		}
+	}
+	if n < 3 {
+		return 1
+	}
+	return float64(in) / float64(n-2)
+}
+
+// ldPost is a post a JSON-LD block of the page describes.
+type ldPost struct {
+	author, text string
+}
+
+// ldPosts returns the author and text of every post the page's JSON-LD
+// blocks describe, in the order written.
+func ldPosts(root *html.Node) []ldPost {
+	var posts []ldPost
 	var add func(v any)
 	add = func(v any) {
 		switch v := v.(type) {
@@ -201,15 +275,7 @@ func ldThread(root *html.Node) *html.Node {
 			}
 		case map[string]any:
 			if text := ldPostText(v); text != "" {
-				posts++
-				if name := ldName(v["author"]); name != "" {
-					thread.AppendChild(line(name))
-				}
-				for l := range strings.SplitSeq(text, "\n") {
-					if l = strings.TrimSpace(l); l != "" {
-						thread.AppendChild(line(l))
-					}
-				}
+				posts = append(posts, ldPost{author: ldName(v["author"]), text: text})
 			}
 			// Replies sit under comment, acceptedAnswer or
 			// suggestedAnswer; sorted keys keep them in a fixed order.
@@ -239,8 +305,32 @@ func ldThread(root *html.Node) *html.Node {
 		}
 	}
 	walk(root)
-	if posts < 2 {
+	return posts
+}
+
+// appendLDPost appends the author and the lines of the text of p to
+// thread.
+func appendLDPost(thread *html.Node, p ldPost) {
+	if p.author != "" {
+		thread.AppendChild(line(p.author))
+	}
+	for l := range strings.SplitSeq(p.text, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			thread.AppendChild(line(l))
+		}
+	}
+}
+
+// ldThread returns the author and text of every post a JSON-LD block of
+// the page describes, in the order written, or nil when fewer than two
+// have a text.
+func ldThread(posts []ldPost) *html.Node {
+	if len(posts) < 2 {
 		return nil
+	}
+	thread := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+	for _, p := range posts {
+		appendLDPost(thread, p)
 	}
 	return thread
 }

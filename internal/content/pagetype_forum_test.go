@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/html"
 )
@@ -141,5 +142,130 @@ func TestForumFromJSONLD(t *testing.T) {
 	// thread's place on the page: it does not go before the thread.
 	if strings.Contains(text, "reputation") {
 		t.Errorf("text kept the author cards:\n%s", text)
+	}
+}
+
+// replyThread is a thread whose replies carry Comment microdata while
+// the first post, shown above them without markup, is described in
+// JSON-LD only (XenForo's markup). When shown is false the page is the
+// thread's second page: the JSON-LD still describes the first post, but
+// the page does not show it.
+func replyThread(shown bool) string {
+	var b strings.Builder
+	b.WriteString(`<!doctype html><html><head><title>Which projector after the RS2?</title>
+<script type="application/ld+json">{"@context":"https://schema.org","@type":"DiscussionForumPosting","headline":"Which projector after the RS2?",
+"mainEntity":{"@type":"DiscussionForumPosting","author":{"@type":"Person","name":"JosephF"},
+"text":"My old projector has been wonderful for years, but the time has come to look at a replacement that can handle 4K.\n\nI mostly watch movies and car racing."}}</script>
+</head><body><main><h1>Which projector after the RS2?</h1>`)
+	if shown {
+		b.WriteString(`<article class="message"><div class="user">JosephF</div><div class="words">My old projector has been wonderful for years, but the time has come to look at a replacement that can handle 4K.<br><br>I mostly watch movies and car racing.</div></article>`)
+	}
+	b.WriteString(`<article class="message" itemscope itemtype="https://schema.org/Comment"><div class="user" itemprop="author" itemscope itemtype="https://schema.org/Person"><span itemprop="name">Replier1</span></div>
+<div itemprop="text">Reply1: the newer model has a much brighter picture and deeper blacks in a dark room.</div></article>
+<article class="message" itemscope itemtype="https://schema.org/Comment"><div class="user" itemprop="author" itemscope itemtype="https://schema.org/Person"><span itemprop="name">Replier2</span></div>
+<div itemprop="text">Reply2: agreed, mine replaced a bulb model last spring.</div></article>
+</main></body></html>`)
+	return b.String()
+}
+
+// forumOf returns the text of the forum profile's thread of page, with
+// no readability article beside it.
+func forumOf(t *testing.T, page string) string {
+	t.Helper()
+	root, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := forumContent(root, findBody(root), nil)
+	if k == nil {
+		t.Fatal("no thread")
+	}
+	return textOf(k)
+}
+
+// TestForumFirstPostFromJSONLD: the post the JSON-LD describes and the
+// microdata leaves out goes first when the page shows it, and not when
+// it does not.
+func TestForumFirstPostFromJSONLD(t *testing.T) {
+	text := forumOf(t, replyThread(true))
+	first := strings.Index(text, "the time has come")
+	reply := strings.Index(text, "Reply1:")
+	if first < 0 || reply < 0 || first > reply || !strings.Contains(text, "JosephF") {
+		t.Errorf("want the first post with its author, then the replies:\n%s", text)
+	}
+	if text := forumOf(t, replyThread(false)); strings.Contains(text, "time has come") {
+		t.Errorf("the first post of another page was added:\n%s", text)
+	}
+}
+
+// TestForumSkipsCommentsOnAnswers: on a Q&A page the comments under the
+// question and each answer (Comment items inside them) are not posts,
+// while the replies of a discussion (Comment items of a
+// DiscussionForumPosting) are.
+func TestForumSkipsCommentsOnAnswers(t *testing.T) {
+	page := `<!doctype html><html><head><title>Why is RAID not a backup?</title></head><body>
+<div itemprop="mainEntity" itemscope itemtype="https://schema.org/Question"><h1 itemprop="name">Why is RAID not a backup?</h1>
+<div itemprop="text"><p>Question: my disks are mirrored, so why do people say I still need a backup?</p></div>
+<ul><li itemprop="comment" itemscope itemtype="https://schema.org/Comment"><span itemprop="text">Note1: this is off topic here.</span> <span itemprop="author" itemscope itemtype="https://schema.org/Person"><span itemprop="name">Commenter1</span></span></li></ul>
+<div itemprop="acceptedAnswer" itemscope itemtype="https://schema.org/Answer"><div itemprop="text"><p>Answer1: a mirror copies a deleted or corrupted file to both disks at once.</p></div>
+<ul><li itemprop="comment" itemscope itemtype="https://schema.org/Comment"><span itemprop="text">Note2: will a backup refuse to copy a corrupt file?</span></li></ul></div>
+<div itemprop="suggestedAnswer" itemscope itemtype="https://schema.org/Answer"><div itemprop="text"><p>Answer2: RAID guards against a failed disk, not against mistakes.</p></div></div>
+</div></body></html>`
+	text := forumOf(t, page)
+	for _, want := range []string{"Question: my disks", "Answer1:", "Answer2:"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	for _, bad := range []string{"Note1", "Note2", "Commenter1"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("text kept the comment %q:\n%s", bad, text)
+		}
+	}
+	// A discussion's replies are Comment items of the first post.
+	disc := strings.NewReplacer("schema.org/Question", "schema.org/DiscussionForumPosting", `itemprop="acceptedAnswer" itemscope itemtype="https://schema.org/Answer"`, `itemprop="comment" itemscope itemtype="https://schema.org/Comment"`,
+		`itemprop="suggestedAnswer" itemscope itemtype="https://schema.org/Answer"`, `itemprop="comment" itemscope itemtype="https://schema.org/Comment"`).Replace(page)
+	text = forumOf(t, disc)
+	for _, want := range []string{"Question: my disks", "Note1", "Answer1:", "Answer2:"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("discussion: text lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+// TestForumFirstPostBounded: 20,000 marked posts and 20,000 JSON-LD
+// posts, half of them shown without markup, take a few linear walks.
+func TestForumFirstPostBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><head><script type="application/ld+json">[`)
+	for i := 0; i < 20000; i++ {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"@type":"DiscussionForumPosting","text":"opening post number %d of the thread"}`, i)
+	}
+	b.WriteString(`]</script></head><body>`)
+	for i := 0; i < 20000; i++ {
+		if i%2 == 0 {
+			fmt.Fprintf(&b, `<div>opening post number %d of the thread</div>`, i)
+		}
+		fmt.Fprintf(&b, `<div itemscope itemtype="https://schema.org/Comment"><div itemprop="text">reply number %d says hello there</div></div>`, i)
+	}
+	b.WriteString(`</body></html>`)
+	root, err := html.Parse(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	k := forumContent(root, findBody(root), nil)
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("forumContent took %v", d)
+	}
+	if k == nil {
+		t.Fatal("no thread")
+	}
+	text := textOf(k)
+	if !strings.Contains(text, "opening post number 8 of") || strings.Contains(text, "opening post number 7 of") {
+		t.Errorf("want the shown JSON-LD posts only:\n%.300s", text)
 	}
 }

@@ -2,7 +2,9 @@ package content
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
+	"math/bits"
 	"strings"
 )
 
@@ -106,6 +108,9 @@ type tagInfo struct {
 // (but JSON-LD) or <style> element that holds a printable ASCII byte,
 // in order, as far as it follows the parser (see above).
 func rawCuts(b []byte) []cut {
+	if !hasRawStart(b) {
+		return nil // no <script> or <style> to cut (see hasRawStart)
+	}
 	var cuts []cut
 	var foreign [][]byte // the open elements inside <svg> or <math>, lower-cased
 	template := false
@@ -247,6 +252,54 @@ func rawCuts(b []byte) []cut {
 			i++ // text; c is read again
 		}
 	}
+}
+
+// hasRawStart tells whether b holds "<script" or "<style" in any ASCII
+// case. A cut is made only for an element whose start tag rawCuts reads
+// at a '<' followed by its name, and a name the tokenizer reads as
+// "script" or "style" is those bytes in some ASCII case (it lower-cases
+// A-Z only, and any other byte ends the name or makes it another): a
+// body without them has no cut, whatever its markup, and is not read
+// tag by tag. It reads eight bytes at a time for a '<' followed by 's'
+// or 'S', which few tags begin with.
+func hasRawStart(b []byte) bool {
+	i := 0
+	for ; len(b)-i >= 17; i += 16 {
+		// Bytes of '<' followed by 's' or 'S' (the latter read with
+		// 0x20 set), two words of eight at a time: a byte is zero in the
+		// OR of the two tests where both hold.
+		m0 := zeroBytes((binary.LittleEndian.Uint64(b[i:]) ^ 0x3c3c3c3c3c3c3c3c) |
+			(binary.LittleEndian.Uint64(b[i+1:]) | 0x2020202020202020 ^ 0x7373737373737373))
+		m1 := zeroBytes((binary.LittleEndian.Uint64(b[i+8:]) ^ 0x3c3c3c3c3c3c3c3c) |
+			(binary.LittleEndian.Uint64(b[i+9:]) | 0x2020202020202020 ^ 0x7373737373737373))
+		if m0|m1 == 0 {
+			continue
+		}
+		for m := m0; m != 0; m &= m - 1 {
+			if rawStartAt(b, i+bits.TrailingZeros64(m)/8) {
+				return true
+			}
+		}
+		for m := m1; m != 0; m &= m - 1 {
+			if rawStartAt(b, i+8+bits.TrailingZeros64(m)/8) {
+				return true
+			}
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] == '<' && rawStartAt(b, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// rawStartAt tells whether b holds at i "<script" or "<style" in any
+// ASCII case.
+func rawStartAt(b []byte, i int) bool {
+	rest := b[i+1:]
+	return len(rest) >= len("style") && asciiFold(rest[:len("style")], "style") ||
+		len(rest) >= len("script") && asciiFold(rest[:len("script")], "script")
 }
 
 // pastGT returns the index after the first '>' of b from i, or -1 when

@@ -67,6 +67,9 @@ type readable struct {
 	// bodyOver a length the body's text is known to exceed (see
 	// bodyWithin).
 	bodyLen, bodyOver int
+	// spareRuns tells the conditional cleaning to keep the divs of a run
+	// of items (a page taken for a listing, extractFacts.listing).
+	spareRuns bool
 	// host is the page's host without "www.", to tell links within the
 	// site from links to other sites.
 	host string
@@ -421,7 +424,7 @@ func readableContent(root *html.Node, base *url.URL, title string, facts *extrac
 	if body == nil {
 		return nil, false
 	}
-	r := &readable{body: body, title: title, bodyLen: -1, bodyOver: -1}
+	r := &readable{body: body, title: title, bodyLen: -1, bodyOver: -1, spareRuns: facts != nil && facts.listing}
 	nodes := factNodesPool.Get().(*[]factNode)
 	r.factNodes = (*nodes)[:0]
 	defer func() {

@@ -455,11 +455,43 @@ func (r *readable) cleanConditionally(art *html.Node, tag atom.Atom, lists *clea
 		if n.Parent == nil || !attached(n, art) {
 			continue
 		}
+		if tag == atom.Div && r.spareRuns && inItemRun(n) {
+			continue
+		}
 		if r.boilerplate(n, tag, lists, at[i], dataTables) {
 			n.Parent.RemoveChild(n)
 			r.cleaned = true
 		}
 	}
+}
+
+// maxRunLook is the most element siblings inItemRun reads on each side.
+const maxRunLook = 32
+
+// inItemRun tells whether n is one of a run of items: at least minItems
+// siblings of its tag and first class word (itemClass), among the
+// maxRunLook element siblings on each side. On a listing each item (a
+// linked title, a teaser, a date) is judged alone by the conditional
+// cleaning, which takes a short, link-dense block for a widget; the
+// items are the listing's content.
+func inItemRun(n *html.Node) bool {
+	key := itemClass(attr(n, "class"))
+	same := 1
+	for _, prev := range [2]bool{true, false} {
+		k := 0
+		for c := sibling(n, prev); c != nil && k < maxRunLook; c = sibling(c, prev) {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			k++
+			if c.DataAtom == n.DataAtom && c.Data == n.Data && itemClass(attr(c, "class")) == key {
+				if same++; same >= minItems {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func attached(n, root *html.Node) bool {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
@@ -21,6 +22,54 @@ type scanResult struct {
 	// resolved holds the page's links as scan resolved them, for
 	// absolutize.
 	resolved *resolvedLinks
+	// texts are the body's texts scan counted that are still in the
+	// tree, in document order, with their countWords: the page-type walk
+	// takes its counts from them (see textCounts).
+	texts textCounts
+}
+
+// textCount is a text and its countWords.
+type textCount struct {
+	text  string
+	words int
+}
+
+// textCounts are texts with their countWords, in the order a walk meets
+// them. words gives the count of the next one to a walk that meets the
+// same texts in the same order, maybe with others between: a text equal
+// to the next is counted, without reading it again, any other is
+// counted anew. The counts are right whatever the order; only the work
+// saved depends on it.
+type textCounts struct {
+	list []textCount
+	next int
+}
+
+// textLists keeps the lists of textCounts between pages: scan takes one,
+// pageFeaturesBound gives it back (done).
+var textLists = sync.Pool{New: func() any { return new([]textCount) }}
+
+// maxTextList bounds the lists kept in textLists.
+const maxTextList = 1 << 16
+
+// done gives the list back to textLists, emptied; t is empty after.
+func (t *textCounts) done() {
+	if t.list != nil && cap(t.list) <= maxTextList {
+		l := t.list[:cap(t.list)]
+		clear(l) // no text kept alive by the pool
+		l = l[:0]
+		textLists.Put(&l)
+	}
+	*t = textCounts{}
+}
+
+// words returns countWords(s), from the next text when it is s.
+func (t *textCounts) words(s string) int {
+	if t.next < len(t.list) && t.list[t.next].text == s {
+		t.next++
+		return t.list[t.next-1].words
+	}
+	return countWords(s)
 }
 
 // scanner carries state across the single document-order walk. The
@@ -45,6 +94,7 @@ type scanner struct {
 	jsonLD       []string
 	scripts      int
 	words        int
+	texts        []textCount // the body's texts counted, those removed taken off
 	elements     int
 	noscript     strings.Builder
 	emptyRoot    bool
@@ -80,7 +130,7 @@ const (
 func scan(root *html.Node, pageURL *url.URL, wantLinks bool) scanResult {
 	s := walkPage(root, pageURL, wantLinks)
 
-	r := scanResult{base: s.base, links: s.links, resolved: &s.resolved}
+	r := scanResult{base: s.base, links: s.links, resolved: &s.resolved, texts: textCounts{list: s.texts}}
 	r.meta = s.metadata()
 	r.sig = signals{
 		isHTML:       true,
@@ -108,6 +158,7 @@ func walkPage(root *html.Node, pageURL *url.URL, wantLinks bool) *scanner {
 	if wantLinks {
 		s.seen = make(map[string]struct{})
 	}
+	s.texts = (*textLists.Get().(*[]textCount))[:0]
 	s.walk(root, false)
 	s.fillSlots()
 	return s
@@ -123,7 +174,9 @@ func (s *scanner) walk(n *html.Node, inBody bool) {
 			n.Data = strings.ReplaceAll(n.Data, "\u00ad", "")
 		}
 		if inBody {
-			s.words += countWords(n.Data)
+			k := countWords(n.Data)
+			s.words += k
+			s.texts = append(s.texts, textCount{n.Data, k})
 		}
 		return
 	case html.ElementNode:
@@ -224,9 +277,11 @@ func (s *scanner) walkChildren(n *html.Node, inBody bool) {
 			next = c.NextSibling
 			continue
 		}
+		texts := len(s.texts)
 		s.walk(c, inBody)
 		if removable(c) {
 			n.RemoveChild(c)
+			s.texts = s.texts[:texts]
 		}
 	}
 }
@@ -892,6 +947,9 @@ func (r *resolvedLinks) known(base *url.URL, ref string) *url.URL {
 
 func resolve(base *url.URL, ref string) *url.URL {
 	ref = strings.TrimSpace(ref)
+	if u := resolvePlain(base, ref); u != nil {
+		return u
+	}
 	u, err := url.Parse(ref)
 	if err != nil {
 		return nil
@@ -901,6 +959,60 @@ func resolve(base *url.URL, ref string) *url.URL {
 	}
 	return base.ResolveReference(u)
 }
+
+// resolvePlain is resolve(base, ref) for a trimmed ref and a base that
+// are plain paths, the common link of a site (a page's name, a path from
+// its root, with or without a fragment), or nil for any other. A plain
+// path holds only the bytes that need no escape in a path or a fragment
+// and read as no other part of a URL (plainPathBytes: letters, digits,
+// '-', '.', '_', '~' and '/'). For them what url.Parse and
+// ResolveReference do reduces to this: ref parses to its path and its
+// fragment (after the first '#', plain too: Fragment as it is,
+// RawFragment empty) alone (no scheme without ':', no host without a
+// leading "//", no query, no escape); it takes base's scheme, user and host,
+// and its path is ref itself when it begins with '/', else ref after
+// base's path up to its last '/'; with no "." or ".." segment to
+// remove, resolvePath returns that path with one leading '/'; and
+// setPath keeps it, RawPath empty, since it holds nothing to escape.
+// TestResolvePlainAsURL compares the two.
+func resolvePlain(base *url.URL, ref string) *url.URL {
+	ref, frag, _ := strings.Cut(ref, "#")
+	if base == nil || ref == "" || base.Opaque != "" || base.RawPath != "" ||
+		!plainPath(ref) || strings.HasPrefix(ref, "//") || !plainPath(frag) || !plainPath(base.Path) {
+		return nil
+	}
+	full := ref
+	if ref[0] != '/' {
+		full = base.Path[:strings.LastIndexByte(base.Path, '/')+1] + ref
+	}
+	for seg := range strings.SplitSeq(full, "/") {
+		if seg == "." || seg == ".." {
+			return nil
+		}
+	}
+	if full[0] != '/' {
+		full = "/" + full
+	}
+	return &url.URL{Scheme: base.Scheme, User: base.User, Host: base.Host, Path: full, Fragment: frag}
+}
+
+// plainPath tells whether s holds plainPathBytes only.
+func plainPath(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !plainPathBytes[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+var plainPathBytes = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			c == '-' || c == '.' || c == '_' || c == '~' || c == '/'
+	}
+	return t
+}()
 
 // nodeText concatenates the text nodes under n, skipping scripts and styles.
 func nodeText(n *html.Node) string {

@@ -860,7 +860,7 @@ func Candidates(body []byte, pageURL string) ([]Candidate, []float64, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	var facts extractFacts
+	facts := extractFacts{listing: argmax(probs[:]) == typeIndex(TypeListing)}
 	art, _ := mainContent(root, s.base, s.sig, s.meta.Title, &facts)
 	cur := art
 	var runs itemRuns

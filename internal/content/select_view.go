@@ -581,8 +581,13 @@ func (b *viewBound) walk(n *html.Node) {
 
 // text adds a text s of words words (countWords(s)).
 func (b *viewBound) text(s string, words int) {
+	b.textOf(s, words, dollarOrHigh(s))
+}
+
+// textOf is text, some telling dollarOrHigh(s).
+func (b *viewBound) textOf(s string, words int, some bool) {
 	b.words += words
-	if !dollarOrHigh(s) {
+	if !some {
 		return // no '$' and no byte of 0x80 or more: most texts
 	}
 	b.signs += strings.Count(s, "$")

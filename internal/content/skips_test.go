@@ -457,7 +457,7 @@ func TestPageFeaturesBound(t *testing.T) {
 		root, body := parseBody(t, page)
 		want := boundBody(body)
 		var got viewBound
-		f := pageFeaturesBound(root, nil, nil, "", &got)
+		f := pageFeaturesBound(root, nil, nil, "", &got, nil)
 		if got != *want {
 			t.Fatalf("pageFeaturesBound's bound %+v, boundBody's %+v\n%s", got, *want, page)
 		}

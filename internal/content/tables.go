@@ -1,9 +1,11 @@
 package content
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -204,7 +206,9 @@ func tableRows(n *html.Node, trs []*html.Node) []*html.Node {
 func placeCells(trs []*html.Node) ([]tcell, [][]int, bool) {
 	var cells []tcell
 	byRow := make([][]int, len(trs))
-	var taken []int // per grid column, the first row a rowspan above leaves free
+	var taken []int    // per grid column, the first row a rowspan above leaves free
+	var w cellWriter   // its buffer serves every cell
+	var scratch []byte // and collapseBytes's
 	for r, tr := range trs {
 		col := 0
 		head := tr.Parent != nil && tr.Parent.DataAtom == atom.Thead
@@ -229,9 +233,9 @@ func placeCells(trs []*html.Node) ([]tcell, [][]int, bool) {
 					rs = len(trs) - r
 				}
 			}
-			var w cellWriter
+			w = cellWriter{b: w.b[:0]}
 			w.node(td)
-			text := collapse(w.b.String())
+			text := collapseBytes(w.b, &scratch)
 			if w.nested || w.lines >= proseLines && len(text) > proseChars {
 				return nil, nil, false
 			}
@@ -253,7 +257,7 @@ func placeCells(trs []*html.Node) ([]tcell, [][]int, bool) {
 // cellWriter gathers a cell's text with a space wherever a browser
 // breaks the line (<br>, block elements), counting those lines.
 type cellWriter struct {
-	b      strings.Builder
+	b      []byte
 	lines  int  // blocks of text
 	inLine bool // text written since the last break
 	nested bool // a table or a code block inside
@@ -265,14 +269,14 @@ func (w *cellWriter) brk() {
 		w.lines++
 		w.inLine = false
 	}
-	w.b.WriteByte(' ')
+	w.b = append(w.b, ' ')
 }
 
 func (w *cellWriter) node(n *html.Node) {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		switch c.Type {
 		case html.TextNode:
-			w.b.WriteString(c.Data)
+			w.b = append(w.b, c.Data...)
 			if !w.inLine && strings.TrimSpace(c.Data) != "" {
 				w.inLine = true
 			}
@@ -303,14 +307,70 @@ func (w *cellWriter) node(n *html.Node) {
 	}
 }
 
+// collapseBytes is collapse(string(b)) without the string of b: the
+// text with its white space collapsed is written to *scratch, then
+// taken as a string, in one pass over b (collapse reads the fields of a
+// text that needs it rune by rune).
+func collapseBytes(b []byte, scratch *[]byte) string {
+	t := bytes.TrimSpace(b)
+	out := (*scratch)[:0]
+	// need: collapse rewrites t (needsCollapse): a byte over 0x7f, a
+	// space other than ' ', or two ' ' in a row; without one it keeps t
+	// as it stands, even a '\v' inside, which the fields split on.
+	need, space := false, false
+	for i := 0; i < len(t); {
+		c := t[i]
+		if c >= utf8.RuneSelf {
+			need = true
+			r, size := utf8.DecodeRune(t[i:])
+			if unicode.IsSpace(r) {
+				space = true
+			} else {
+				if space {
+					out = append(out, ' ')
+					space = false
+				}
+				out = append(out, t[i:i+size]...)
+			}
+			i += size
+			continue
+		}
+		if asciiBlank[c] {
+			if c != ' ' && c != '\v' || c == ' ' && i > 0 && t[i-1] == ' ' {
+				need = true
+			}
+			space = true
+		} else {
+			if space {
+				out = append(out, ' ')
+				space = false
+			}
+			out = append(out, c)
+		}
+		i++
+	}
+	*scratch = out
+	if !need {
+		return string(t)
+	}
+	return string(out)
+}
+
+// asciiBlank are the ASCII bytes unicode.IsSpace accepts.
+var asciiBlank = [256]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
 // kindOf classifies a cell's collapsed text.
 func kindOf(s string) cellKind {
 	if s == "" {
 		return kindEmpty
 	}
-	switch strings.ToLower(s) {
-	case "—", "–", "-", "−", "$—", "$ —", "$-", "$ -", "n/a", "nm", "n/m":
-		return kindNil
+	// Each of these is five bytes or fewer, and a longer text lowers to
+	// none of them (only ASCII letters lower to their letters).
+	if len(s) <= len("$ —") {
+		switch strings.ToLower(s) {
+		case "—", "–", "-", "−", "$—", "$ —", "$-", "$ -", "n/a", "nm", "n/m":
+			return kindNil
+		}
 	}
 	if len(s) == 4 && (s[:2] == "19" || s[:2] == "20") && isDigits(s) {
 		return kindYear

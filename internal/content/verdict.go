@@ -120,11 +120,11 @@ func Classify(statusCode int, body []byte, doc *Document) Verdict {
 	short := pageWords < shortPageWords
 
 	if refusing || short {
-		lower := lowerPrefix(body, markerScanBytes)
-		if captchaHints.inBytes(lower) {
+		found := bodyMarkers(body)
+		if found&captchaMarker != 0 {
 			return VerdictCaptcha
 		}
-		denied := blockedHints.inBytes(lower)
+		denied := found&blockedMarker != 0
 		switch {
 		case statusCode == 429:
 		case statusCode == 401 || statusCode == 403:
@@ -133,7 +133,7 @@ func Classify(statusCode int, body []byte, doc *Document) Verdict {
 			if denied {
 				return VerdictBlocked
 			}
-		case short && (denied || rateLimitHints.inBytes(lower)) && noticeOnly(doc, lower):
+		case short && (denied || found&rateLimitMarker != 0) && noticeOnly(doc):
 			return VerdictBlocked
 		}
 	}
@@ -160,7 +160,7 @@ func Classify(statusCode int, body []byte, doc *Document) Verdict {
 
 // noticeOnly tells whether a short page's title or heading is itself the
 // refusal, so that an article merely mentioning "access denied" is spared.
-func noticeOnly(doc *Document, lower []byte) bool {
+func noticeOnly(doc *Document) bool {
 	if doc == nil || !doc.signals.isHTML {
 		return true
 	}
@@ -174,6 +174,126 @@ func lowerPrefix(b []byte, n int) []byte {
 		b = b[:n]
 	}
 	return bytes.ToLower(b)
+}
+
+// The marker sets bodyMarkers reports.
+const (
+	captchaMarker = 1 << iota
+	blockedMarker
+	rateLimitMarker
+	allMarkers = captchaMarker | blockedMarker | rateLimitMarker
+)
+
+// bodyMarkers tells which of the marker lists (captchaMarkers,
+// blockedMarkers, rateLimitMarkers) occur in the lower-cased first
+// markerScanBytes of body, as captchaHints, blockedHints and
+// rateLimitHints find them in lowerPrefix(body, markerScanBytes): in one
+// pass over body itself, without lower-casing a copy of it.
+//
+// The markers are ASCII, lower-case and longer than a byte. bytes.ToLower
+// maps every character of more than a byte, and every byte of a broken
+// one, to bytes of 0x80 or more but for two characters, U+0130 ('i') and
+// U+212A ('k'): so without these a marker occurs in the lower-cased body
+// exactly where the body holds it with A-Z in any case. A body holding
+// one of the two is read as before.
+func bodyMarkers(body []byte) int {
+	if len(body) > markerScanBytes {
+		body = body[:markerScanBytes]
+	}
+	if bytes.Contains(body, []byte("\u0130")) || bytes.Contains(body, []byte("\u212a")) {
+		lower := lowerPrefix(body, markerScanBytes)
+		found := 0
+		if captchaHints.inBytes(lower) {
+			found |= captchaMarker
+		}
+		if blockedHints.inBytes(lower) {
+			found |= blockedMarker
+		}
+		if rateLimitHints.inBytes(lower) {
+			found |= rateLimitMarker
+		}
+		return found
+	}
+	m := &bodyMarkerSet
+	found := 0
+	for i := 0; i+1 < len(body); i++ {
+		if !m.pairs.has(body[i], body[i+1]) {
+			continue
+		}
+		for _, k := range m.byFirst[body[i]] {
+			if found&k.set == 0 && len(body)-i >= len(k.word) && lowerIs(body[i:i+len(k.word)], k.word) {
+				if found |= k.set; found == allMarkers {
+					return found
+				}
+			}
+		}
+	}
+	return found
+}
+
+// bodyMarkerSet holds the markers for bodyMarkers: their first two bytes
+// in every ASCII case, and the markers by their first byte in both.
+var bodyMarkerSet = func() (m struct {
+	pairs   pairSet
+	byFirst [256][]setWord
+}) {
+	for _, l := range []struct {
+		set   int
+		words []string
+	}{{captchaMarker, captchaMarkers}, {blockedMarker, blockedMarkers}, {rateLimitMarker, rateLimitMarkers}} {
+		for _, w := range l.words {
+			if len(w) < 2 || strings.ToLower(w) != w || !isASCII(w) {
+				panic("content: a marker bodyMarkers cannot read: " + w)
+			}
+			for _, a := range caseOf(w[0]) {
+				for _, b := range caseOf(w[1]) {
+					m.pairs.add(a, b)
+				}
+				m.byFirst[a] = append(m.byFirst[a], setWord{w, l.set})
+			}
+		}
+	}
+	return m
+}()
+
+// lowerIs tells whether b with A-Z lower-cased is w.
+func lowerIs(b []byte, w string) bool {
+	if len(b) != len(w) {
+		return false
+	}
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != w[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// isASCII tells whether s holds bytes under 0x80 only.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// setWord is a marker and the set it belongs to.
+type setWord struct {
+	word string
+	set  int
+}
+
+// caseOf returns c and, for a lower-case ASCII letter, its upper case.
+func caseOf(c byte) []byte {
+	if 'a' <= c && c <= 'z' {
+		return []byte{c, c - ('a' - 'A')}
+	}
+	return []byte{c}
 }
 
 // The marker lists as sets matched in one pass over the body each: a
