@@ -88,16 +88,28 @@ func (p *pairSet) has(a, b byte) bool {
 	return p[k/64]&(1<<(k%64)) != 0
 }
 
-// classPrefixes are distinctive words also recognised at the start of a
-// word written without separators ("relatedposts").
-var classPrefixes = []struct {
+// classPrefix is a word recognised at the start of a longer one.
+type classPrefix struct {
 	word string
 	kind boilerKind
-}{
+}
+
+// classPrefixes are distinctive words also recognised at the start of a
+// word written without separators ("relatedposts").
+var classPrefixes = []classPrefix{
 	{"related", kindRelated}, {"recommend", kindRelated}, {"breadcrumb", kindMeta}, {"byline", kindMeta},
 	{"dateline", kindMeta}, {"timestamp", kindMeta}, {"newsletter", kindCTA}, {"subscribe", kindCTA},
 	{"advert", kindCTA}, {"sponsor", kindCTA}, {"paywall", kindCTA},
 }
+
+// prefixesByFirst are the classPrefixes by their first byte: every
+// word of a class or id value is looked up.
+var prefixesByFirst = func() (b [256][]classPrefix) {
+	for _, p := range classPrefixes {
+		b[p.word[0]] = append(b[p.word[0]], p)
+	}
+	return b
+}()
 
 // classKinds returns the boilerplate families that the class and id of
 // n name.
@@ -112,7 +124,7 @@ type kindsMemo map[string]boilerKind
 
 const (
 	kindsMemoMax = 256
-	kindsMemoLen = 64
+	kindsMemoLen = 2048
 )
 
 // classKinds is classKinds(n), through the memo (none when m is nil).
@@ -191,7 +203,7 @@ func wordsKinds(v string) boilerKind {
 		if n > 1 && classWordStarts.has(w[0], w[1]) {
 			k |= classWords[string(w)]
 		}
-		for _, p := range classPrefixes {
+		for _, p := range prefixesByFirst[w[0]] {
 			if len(w) > len(p.word) && string(w[:len(p.word)]) == p.word {
 				k |= p.kind
 			}

@@ -22,7 +22,13 @@ var partialHide = newHints("label", "overflow", "lazy", "xs", "sm", "md", "lg", 
 // hidingClass tells whether a lower-cased class value hides its element
 // everywhere: a hiding name and no name that shows it at some size.
 func hidingClass(v string) bool {
-	hide, show := false, false
+	hide, show := hidingNames(v)
+	return hide && !show
+}
+
+// hidingNames tells whether a lower-cased class value holds a name that
+// hides its element everywhere and one that shows it at some size.
+func hidingNames(v string) (hide, show bool) {
 	for f := range strings.FieldsSeq(v) {
 		if hideTokens[f] || strings.HasSuffix(f, "-hidden") && !partialHide.in(f) {
 			hide = true
@@ -37,7 +43,7 @@ func hidingClass(v string) bool {
 			show = true
 		}
 	}
-	return hide && !show
+	return hide, show
 }
 
 // responsiveDisplay tells whether f is a Bootstrap display class for

@@ -2,6 +2,7 @@ package content
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -36,6 +37,15 @@ var creditPrefixes = []string{"foto:", "fotos:", "foto ©", "foto©", "fotos ©"
 // of the article, so the start of the text is tested first and the
 // length only when it may be such a line.
 func labelLine(n *html.Node) bool {
+	// Most elements are told by the first two bytes of their text.
+	switch a, b, c, k := firstTwo(n); {
+	case k == twoNone:
+		return false
+	case k >= twoFound && !labelStartTrim.ascii[a] && !labelPairs.has(a, b):
+		return false
+	case k == threeFound && !labelStartTrim.ascii[a] && !labelShort.has(a, b) && !labelTriples.has(a, b, c):
+		return false
+	}
 	var head [24]byte
 	h := firstText(n, head[:0])
 	if len(h) == 0 {
@@ -89,6 +99,90 @@ var labelStarts = func() *[256][][]byte {
 	}
 	return &b
 }()
+
+// labelPairs are the first two bytes of labelStarts (all are two
+// bytes long or more).
+var labelPairs = func() *pairSet {
+	var p pairSet
+	for _, list := range labelStarts {
+		for _, w := range list {
+			p.add(w[0], w[1])
+		}
+	}
+	return &p
+}()
+
+// labelShort are the labelStarts of two bytes, labelTriples the first
+// three bytes of the others.
+var labelShort, labelTriples = func() (*pairSet, *tripleSet) {
+	var p pairSet
+	var t tripleSet
+	for _, list := range labelStarts {
+		for _, w := range list {
+			if len(w) == 2 {
+				p.add(w[0], w[1])
+			} else {
+				t.add(w[0], w[1], w[2])
+			}
+		}
+	}
+	return &p, &t
+}()
+
+// What firstTwo found.
+const (
+	twoNone    = iota // no text: firstText is empty
+	twoOther          // a start firstTwo does not read: ask firstText
+	twoFound          // the first two bytes of firstText
+	threeFound        // and the third
+)
+
+// firstTwo returns the first two bytes of firstText(n, buf) (lower-cased
+// as it does) when the first text of n's subtree that is not all white
+// space (strings.TrimSpace) starts with two ASCII bytes that are not
+// white space, and the third when it is one too (threeFound), without
+// gathering the text; twoNone when n holds no such text; twoOther when
+// that text starts otherwise.
+func firstTwo(n *html.Node) (a, b, c byte, kind int) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			s := c.Data
+			i := 0
+			for i < len(s) && asciiSpace[s[i]] {
+				i++
+			}
+			if i == len(s) {
+				continue // TrimSpace leaves nothing: firstText passes over it
+			}
+			if i+1 < len(s) && s[i] < utf8.RuneSelf && s[i+1] < utf8.RuneSelf && !asciiSpace[s[i+1]] {
+				if i+2 < len(s) && s[i+2] < utf8.RuneSelf && !asciiSpace[s[i+2]] {
+					return lowerASCII(s[i]), lowerASCII(s[i+1]), lowerASCII(s[i+2]), threeFound
+				}
+				return lowerASCII(s[i]), lowerASCII(s[i+1]), 0, twoFound
+			}
+			return 0, 0, 0, twoOther
+		case html.ElementNode:
+			if c.DataAtom != atom.Script {
+				if a, b, t, k := firstTwo(c); k != twoNone {
+					return a, b, t, k
+				}
+			}
+		}
+	}
+	return 0, 0, 0, twoNone
+}
+
+// asciiSpace are the ASCII bytes strings.TrimSpace trims.
+var asciiSpace = [256]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// lowerASCII is c lower-cased as firstText does it.
+func lowerASCII(c byte) byte {
+	if isUpper(c) {
+		return c + 'a' - 'A'
+	}
+	return c
+}
 
 // firstText appends to buf, lower-cased, up to cap(buf) bytes of the
 // text of n from its first character that is not white space, across
@@ -197,6 +291,53 @@ var relatedFirstWords = func() map[string]bool {
 	return m
 }()
 
+// relatedPairs are the first two bytes of the relatedFirstWords of two
+// bytes or more.
+var relatedPairs = func() *pairSet {
+	var p pairSet
+	for w := range relatedFirstWords {
+		if len(w) >= 2 {
+			p.add(w[0], w[1])
+		}
+	}
+	return &p
+}()
+
+// relatedTriples are the first three bytes of the relatedFirstWords of
+// three bytes or more.
+var relatedTriples = func() *tripleSet {
+	var t tripleSet
+	for w := range relatedFirstWords {
+		if len(w) >= 3 {
+			t.add(w[0], w[1], w[2])
+		}
+	}
+	return &t
+}()
+
+// tripleSet holds three-byte strings by a hash of 12 bits: has is true
+// for every string added and for few others.
+type tripleSet [1 << 12 / 64]uint64
+
+func tripleHash(a, b, c byte) uint {
+	return uint((uint32(a)|uint32(b)<<8|uint32(c)<<16)*0x9e3779b1) >> 20
+}
+
+func (t *tripleSet) add(a, b, c byte) {
+	k := tripleHash(a, b, c)
+	t[k/64] |= 1 << (k % 64)
+}
+
+func (t *tripleSet) has(a, b, c byte) bool {
+	k := tripleHash(a, b, c)
+	return t[k/64]&(1<<(k%64)) != 0
+}
+
+// wordEndASCII tells whether firstWordEnd ends a word at ASCII byte c.
+func wordEndASCII(c byte) bool {
+	return c == ' ' || c == ':' || c == '!' || c == '.' || c == '?'
+}
+
 // labelTrim is what surrounds a label: punctuation, arrows, quotes.
 const labelTrim = " \t\n:!.…?»«›‹\"'„“”-–—|>*()[]"
 
@@ -262,15 +403,7 @@ func relatedLabel(n *html.Node) bool {
 	default:
 		return false
 	}
-	// Runs on every element of the article: the first word is looked
-	// up from a stack buffer, without allocating, unless it has letters
-	// firstText could not lower-case.
-	var head [32]byte
-	w := labelTrimSet.trimLeft(firstText(n, head[:0]))
-	if i := firstWordEnd(w); i >= 0 {
-		w = w[:i]
-	}
-	if !relatedFirstWords[string(w)] && !(hasNonASCII(w) && relatedFirstWords[strings.ToLower(string(w))]) {
+	if !relatedStart(n) {
 		return false
 	}
 	l := textWithin(n, 80)
@@ -279,6 +412,31 @@ func relatedLabel(n *html.Node) bool {
 	}
 	full := strings.ToLower(collapse(nodeText(n)))
 	return relatedLabels[strings.Trim(full, labelTrim)]
+}
+
+// relatedStart tells whether the first word of n's text is the first
+// word of a related-content label.
+func relatedStart(n *html.Node) bool {
+	// Runs on every element of the article. Most elements are told by
+	// the first two bytes of their text: a first word of two bytes or
+	// more starts with a pair of relatedPairs. The others' first word is
+	// looked up from a stack buffer, without allocating, unless it has
+	// letters firstText could not lower-case.
+	switch a, b, c, k := firstTwo(n); {
+	case k == twoNone:
+		return false
+	case k >= twoFound && !labelTrimSet.ascii[a] && !wordEndASCII(b) && !relatedPairs.has(a, b):
+		return false
+	case k == threeFound && !labelTrimSet.ascii[a] && !wordEndASCII(b) && !wordEndASCII(c) && !relatedTriples.has(a, b, c):
+		// A first word of three bytes or more.
+		return false
+	}
+	var head [32]byte
+	w := labelTrimSet.trimLeft(firstText(n, head[:0]))
+	if i := firstWordEnd(w); i >= 0 {
+		w = w[:i]
+	}
+	return relatedFirstWords[string(w)] || hasNonASCII(w) && relatedFirstWords[strings.ToLower(string(w))]
 }
 
 // ownLine tells whether an inline element is set as a line of its own:
@@ -377,27 +535,48 @@ var socialHints = newHints(socialNames...)
 // subscribeStems prefilter subscribeVerbs: one of them is in each.
 var subscribeStems = newHints("subscri", "sign up", "suscr", "abonn", "iscriv", "assine", "subskryb")
 
-// ctaPairs are the first two bytes of both prefilters' hints (none of
-// them is one byte long): most pairs of a paragraph start neither.
-var ctaPairs = func() *pairSet {
-	var p pairSet
+// ctaQuads are the four bytes at offsets 0 and 1 of every hint of both
+// prefilters (all are five bytes long or more), as a set of quadHash
+// values: most four bytes of a paragraph are none of them.
+var ctaQuads = func() *[1 << quadBits / 64]uint64 {
+	var q [1 << quadBits / 64]uint64
 	for _, h := range []*hints{socialHints, subscribeStems} {
-		for i := range p {
-			p[i] |= h.pairs[i]
+		for _, list := range h.byFirst {
+			for _, w := range list {
+				if len(w) < 5 {
+					panic("content: a call-to-action hint shorter than five bytes: " + w)
+				}
+				for off := range 2 {
+					k := quadHash(binary.LittleEndian.Uint32([]byte(w[off:])))
+					q[k/64] |= 1 << (k % 64)
+				}
+			}
 		}
 	}
-	return &p
+	return &q
 }()
 
+// quadBits is the size of quadHash's values.
+const quadBits = 12
+
+// quadHash hashes four bytes to quadBits bits.
+func quadHash(x uint32) uint { return uint(x*0x9e3779b1) >> (32 - quadBits) }
+
 // ctaHints is (socialHints.inBytes(t), subscribeStems.inBytes(t)) in one
-// pass over t.
+// pass over t that reads four bytes at every other position: a hint, of
+// five bytes or more, that starts at i holds the four bytes at the even
+// one of i and i+1, p, at its offset 0 or 1, and the hints are looked
+// for at p-1 and p only where those four bytes are in ctaQuads.
 func ctaHints(t []byte) (social, subscribe bool) {
-	for i := 0; i+1 < len(t) && !(social && subscribe); i++ {
-		if !ctaPairs.has(t[i], t[i+1]) {
+	for p := 0; p+4 <= len(t) && !(social && subscribe); p += 2 {
+		k := quadHash(binary.LittleEndian.Uint32(t[p:]))
+		if ctaQuads[k/64]&(1<<(k%64)) == 0 {
 			continue
 		}
-		social = social || hintAt(socialHints, t, i)
-		subscribe = subscribe || hintAt(subscribeStems, t, i)
+		for i := max(p-1, 0); i <= p; i++ {
+			social = social || hintAt(socialHints, t, i)
+			subscribe = subscribe || hintAt(subscribeStems, t, i)
+		}
 	}
 	return social, subscribe
 }

@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -40,21 +41,26 @@ const (
 const minArticleChars = 500
 
 type readable struct {
-	body   *html.Node
-	title  string
-	flags  int
-	scores map[*html.Node]float64
-	// density is the link density of each candidate.
-	density map[*html.Node]float64
-	cands   []*html.Node
+	body  *html.Node
+	title string
+	flags int
+	// scored holds the index in scores of each element that has a
+	// score; cands are the candidates, those credit scored, the first
+	// len(cands) of scores in the same order (the article's choice
+	// scores a few elements more).
+	scored map[*html.Node]int32
+	scores []score
+	cands  []*html.Node
 	// dropped marks nodes that the pass treats as removed (unlikely
 	// candidates, bylines, the heading repeating the title, empty blocks).
 	dropped map[*html.Node]bool
 	// collapsed marks divs that hold a single <p> and nothing else: the
 	// <p> takes their place.
 	collapsed map[*html.Node]bool
-	// asP marks divs without block descendants: they count as paragraphs.
-	asP    map[*html.Node]bool
+	// marks holds the marks copyTree reads (markDropped, markCollapsed,
+	// markAsP: divs without block descendants, which count as
+	// paragraphs), in one map: it looks an element up once.
+	marks  map[*html.Node]uint8
 	byline bool
 	titled bool
 	// bodyLen is the body's text length once measured, else -1, and
@@ -82,20 +88,72 @@ type readable struct {
 	// bodyText is textStats(body, dropped) (length and link length),
 	// summed by visit: the body's link density without a walk of its own.
 	bodyText stats
-	// nodes are zeroed nodes for copyTree, allocated nodeChunk at a time.
+	// nodes are zeroed nodes for copyTree, allocated nodeChunk at a time,
+	// and made the number of them the attempt took (the nodes of its
+	// article, and more).
 	nodes []html.Node
+	made  int
 	// names keeps the matchFacts of the class values (of elements
 	// without an id) that drop has read, for every attempt (see
 	// matchFactsOf).
-	names map[string]matchFacts
+	names map[string]partFacts
+	// weights keeps the weights of the class values classWeight has
+	// read (valueWeight), for every attempt; bounded as names is.
+	weights map[string]int
+	// factNodes is the array of cleanLists.nodes, kept for the next
+	// attempt (and, through factNodesPool, for the next page), and
+	// factUsed the most of it an attempt used.
+	factNodes []factNode
+	factUsed  int
 }
 
+// factNodesPool keeps readable.factNodes from page to page: an array
+// grown for each page was the attempt's largest allocation after its
+// copy of the article.
+var factNodesPool = sync.Pool{New: func() any { return new([]factNode) }}
+
+// maxFactNodes bounds the arrays kept in factNodesPool.
+const maxFactNodes = 1 << 16
+
+// score is the score of an element and, for a candidate, the link
+// density of its text that visit measured.
+type score struct {
+	score, density float64
+	measured       bool // density is set
+}
+
+// scoreOf returns n's score, and whether it has one.
+func (r *readable) scoreOf(n *html.Node) (float64, bool) {
+	i, ok := r.scored[n]
+	if !ok {
+		return 0, false
+	}
+	return r.scores[i].score, true
+}
+
+// scoreAt returns a pointer to n's score, which n must have.
+func (r *readable) scoreAt(n *html.Node) *float64 {
+	return &r.scores[r.scored[n]].score
+}
+
+// addScore gives n, without a score, the score s.
+func (r *readable) addScore(n *html.Node, s float64) {
+	r.scored[n] = int32(len(r.scores))
+	r.scores = append(r.scores, score{score: s})
+}
+
+// Marks of readable.marks.
+const (
+	markDropped   = 1 << iota // in dropped
+	markCollapsed             // in collapsed
+	markAsP                   // a div that counts as a paragraph
+)
+
 // matchFacts are what drop reads of an element's class and id values:
-// their matchString and the hint lists it holds. They depend on the
-// values only, and a page's values repeat on hundreds of elements in
-// every attempt.
+// the hint lists their matchString holds. They depend on the values
+// only, and a page's values repeat on hundreds of elements in every
+// attempt.
 type matchFacts struct {
-	match string
 	hints uint8
 }
 
@@ -105,58 +163,199 @@ const (
 	hintUnlikely             // unlikelyHints and not maybeHints
 	hintPopup                // popupHints
 	hintHide                 // hideHints and hidingClass
+	hintRegion               // pageRegion
 )
 
 // Bounds of readable.names: values longer than namesMaxLen bytes, and
 // values past namesMax, are read each time.
 const (
 	namesMax    = 512
-	namesMaxLen = 256
+	namesMaxLen = 2048
+)
+
+// partFacts are what drop reads of one part of a matchString, the
+// class (as matchOf reads it) or the id, lower-cased. matchString joins
+// the two with a space, which none of the hints holds and which
+// separates the names hidingClass reads: the string's facts are those
+// of its parts, joined.
+type partFacts struct {
+	in uint8 // the lists of matchHints the part holds a hint of
+	// hide and show tell whether the part holds a name that hides its
+	// element and one that shows it (hidingNames), read when it holds
+	// hideHints.
+	hide, show bool
+	region     bool // pageRegion
+}
+
+// readPart reads the partFacts of a lower-cased part m.
+func readPart(m string) partFacts {
+	p := partFacts{in: uint8(matchHints.in(m)), region: pageRegion(m)}
+	if p.in&matchHide != 0 {
+		p.hide, p.show = hidingNames(m)
+	}
+	return p
+}
+
+// classMatch is the part of matchString that a class value makes.
+func classMatch(class string) string {
+	if strings.Contains(class, "-") || strings.Contains(class, "_") {
+		class = withoutModifiers(class)
+	}
+	return strings.ToLower(class)
+}
+
+// Bits of partFacts.in: matchHints's lists.
+const (
+	matchByline = 1 << iota
+	matchUnlikely
+	matchMaybe
+	matchPopup
+	matchHide
 )
 
 // matchFactsOf returns the matchFacts of an element with these class and
-// id values. Those of a class without an id are read once a page; ids,
+// id values. Those of a class are read once a page (r.names); ids,
 // seldom repeated, are read each time.
 func (r *readable) matchFactsOf(class, id string) matchFacts {
 	if class == "" && id == "" {
 		return matchFacts{}
 	}
-	if id != "" || len(class) > namesMaxLen {
-		return readMatchFacts(class, id)
+	var c partFacts
+	if class != "" {
+		c = r.classPart(class)
 	}
-	if f, ok := r.names[class]; ok {
-		return f
+	if id == "" {
+		return c.facts()
 	}
-	f := readMatchFacts(class, "")
+	id = strings.ToLower(id)
+	return joinParts(class, c, id, readPart(id))
+}
+
+// readMatchFacts reads the matchFacts of these class and id values
+// without r.names.
+func readMatchFacts(class, id string) matchFacts {
+	var c partFacts
+	if class != "" {
+		c = readPart(classMatch(class))
+	}
+	if id == "" {
+		return c.facts()
+	}
+	id = strings.ToLower(id)
+	return joinParts(class, c, id, readPart(id))
+}
+
+// joinParts returns the matchFacts of a class value, of partFacts c,
+// and a lower-cased id of partFacts i. A part without hideHints is read
+// for the hiding names when the other holds some.
+func joinParts(class string, c partFacts, id string, i partFacts) matchFacts {
+	j := partFacts{in: c.in | i.in, region: c.region || i.region}
+	if j.in&matchHide != 0 {
+		if c.in&matchHide == 0 && class != "" {
+			c.hide, c.show = hidingNames(classMatch(class))
+		}
+		if i.in&matchHide == 0 {
+			i.hide, i.show = hidingNames(id)
+		}
+		j.hide, j.show = c.hide || i.hide, c.show || i.show
+	}
+	return j.facts()
+}
+
+// classPart returns the partFacts of a class value, through r.names.
+func (r *readable) classPart(class string) partFacts {
+	if len(class) > namesMaxLen {
+		return readPart(classMatch(class))
+	}
+	if p, ok := r.names[class]; ok {
+		return p
+	}
+	p := readPart(classMatch(class))
 	if r.names == nil {
-		r.names = make(map[string]matchFacts)
+		r.names = make(map[string]partFacts)
 	}
 	if len(r.names) < namesMax {
-		r.names[class] = f
+		r.names[class] = p
+	}
+	return p
+}
+
+// facts are the matchFacts of a matchString of these partFacts.
+func (p partFacts) facts() matchFacts {
+	var f matchFacts
+	if p.in&matchByline != 0 {
+		f.hints |= hintByline
+	}
+	if p.in&matchUnlikely != 0 && p.in&matchMaybe == 0 {
+		f.hints |= hintUnlikely
+	}
+	if p.in&matchPopup != 0 {
+		f.hints |= hintPopup
+	}
+	if p.in&matchHide != 0 && p.hide && !p.show {
+		f.hints |= hintHide
+	}
+	if p.region {
+		f.hints |= hintRegion
 	}
 	return f
 }
 
-// readMatchFacts reads the matchFacts of these class and id values.
-func readMatchFacts(class, id string) matchFacts {
-	f := matchFacts{match: matchOf(class, id)}
-	m := f.match
-	if m == "" {
-		return f
+// matchHints are the lists readMatchFacts reads, in this order.
+var matchHints = newHintLists(bylineHints, unlikelyHints, maybeHints, popupHints, hideHints)
+
+// hintLists reads several hint lists in one pass over a string: a
+// position is passed over when no hint of any list starts with its two
+// bytes.
+type hintLists struct {
+	pairs pairSet
+	lists []*hints
+}
+
+// newHintLists returns the hintLists of lists, which may hold no hint
+// of one byte.
+func newHintLists(lists ...*hints) *hintLists {
+	l := &hintLists{lists: lists}
+	for _, h := range lists {
+		for c, one := range h.single {
+			if one {
+				panic("content: a hint of one byte in a list read with others: " + string(rune(c)))
+			}
+		}
+		for i := range l.pairs {
+			l.pairs[i] |= h.pairs[i]
+		}
 	}
-	if bylineHints.in(m) {
-		f.hints |= hintByline
+	return l
+}
+
+// in returns the lists that s holds a hint of: bit i for lists[i]
+// (h.in(s) for each list h).
+func (l *hintLists) in(s string) uint32 {
+	var in uint32
+	all := uint32(1)<<len(l.lists) - 1
+	for i := 0; i+1 < len(s) && in != all; i++ {
+		if !l.pairs.has(s[i], s[i+1]) {
+			continue
+		}
+		for k, h := range l.lists {
+			if in&(1<<k) == 0 && h.pairs.has(s[i], s[i+1]) && hintAtString(h, s, i) {
+				in |= 1 << k
+			}
+		}
 	}
-	if unlikelyHints.in(m) && !maybeHints.in(m) {
-		f.hints |= hintUnlikely
+	return in
+}
+
+// hintAtString tells whether one of h's hints of two bytes or more
+// starts at s[i].
+func hintAtString(h *hints, s string, i int) bool {
+	for _, w := range h.byFirst[s[i]] {
+		if len(s)-i >= len(w) && s[i:i+len(w)] == w {
+			return true
+		}
 	}
-	if popupHints.in(m) {
-		f.hints |= hintPopup
-	}
-	if hideHints.in(m) && hidingClass(m) {
-		f.hints |= hintHide
-	}
-	return f
+	return false
 }
 
 // nodeChunk is how many nodes copyTree allocates at once: one
@@ -165,6 +364,7 @@ const nodeChunk = 64
 
 // newNode returns a zeroed node for a copy.
 func (r *readable) newNode() *html.Node {
+	r.made++
 	if len(r.nodes) == 0 {
 		r.nodes = make([]html.Node, nodeChunk)
 	}
@@ -176,9 +376,10 @@ func (r *readable) newNode() *html.Node {
 // pageWrapper tells whether n, named like a header, footer or popup,
 // holds more than half of the page's text: then it wraps the page
 // ("above-footer", "header-and-content"), and dropping it drops the
-// article. match is n's class and id, lower-cased, or "" for any name.
-func (r *readable) pageWrapper(n *html.Node, match string) bool {
-	if match != "" && !pageRegion(match) {
+// article. With named, n's class and id must name a region (names,
+// their matchFacts, say so).
+func (r *readable) pageWrapper(n *html.Node, named bool, names matchFacts) bool {
+	if named && names.hints&hintRegion == 0 {
 		return false
 	}
 	l := textStats(n, nil).length
@@ -224,6 +425,17 @@ func readableContent(root *html.Node, base *url.URL, title string, facts *extrac
 		return nil, false
 	}
 	r := &readable{body: body, title: title, bodyLen: -1, bodyOver: -1, spareRuns: facts != nil && facts.listing}
+	nodes := factNodesPool.Get().(*[]factNode)
+	r.factNodes = (*nodes)[:0]
+	defer func() {
+		// The array goes back without the pointers to this page's
+		// nodes (the arrays in the pool hold none).
+		if b := r.factNodes; cap(b) <= maxFactNodes {
+			clear(b[:r.factUsed])
+			*nodes = b[:0]
+			factNodesPool.Put(nodes)
+		}
+	}()
 	if base != nil {
 		r.host = siteHost(base.Host)
 	}
@@ -265,20 +477,20 @@ func (r *readable) attempt(flags int) *html.Node {
 	r.flags = flags
 	// A later attempt reuses the maps of the one before (nothing keeps
 	// them once an attempt returns its copy).
-	if r.scores == nil {
-		r.scores = make(map[*html.Node]float64, 256)
-		r.density = make(map[*html.Node]float64, 256)
+	if r.scored == nil {
+		r.scored = make(map[*html.Node]int32, 256)
 		r.dropped = make(map[*html.Node]bool)
 		r.collapsed = make(map[*html.Node]bool)
-		r.asP = make(map[*html.Node]bool)
+		r.marks = make(map[*html.Node]uint8)
 	} else {
-		clear(r.scores)
-		clear(r.density)
+		clear(r.scored)
 		clear(r.dropped)
 		clear(r.collapsed)
-		clear(r.asP)
+		clear(r.marks)
 	}
 	r.cands = r.cands[:0]
+	r.scores = r.scores[:0]
+	r.made = 0
 	r.byline, r.titled = false, false
 	r.unlikely, r.cleaned = false, false
 	r.bodyText = stats{}
@@ -292,16 +504,17 @@ func (r *readable) attempt(flags int) *html.Node {
 	// towards 0, so a body whose score, or 0, is below five other
 	// candidates' cannot, and its score is then read nowhere.
 	var body *html.Node
-	for _, c := range r.cands {
-		d, ok := r.density[c]
-		if !ok {
+	for i, c := range r.cands {
+		sc := &r.scores[i]
+		d := sc.density
+		if !sc.measured {
 			if body == nil {
 				body = c
 				continue
 			}
 			d = r.linkDensity(c)
 		}
-		r.scores[c] *= 1 - d
+		sc.score *= 1 - d
 	}
 	if body != nil && !r.outranked(body, 5) {
 		d := 0.0
@@ -310,28 +523,30 @@ func (r *readable) attempt(flags int) *html.Node {
 		} else if r.bodyText.length > 0 {
 			d = r.bodyText.linkLen / float64(r.bodyText.length)
 		}
-		r.scores[body] *= 1 - d
+		*r.scoreAt(body) *= 1 - d
 	}
-	var top []*html.Node // the five best, best first
-	for _, c := range r.cands {
-		s := r.scores[c]
+	var top []*html.Node    // the five best, best first
+	var topScores []float64 // their scores
+	for k, c := range r.cands {
+		s := r.scores[k].score
 		i := len(top)
-		for i > 0 && r.scores[top[i-1]] < s {
+		for i > 0 && topScores[i-1] < s {
 			i--
 		}
 		if i < 5 {
-			top = append(top, nil)
+			top, topScores = append(top, nil), append(topScores, 0)
 			copy(top[i+1:], top[i:])
-			top[i] = c
+			copy(topScores[i+1:], topScores[i:])
+			top[i], topScores[i] = c, s
 			if len(top) > 5 {
-				top = top[:5]
+				top, topScores = top[:5], topScores[:5]
 			}
 		}
 	}
 
 	r.margin, r.close = 0, 0
-	if len(top) > 1 && r.scores[top[0]] > 0 {
-		r.margin = max(0, r.scores[top[1]]/r.scores[top[0]])
+	if len(top) > 1 && topScores[0] > 0 {
+		r.margin = max(0, topScores[1]/topScores[0])
 	}
 	article := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
 	if len(top) == 0 || top[0] == r.body {
@@ -345,12 +560,12 @@ func (r *readable) attempt(flags int) *html.Node {
 	}
 
 	best := top[0]
-	bestScore := r.scores[best]
+	bestScore := topScores[0]
 	// When several close runners-up share an ancestor, the article is
 	// probably that ancestor (pages split into several blocks).
 	var alts [][]*html.Node
-	for _, c := range top[1:] {
-		if r.scores[c]/bestScore >= 0.75 {
+	for i, c := range top[1:] {
+		if topScores[1+i]/bestScore >= 0.75 {
 			alts = append(alts, ancestors(c))
 		}
 	}
@@ -372,15 +587,16 @@ func (r *readable) attempt(flags int) *html.Node {
 			}
 		}
 	}
-	if _, ok := r.scores[best]; !ok {
-		r.scores[best] = r.initScore(best)
+	last, ok := r.scoreOf(best)
+	if !ok {
+		last = r.initScore(best)
+		r.addScore(best, last)
 	}
 	// Climb while the parent scores better: the article is often split
 	// over several children.
-	last := r.scores[best]
 	threshold := last / 3
 	for p := best.Parent; p != nil && p != r.body; p = p.Parent {
-		s, ok := r.scores[p]
+		s, ok := r.scoreOf(p)
 		if !ok {
 			continue
 		}
@@ -397,10 +613,11 @@ func (r *readable) attempt(flags int) *html.Node {
 	for p := best.Parent; p != nil && p != r.body && elementChildren(p) == 1; p = best.Parent {
 		best = p
 	}
-	if _, ok := r.scores[best]; !ok {
-		r.scores[best] = r.initScore(best)
+	bestScore, ok = r.scoreOf(best)
+	if !ok {
+		bestScore = r.initScore(best)
+		r.addScore(best, bestScore)
 	}
-	bestScore = r.scores[best]
 
 	// Siblings that score close to the best, or read like prose, join it.
 	limit := max(10, bestScore*0.2)
@@ -447,9 +664,9 @@ func (r *readable) attempt(flags int) *html.Node {
 			if bestClass != "" && attr(c, "class") == bestClass {
 				bonus = bestScore * 0.2
 			}
-			if s, ok := r.scores[c]; ok && s+bonus >= limit {
+			if s, ok := r.scoreOf(c); ok && s+bonus >= limit {
 				keep = true
-			} else if c.DataAtom == atom.P || r.asP[c] || r.collapsed[c] {
+			} else if c.DataAtom == atom.P || r.marks[c]&(markAsP|markCollapsed) != 0 {
 				st := textStats(c, r.dropped)
 				keep = r.proseLike(st, []*html.Node{c})
 			}
@@ -478,9 +695,10 @@ func (r *readable) attempt(flags int) *html.Node {
 // outranked tells whether k other candidates score above c's score and
 // above 0.
 func (r *readable) outranked(c *html.Node, k int) bool {
-	bound := max(r.scores[c], 0)
-	for _, o := range r.cands {
-		if o != c && r.scores[o] > bound {
+	s, _ := r.scoreOf(c)
+	bound := max(s, 0)
+	for i, o := range r.cands {
+		if o != c && r.scores[i].score > bound {
 			if k--; k == 0 {
 				return true
 			}
@@ -548,6 +766,7 @@ func (r *readable) visit(n *html.Node, link float64) (st stats, block bool) {
 			// Readability judges a div by its children before it drops
 			// any of them: a dropped block still makes its parent a block.
 			r.dropped[c] = true
+			r.marks[c] |= markDropped
 			block = block || blockTag(c.DataAtom) || hasBlockDescendant(c)
 			continue
 		}
@@ -557,6 +776,7 @@ func (r *readable) visit(n *html.Node, link float64) (st stats, block bool) {
 			if c.DataAtom == atom.P && n.DataAtom == atom.Div && density(cst) < 0.25 && singleP(n) == c {
 				// The div holds only this <p>: the <p> takes its place.
 				r.collapsed[n] = true
+				r.marks[n] |= markCollapsed
 			}
 			r.credit(cst, n)
 		case atom.Div:
@@ -564,7 +784,7 @@ func (r *readable) visit(n *html.Node, link float64) (st stats, block bool) {
 				break
 			}
 			if !cblock {
-				r.asP[c] = true
+				r.marks[c] |= markAsP
 				r.credit(cst, n)
 			} else {
 				r.scoreRuns(c)
@@ -573,8 +793,8 @@ func (r *readable) visit(n *html.Node, link float64) (st stats, block bool) {
 		if blockTag(c.DataAtom) {
 			cblock = true
 		}
-		if _, ok := r.scores[c]; ok {
-			r.density[c] = density(cst)
+		if i, ok := r.scored[c]; ok {
+			r.scores[i].density, r.scores[i].measured = density(cst), true
 		}
 		if cst.length > 0 {
 			if st.length > 0 {
@@ -627,19 +847,19 @@ func (r *readable) drop(n *html.Node) bool {
 // facts names, is an unlikely candidate (flagStripUnlikely).
 func (r *readable) unlikelyNode(n *html.Node, a dropAttrs, names matchFacts) bool {
 	if names.hints&hintUnlikely != 0 &&
-		!hasAncestor(n, atom.Table, 3) && !hasAncestor(n, atom.Code, 3) && !r.pageWrapper(n, names.match) &&
+		!hasAncestor(n, atom.Table, 3) && !hasAncestor(n, atom.Code, 3) && !r.pageWrapper(n, true, names) &&
 		!embedsPost(n, 3) {
 		return true
 	}
 	// A landmark by role, or a <nav> whatever its class, unless the
 	// page is wrapped in one (see landmark.go).
-	if a.role != "" && LandmarkRole(n) || n.DataAtom == atom.Nav && !r.pageWrapper(n, "") {
+	if a.role != "" && LandmarkRole(n) || n.DataAtom == atom.Nav && !r.pageWrapper(n, false, names) {
 		return true
 	}
 	// Modals, cookie banners and hover cards are shown over the
 	// page, not in it; their text would make them candidates or
 	// inflate the link density of the article around them.
-	if names.hints&hintPopup != 0 && classKinds(n)&kindPopup != 0 && !r.pageWrapper(n, "") {
+	if names.hints&hintPopup != 0 && classKinds(n)&kindPopup != 0 && !r.pageWrapper(n, false, names) {
 		return true
 	}
 	// Popups, print-only blocks and screen-reader labels that a
@@ -660,9 +880,10 @@ func (r *readable) credit(st stats, parent *html.Node) {
 		if a.Type != html.ElementNode || a.Parent == nil || a.Parent.Type != html.ElementNode {
 			return
 		}
-		s, ok := r.scores[a]
+		i, ok := r.scored[a]
 		if !ok {
-			s = r.initScore(a)
+			i = int32(len(r.scores))
+			r.addScore(a, r.initScore(a))
 			r.cands = append(r.cands, a)
 		}
 		div := 1.0
@@ -673,7 +894,7 @@ func (r *readable) credit(st stats, parent *html.Node) {
 		default:
 			div = float64(level) * 3
 		}
-		r.scores[a] = s + points/div
+		r.scores[i].score += points / div
 		level++
 	}
 }
@@ -712,27 +933,46 @@ func (r *readable) initScore(n *html.Node) float64 {
 	return s + float64(r.classWeight(n))
 }
 
+// classWeight is the weight of n's class and id values (valueWeight)
+// when the attempt weighs classes, else 0. The weight of a class value
+// is read once a page (the values repeat), through r.weights.
 func (r *readable) classWeight(n *html.Node) int {
 	if r.flags&flagWeightClasses == 0 {
 		return 0
 	}
-	return classWeight(n)
+	class, id := attr(n, "class"), attr(n, "id")
+	w := 0
+	if class != "" {
+		if len(class) > namesMaxLen {
+			w = valueWeight(class)
+		} else if cw, ok := r.weights[class]; ok {
+			w = cw
+		} else {
+			w = valueWeight(class)
+			if r.weights == nil {
+				r.weights = make(map[string]int)
+			}
+			if len(r.weights) < namesMax {
+				r.weights[class] = w
+			}
+		}
+	}
+	if id != "" {
+		w += valueWeight(id)
+	}
+	return w
 }
 
-func classWeight(n *html.Node) int {
+// valueWeight is the weight of a class or id value: -25 when it holds a
+// negative hint, +25 when it holds a positive one (both: 0).
+func valueWeight(v string) int {
+	v = strings.ToLower(v)
 	w := 0
-	for _, key := range []string{"class", "id"} {
-		v := attr(n, key)
-		if v == "" {
-			continue
-		}
-		v = strings.ToLower(v)
-		if negativeHint(v) {
-			w -= 25
-		}
-		if positiveHints.in(v) {
-			w += 25
-		}
+	if negativeHint(v) {
+		w -= 25
+	}
+	if positiveHints.in(v) {
+		w += 25
 	}
 	return w
 }
@@ -751,10 +991,14 @@ func (r *readable) copyTree(n *html.Node) *html.Node {
 	// Only elements are marked (dropped, collapsed, asP): the text
 	// nodes, about half, skip the lookups.
 	elem := n.Type == html.ElementNode
-	if elem && (n.DataAtom == atom.Script || r.dropped[n]) {
+	var m uint8
+	if elem {
+		m = r.marks[n]
+	}
+	if elem && (n.DataAtom == atom.Script || m&markDropped != 0) {
 		return nil
 	}
-	if elem && r.collapsed[n] {
+	if m&markCollapsed != 0 {
 		if p := singleP(n); p != nil {
 			k := r.copyTree(p)
 			// The <p> keeps the div's names: cleaning reads them
@@ -784,7 +1028,7 @@ func (r *readable) copyTree(n *html.Node) *html.Node {
 	if len(n.Attr) > 0 {
 		k.Attr = n.Attr[:len(n.Attr):len(n.Attr)]
 	}
-	asP := elem && r.asP[n]
+	asP := m&markAsP != 0
 	if asP {
 		k.Data, k.DataAtom = "p", atom.P
 	}
@@ -889,6 +1133,10 @@ func hintsIn[S string | []byte](h *hints, s S) bool {
 func negativeHint(v string) bool {
 	if negativeHints.in(v) || hiddenHint(v) {
 		return true
+	}
+	// A name "hid" is in the string.
+	if !strings.Contains(v, "hid") {
+		return false
 	}
 	for f := range strings.FieldsSeq(v) {
 		if f == "hid" {
@@ -1173,18 +1421,33 @@ func runStats(nodes []*html.Node, dropped map[*html.Node]bool) stats {
 
 func linkWeight(n *html.Node, w float64) float64 {
 	if n.DataAtom == atom.A && w == 0 {
-		href := attr(n, "href")
-		if strings.HasPrefix(href, "#") {
-			return 0.3
-		}
-		if docLink(href) {
-			// A link to a document is content (a release, a
-			// filing), not a way to another page.
-			return 0
-		}
-		return 1
+		return linkWeights[anchorKind(n)]
 	}
 	return w
+}
+
+// Kinds of <a> for the weight of their text (linkWeights).
+const (
+	anchorInPage = iota // to a place on the page
+	anchorDoc           // to a document
+	anchorOut           // to another page
+)
+
+// linkWeights are the weights of the text of each kind of <a>.
+var linkWeights = [...]float64{anchorInPage: 0.3, anchorDoc: 0, anchorOut: 1}
+
+// anchorKind is the kind of <a> n.
+func anchorKind(n *html.Node) uint8 {
+	href := attr(n, "href")
+	if strings.HasPrefix(href, "#") {
+		return anchorInPage
+	}
+	if docLink(href) {
+		// A link to a document is content (a release, a filing), not
+		// a way to another page.
+		return anchorDoc
+	}
+	return anchorOut
 }
 
 func addText(n *html.Node, dropped map[*html.Node]bool, link float64, st *stats) {

@@ -22,42 +22,28 @@ func (r *readable) prepare(art *html.Node) {
 		dropRelatedLabels(art)
 		dropLinkOnly(art, r.host)
 	}
+	// The elements cleanConditionally judges, collected in one walk
+	// that also tells the tables of data (isDataTable), which only the
+	// cleaning reads: the steps between its calls only remove elements,
+	// which it passes over (attached).
 	dataTables := make(map[*html.Node]bool)
-	markDataTables(art, dataTables)
-	// The elements cleanConditionally judges, collected in one walk: the
-	// steps between its calls only remove elements, which it passes over
-	// (attached).
-	var clean cleanLists
+	clean := cleanLists{nodes: r.factNodes[:0]}
 	if r.flags&flagCleanConditionally != 0 {
-		clean.collect(art)
+		// The article has at most the nodes its copy made: nodes
+		// takes its array once.
+		if cap(clean.nodes) < r.made {
+			clean.nodes = make([]factNode, 0, r.made)
+		}
+		clean.collect(art, dataTables, false)
+		r.factUsed = max(r.factUsed, len(clean.nodes))
 	}
 	r.cleanConditionally(art, atom.Form, &clean, dataTables)
 	r.cleanConditionally(art, atom.Fieldset, &clean, dataTables)
-	removeTags(art, func(n *html.Node) bool {
-		switch n.DataAtom {
-		case atom.Object, atom.Embed, atom.Iframe:
-			return !videoEmbed(n)
-		case atom.Footer, atom.Link, atom.Aside, atom.Input, atom.Textarea, atom.Select, atom.Button:
-			return true
-		}
-		return false
-	})
-	// Share boxes below the top-level blocks.
-	for c := art.FirstChild; c != nil; c = c.NextSibling {
-		removeTags(c, func(n *html.Node) bool {
-			if !mayNameShare(n) {
-				return false
-			}
-			m := matchString(n)
-			return m != "" && shareHint(m) && textStats(n, nil).length < 500
-		})
-	}
-	removeTags(art, func(n *html.Node) bool {
-		return (n.DataAtom == atom.H1 || n.DataAtom == atom.H2) && r.classWeight(n) < 0
-	})
+	r.removeNonContent(art, 1)
 	r.cleanConditionally(art, atom.Table, &clean, dataTables)
 	r.cleanConditionally(art, atom.Ul, &clean, dataTables)
 	r.cleanConditionally(art, atom.Div, &clean, dataTables)
+	r.factNodes = clean.nodes[:0]
 	removeTags(art, func(n *html.Node) bool {
 		switch n.DataAtom {
 		case atom.H1:
@@ -68,6 +54,77 @@ func (r *readable) prepare(art *html.Node) {
 		}
 		return false
 	})
+}
+
+// removeNonContent removes from the subtree of n, at depth below the
+// article (its top-level blocks are at 1), in one walk what three walks
+// removed in turn: the elements that are no content (nonContent), then
+// the share boxes below the top-level blocks (shareBox), then the
+// headings named as boilerplate (an <h1> or <h2> of a negative class
+// weight). None of the three looks inside what it removes, and each
+// judges an element by itself, but a share box by its text, which the
+// second walk read without what the first had removed: shareBox reads
+// it without the elements nonContent accepts. An element of the
+// subtree is then removed, with the walks as with the one, when one of
+// the three accepts it or one of its ancestors.
+func (r *readable) removeNonContent(n *html.Node, depth int) {
+	var next *html.Node
+	for c := n.FirstChild; c != nil; c = next {
+		next = c.NextSibling
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if nonContent(c) || depth > 1 && shareBox(c) ||
+			(c.DataAtom == atom.H1 || c.DataAtom == atom.H2) && r.classWeight(c) < 0 {
+			n.RemoveChild(c)
+			continue
+		}
+		r.removeNonContent(c, depth+1)
+	}
+}
+
+// nonContent tells whether element n is no content: a footer, an
+// aside, a form control, a link element, an embed but a video.
+func nonContent(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Object, atom.Embed, atom.Iframe:
+		return !videoEmbed(n)
+	case atom.Footer, atom.Link, atom.Aside, atom.Input, atom.Textarea, atom.Select, atom.Button:
+		return true
+	}
+	return false
+}
+
+// shareBox tells whether element n is a share box: named so, with less
+// than 500 characters of text besides the elements nonContent accepts.
+func shareBox(n *html.Node) bool {
+	if !mayNameShare(n) {
+		return false
+	}
+	m := matchString(n)
+	return m != "" && shareHint(m) && textWithout(n).length < 500
+}
+
+// textWithout is textStats(n, nil) of n's subtree without the elements
+// nonContent accepts.
+func textWithout(n *html.Node) stats {
+	var st stats
+	var add func(n *html.Node, link float64)
+	add = func(n *html.Node, link float64) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch c.Type {
+			case html.TextNode:
+				countText(c.Data, link, &st)
+			case html.ElementNode:
+				if c.DataAtom == atom.Script || nonContent(c) {
+					continue
+				}
+				add(c, linkWeight(c, link))
+			}
+		}
+	}
+	add(n, 0)
+	return st
 }
 
 // removeTags removes every element of the subtree of n (not n) that
@@ -177,19 +234,6 @@ func hasMedia(n *html.Node) bool {
 	return false
 }
 
-// markDataTables tells tables of data from tables of layout.
-func markDataTables(n *html.Node, data map[*html.Node]bool) {
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type != html.ElementNode {
-			continue
-		}
-		if c.DataAtom == atom.Table && isDataTable(c) {
-			data[c] = true
-		}
-		markDataTables(c, data)
-	}
-}
-
 func isDataTable(t *html.Node) bool {
 	if attr(t, "role") == "presentation" || attr(t, "datatable") == "0" {
 		return false
@@ -261,25 +305,127 @@ func atoiSmall(s string) int {
 }
 
 // cleanLists are the elements of the tags cleanConditionally judges, in
-// document order.
+// document order, as indices of nodes: the article's elements and texts
+// in document order, as facts reads them.
 type cleanLists struct {
-	form, fieldset, table, ul, div []*html.Node
+	form, fieldset, table, ul, div []int32
+	nodes                          []factNode
 }
 
-func (l *cleanLists) collect(n *html.Node) {
+// factNode is an element or a text of the article as facts reads it: a
+// text's counts are countText's, read once instead of once for each
+// judged block that holds it (divs nest: a text was counted for each).
+type factNode struct {
+	node *html.Node
+	// end is the index after the node's subtree.
+	end int32
+	// length and commas are a text's countText counts, alone.
+	length, commas int32
+	kind           factKind
+	// link is an <a>'s anchorKind.
+	link uint8
+}
+
+// factKind is what facts counts of a node.
+type factKind uint16
+
+const (
+	factText factKind = 1 << iota
+	factScript
+	factA
+	factP
+	factImg
+	factLi
+	factInput
+	factEmbed     // an <object>, <embed> or <iframe>
+	factVideo     // an embed of a video host (videoEmbed)
+	factDataTable // a data table (dataTables)
+	factHeading
+	factList
+	factTextish // the elements under which text makes a block textish
+)
+
+// collect reads the subtree of n (not n) into l: the elements
+// cleanConditionally judges and, for facts, the nodes of their
+// subtrees (inside tells whether n is in one); facts reads no other.
+// It marks the tables of data in dataTables on the way.
+func (l *cleanLists) collect(n *html.Node, dataTables map[*html.Node]bool, inside bool) {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type != html.ElementNode {
+		switch c.Type {
+		case html.TextNode:
+			if inside {
+				var st stats
+				countText(c.Data, 0, &st)
+				at := int32(len(l.nodes))
+				l.nodes = append(l.nodes, factNode{node: c, end: at + 1, length: int32(st.length),
+					commas: int32(st.commas), kind: factText})
+			}
+			continue
+		case html.ElementNode:
+		default:
 			continue
 		}
-		if p := l.of(c.DataAtom); p != nil {
-			*p = append(*p, c)
+		if c.DataAtom == atom.Table && isDataTable(c) {
+			dataTables[c] = true
 		}
-		l.collect(c)
+		judged := l.of(c.DataAtom)
+		if judged == nil && !inside {
+			l.collect(c, dataTables, false)
+			continue
+		}
+		at := int32(len(l.nodes))
+		if judged != nil {
+			*judged = append(*judged, at)
+		}
+		f := factNode{node: c, kind: elementFacts(c, dataTables)}
+		if f.kind&factA != 0 {
+			f.link = anchorKind(c)
+		}
+		l.nodes = append(l.nodes, f)
+		l.collect(c, dataTables, true)
+		l.nodes[at].end = int32(len(l.nodes))
 	}
 }
 
+// elementFacts is what facts counts of element c.
+func elementFacts(c *html.Node, dataTables map[*html.Node]bool) factKind {
+	var k factKind
+	switch c.DataAtom {
+	case atom.Script:
+		return factScript
+	case atom.A:
+		k = factA
+	case atom.P:
+		k = factP
+	case atom.Img:
+		k = factImg
+	case atom.Li:
+		k = factLi
+	case atom.Input:
+		k = factInput
+	case atom.Object, atom.Embed, atom.Iframe:
+		k = factEmbed
+		if videoEmbed(c) {
+			k |= factVideo
+		}
+	case atom.Table:
+		if dataTables[c] {
+			k = factDataTable
+		}
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		k = factHeading
+	case atom.Ul, atom.Ol:
+		k = factList
+	}
+	switch c.DataAtom {
+	case atom.Span, atom.Li, atom.Td, atom.Blockquote, atom.Dl, atom.Div, atom.Img, atom.Ol, atom.P, atom.Pre, atom.Table, atom.Ul:
+		k |= factTextish
+	}
+	return k
+}
+
 // of returns the list of tag, or nil.
-func (l *cleanLists) of(tag atom.Atom) *[]*html.Node {
+func (l *cleanLists) of(tag atom.Atom) *[]int32 {
 	switch tag {
 	case atom.Form:
 		return &l.form
@@ -303,16 +449,16 @@ func (r *readable) cleanConditionally(art *html.Node, tag atom.Atom, lists *clea
 	if r.flags&flagCleanConditionally == 0 {
 		return
 	}
-	nodes := *lists.of(tag)
-	for i := len(nodes) - 1; i >= 0; i-- {
-		n := nodes[i]
+	at := *lists.of(tag)
+	for i := len(at) - 1; i >= 0; i-- {
+		n := lists.nodes[at[i]].node
 		if n.Parent == nil || !attached(n, art) {
 			continue
 		}
 		if tag == atom.Div && r.spareRuns && inItemRun(n) {
 			continue
 		}
-		if r.boilerplate(n, tag, dataTables) {
+		if r.boilerplate(n, tag, lists, at[i], dataTables) {
 			n.Parent.RemoveChild(n)
 			r.cleaned = true
 		}
@@ -366,69 +512,89 @@ type blockFacts struct {
 	dataTable, video          bool
 }
 
-func (r *readable) facts(n *html.Node, dataTables map[*html.Node]bool) blockFacts {
+// facts returns the blockFacts of the element at index at of nodes,
+// read as a walk of its subtree would: in document order, passing over
+// scripts and over the subtrees removed since nodes were read. Between
+// collect and the last facts the article's elements are only removed
+// (RemoveChild leaves a removed node without a parent): nothing is
+// added, moved or changed, so nodes read in document order, without
+// the removed ones, are the subtree's nodes as a walk finds them.
+func facts(nodes []factNode, at int32) blockFacts {
 	var f blockFacts
-	var visit func(n *html.Node, link float64, heading, list, textish bool)
-	visit = func(n *html.Node, link float64, heading, list, textish bool) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			switch c.Type {
-			case html.TextNode:
-				before := f.length
-				countText(c.Data, link, &f.stats)
-				d := f.length - before
-				if heading {
-					f.headingLen += d
-				}
-				if list {
-					f.listLen += d
-				}
-				if textish && d > 0 {
-					f.textish = true
-				}
-				continue
-			case html.ElementNode:
-			default:
-				continue
-			}
-			h, l := heading, list
-			switch c.DataAtom {
-			case atom.Script:
-				continue
-			case atom.P:
-				f.p++
-			case atom.Img:
-				f.img++
-			case atom.Li:
-				f.li++
-			case atom.Input:
-				f.input++
-			case atom.Object, atom.Embed, atom.Iframe:
-				if videoEmbed(c) {
-					f.video = true
-				}
-				f.embeds++
-			case atom.Table:
-				if dataTables[c] {
-					f.dataTable = true
-				}
-			case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-				h = true
-			case atom.Ul, atom.Ol:
-				l = true
-			}
-			t := textish
-			switch c.DataAtom {
-			case atom.Span, atom.Li, atom.Td, atom.Blockquote, atom.Dl, atom.Div, atom.Img, atom.Ol, atom.P, atom.Pre, atom.Table, atom.Ul:
-				t = true
-			}
-			visit(c, linkWeight(c, link), h, l, t)
-		}
+	e := &nodes[at]
+	link := 0.0
+	if e.kind&factA != 0 {
+		link = linkWeights[e.link]
 	}
-	visit(n, linkWeight(n, 0), false, false, false)
+	factsIn(nodes, at+1, e.end, link, false, false, false, &f)
 	return f
 }
 
-func (r *readable) boilerplate(n *html.Node, tag atom.Atom, dataTables map[*html.Node]bool) bool {
+// factsIn adds to f the facts of nodes[i:end], the children of one
+// element and their subtrees; link, heading, list and textish are what
+// the element's ancestors up to the judged one make of its text.
+func factsIn(nodes []factNode, i, end int32, link float64, heading, list, textish bool, f *blockFacts) {
+	for i < end {
+		e := &nodes[i]
+		at := i
+		i = e.end
+		if e.node.Parent == nil {
+			continue // removed
+		}
+		k := e.kind
+		if k&factText != 0 {
+			// countText's arithmetic on its counts of the text alone:
+			// the separation from the text before, then the sums.
+			d := int(e.length)
+			if d > 0 && f.length > 0 {
+				d++
+			}
+			f.length += d
+			f.linkLen += link * float64(d)
+			f.commas += int(e.commas)
+			if heading {
+				f.headingLen += d
+			}
+			if list {
+				f.listLen += d
+			}
+			if textish && d > 0 {
+				f.textish = true
+			}
+			continue
+		}
+		if k&factScript != 0 {
+			continue
+		}
+		switch {
+		case k&factP != 0:
+			f.p++
+		case k&factImg != 0:
+			f.img++
+		case k&factLi != 0:
+			f.li++
+		case k&factInput != 0:
+			f.input++
+		case k&factEmbed != 0:
+			if k&factVideo != 0 {
+				f.video = true
+			}
+			f.embeds++
+		case k&factDataTable != 0:
+			f.dataTable = true
+		}
+		l := link
+		if k&factA != 0 && link == 0 {
+			l = linkWeights[e.link]
+		}
+		factsIn(nodes, at+1, e.end, l, heading || k&factHeading != 0, list || k&factList != 0,
+			textish || k&factTextish != 0, f)
+	}
+}
+
+// boilerplate tells whether n, of tag and at index at of lists.nodes,
+// is boilerplate.
+func (r *readable) boilerplate(n *html.Node, tag atom.Atom, lists *cleanLists, at int32, dataTables map[*html.Node]bool) bool {
 	if tag == atom.Table && dataTables[n] {
 		return false
 	}
@@ -440,7 +606,7 @@ func (r *readable) boilerplate(n *html.Node, tag atom.Atom, dataTables map[*html
 	if hasAncestor(n, atom.Code, 3) {
 		return false
 	}
-	f := r.facts(n, dataTables)
+	f := facts(lists.nodes, at)
 	if f.dataTable {
 		return false
 	}

@@ -73,7 +73,7 @@ func TestKindsMemo(t *testing.T) {
 			b.WriteString(words[rng.Intn(len(words))])
 		}
 		if i%7 == 0 {
-			b.WriteString(strings.Repeat("y", 60)) // past kindsMemoLen
+			b.WriteString(strings.Repeat("y", kindsMemoLen)) // past kindsMemoLen
 		}
 		n := &html.Node{Type: html.ElementNode, Data: "div", Attr: []html.Attribute{{Key: "class", Val: b.String()}}}
 		if rng.Intn(2) == 0 {
@@ -99,7 +99,7 @@ func TestMatchFactsMemo(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
 	words := []string{"byline", "Author", "sidebar", "menu", "main", "content", "modal", "popup", "cookie",
 		"hidden", "d-none", "sr-only", "visible-lg", "has-sidebar", "with-menu", "entry", "x", "-", " ", "_",
-		"print", "hid", "é", "K"}
+		"print", "hid", "é", "K", "footer", "Header", "\xff", "\u00a0", "is-hidden", "hidden-xs", "md:block", "İ"}
 	gen := func() string {
 		var b strings.Builder
 		for k := rng.Intn(6); k > 0; k-- {
@@ -131,14 +131,20 @@ func TestMatchFactsMemo(t *testing.T) {
 		if m != "" && hideHints.in(m) && hidingClass(m) {
 			want |= hintHide
 		}
+		if m != "" && pageRegion(m) {
+			want |= hintRegion
+		}
 		seen |= want
 		for range 2 {
-			if f := r.matchFactsOf(class, id); f.match != m || f.hints != want {
-				t.Fatalf("%q %q: memo %q %b, direct %q %b", class, id, f.match, f.hints, m, want)
+			if f := r.matchFactsOf(class, id); f.hints != want {
+				t.Fatalf("%q %q: memo %b, direct (%q) %b", class, id, f.hints, m, want)
 			}
 		}
+		if f := readMatchFacts(class, id); f.hints != want {
+			t.Fatalf("%q %q: read %b, direct (%q) %b", class, id, f.hints, m, want)
+		}
 	}
-	if seen != hintByline|hintUnlikely|hintPopup|hintHide {
+	if seen != hintByline|hintUnlikely|hintPopup|hintHide|hintRegion {
 		t.Fatalf("generated values hold hints %b only", seen)
 	}
 	if len(r.names) != namesMax {
@@ -182,7 +188,8 @@ func TestLengthWithin(t *testing.T) {
 }
 
 // TestOnlyElementsMarked: copyTree looks up the marks of elements only;
-// on generated pages, every attempt marks elements only.
+// on generated pages, every attempt marks elements only, and its marks
+// are those of dropped and collapsed.
 func TestOnlyElementsMarked(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	for range 300 {
@@ -190,10 +197,26 @@ func TestOnlyElementsMarked(t *testing.T) {
 		r := &readable{body: findBody(root), title: "T", bodyLen: -1, bodyOver: -1}
 		for _, flags := range []int{7, 6, 4, 0} {
 			r.attempt(flags)
-			for _, m := range []map[*html.Node]bool{r.dropped, r.collapsed, r.asP} {
+			for _, m := range []map[*html.Node]bool{r.dropped, r.collapsed} {
 				for n := range m {
 					if n.Type != html.ElementNode {
 						t.Fatalf("flags %d: a node of type %d is marked", flags, n.Type)
+					}
+				}
+			}
+			// marks holds the marks of dropped and collapsed, and asP.
+			for n, m := range r.marks {
+				if n.Type != html.ElementNode {
+					t.Fatalf("flags %d: a node of type %d is marked", flags, n.Type)
+				}
+				if m&markDropped != 0 != r.dropped[n] || m&markCollapsed != 0 != r.collapsed[n] {
+					t.Fatalf("flags %d: marks %b, dropped %v, collapsed %v", flags, m, r.dropped[n], r.collapsed[n])
+				}
+			}
+			for _, m := range []map[*html.Node]bool{r.dropped, r.collapsed} {
+				for n := range m {
+					if r.marks[n] == 0 {
+						t.Fatalf("flags %d: %v not in marks", flags, n.Data)
 					}
 				}
 			}
