@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -119,6 +120,25 @@ func (c *candidate) tree() *html.Node {
 	return c.node
 }
 
+// candidateLists keeps candidates' lists between pages: selectContent
+// gives its list back when done with it (a list is a few kilobytes, the
+// features of every kind).
+var candidateLists = sync.Pool{New: func() any {
+	l := make([]candidate, 0, numKinds)
+	return &l
+}}
+
+// putCandidates gives cs, which nothing reads after, back to
+// candidateLists.
+func putCandidates(cs []candidate) {
+	if cs == nil {
+		return
+	}
+	clear(cs) // no tree kept alive by the pool
+	cs = cs[:0]
+	candidateLists.Put(&cs)
+}
+
 // candidates returns the page's candidates, art (the article) and cur
 // (the pipeline's choice so far, art or a profile's copy) among them.
 // Kinds that find nothing are left out.
@@ -134,7 +154,7 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 	if body == nil {
 		return nil
 	}
-	cs := make([]candidate, 0, numKinds)
+	cs := (*candidateLists.Get().(*[]candidate))[:0]
 	add := func(kind int, n *html.Node) {
 		if n != nil {
 			cs = append(cs, candidate{kind: kind, node: n, src: n})
@@ -394,9 +414,11 @@ func selectContent(root, art, cur *html.Node, sig signals, readableOK bool, prob
 	cs := candidates(root, art, cur, sig, readableOK, probs, true, runs, vb)
 	i := pick(cs, cur)
 	if i < 0 {
+		putCandidates(cs)
 		return nil
 	}
 	n := cs[i].tree()
+	putCandidates(cs)
 	if n != art {
 		prune(n)
 	}

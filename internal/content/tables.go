@@ -204,14 +204,28 @@ func tableRows(n *html.Node, trs []*html.Node) []*html.Node {
 // later rows to the right as browsers do. It fails (the table is layout)
 // when a cell holds a table or reads like prose.
 func placeCells(trs []*html.Node) ([]tcell, [][]int, bool) {
-	var cells []tcell
+	// The cells are counted first, so that the cells and the rows'
+	// indexes into them are allocated once at their size (a tcell is
+	// large: grown by appending, the slice allocated about twice its
+	// size; the rows' indexes share one slice).
+	n := 0
+	for _, tr := range trs {
+		for td := tr.FirstChild; td != nil; td = td.NextSibling {
+			if td.Type == html.ElementNode && (td.DataAtom == atom.Td || td.DataAtom == atom.Th) {
+				n++
+			}
+		}
+	}
+	cells := make([]tcell, 0, n)
 	byRow := make([][]int, len(trs))
+	idx := make([]int, 0, n)
 	var taken []int    // per grid column, the first row a rowspan above leaves free
 	var w cellWriter   // its buffer serves every cell
 	var scratch []byte // and collapseBytes's
 	for r, tr := range trs {
 		col := 0
 		head := tr.Parent != nil && tr.Parent.DataAtom == atom.Thead
+		from := len(idx)
 		for td := tr.FirstChild; td != nil; td = td.NextSibling {
 			if td.Type != html.ElementNode || (td.DataAtom != atom.Td && td.DataAtom != atom.Th) {
 				continue
@@ -239,7 +253,7 @@ func placeCells(trs []*html.Node) ([]tcell, [][]int, bool) {
 			if w.nested || w.lines >= proseLines && len(text) > proseChars {
 				return nil, nil, false
 			}
-			byRow[r] = append(byRow[r], len(cells))
+			idx = append(idx, len(cells))
 			cells = append(cells, tcell{n: td, col: col, cols: cs, text: text, kind: kindOf(text),
 				header: head || td.DataAtom == atom.Th, media: w.media})
 			for len(taken) < col+cs {
@@ -249,6 +263,9 @@ func placeCells(trs []*html.Node) ([]tcell, [][]int, bool) {
 				taken[k] = max(taken[k], r+rs)
 			}
 			col += cs
+		}
+		if len(idx) > from {
+			byRow[r] = idx[from:len(idx):len(idx)]
 		}
 	}
 	return cells, byRow, true
