@@ -88,3 +88,39 @@ func TestPutCandidatesClears(t *testing.T) {
 	}
 	putCandidates(nil) // nothing to give back
 }
+
+// The article's words are its lines' words plus half their CJK
+// characters, summed: countWords of the whole text, whatever characters
+// the lines hold (an odd count of CJK characters on two lines, broken
+// characters, a vertical tab, white space beyond ASCII).
+func TestArtLinesWordsCJK(t *testing.T) {
+	parts := []string{"漢", "字", "かな", "word", " ", "\n", "\n\n", "—", "\xe2\x80", "\xe2", "\v", "\u00a0", "\u3000",
+		"a,b", "ภาษา", "한", "x\ty", "\f", "\r", "long words in a row here"}
+	texts := []string{"", "漢\n字", "漢\n字\n漢", "a漢\nb", "\xe2\n\x80", "a —\nb — c"}
+	seed := uint32(7)
+	for k := 0; k < 2000; k++ {
+		var b strings.Builder
+		for j := 0; j < 12; j++ {
+			seed = seed*1664525 + 1013904223
+			b.WriteString(parts[seed>>16%uint32(len(parts))])
+		}
+		texts = append(texts, b.String())
+	}
+	for _, s := range texts {
+		if got, want := newArtLines(s).words, countWords(s); got != want {
+			t.Fatalf("newArtLines(%q).words = %d, countWords %d", s, got, want)
+		}
+		n, c := wordsCJK(s)
+		if n+c/2 != countWords(s) {
+			t.Fatalf("wordsCJK(%q) = %d, %d; countWords %d", s, n, c, countWords(s))
+		}
+	}
+	// Two lines of one CJK character each: half a word per line rounds
+	// down to nothing, half of the two to one word.
+	if n, c := wordsCJK("漢"); n != 0 || c != 1 {
+		t.Errorf("wordsCJK(漢) = %d, %d", n, c)
+	}
+	if w := newArtLines("漢\n字").words; w != 1 {
+		t.Errorf("words of 漢\\n字: %d, want 1", w)
+	}
+}
