@@ -1,6 +1,7 @@
 package content
 
 import (
+	"net/url"
 	"strings"
 	"testing"
 
@@ -122,5 +123,42 @@ func TestArtLinesWordsCJK(t *testing.T) {
 	}
 	if w := newArtLines("漢\n字").words; w != 1 {
 		t.Errorf("words of 漢\\n字: %d, want 1", w)
+	}
+}
+
+// absolutizeWith and normalizeTables tell whether they changed what
+// textOf reads.
+func TestAbsolutizeTablesReportChanges(t *testing.T) {
+	base, _ := url.Parse("https://example.com/a/")
+	for _, c := range []struct {
+		page        string
+		abs, tables bool
+		name        string
+	}{
+		{`<div><p>One <a href="x">link</a> <img src="i.png"> two.</p></div>`, false, false, "links and images"},
+		{`<div><a href="x">a<div>block</div>b</a></div>`, true, false, "a block set apart"},
+		{`<div><p>one</p><code>line one
+line two</code><p>two</p></div>`, true, false, "code wrapped in pre"},
+		{`<div><table><tr><td>a</td></tr><tr><td>b</td></tr></table></div>`, false, true, "a one-column table"},
+		{`<div><table role="presentation"><tr><td>a</td><td>b</td></tr></table></div>`, false, false, "a layout table"},
+	} {
+		_, body := parseBody(t, "<html><body>"+c.page+"</body></html>")
+		if got := normalizeTables(body); got != c.tables {
+			t.Errorf("%s: normalizeTables %v, want %v", c.name, got, c.tables)
+		}
+		before := textOf(body)
+		if got := absolutizeWith(body, base, nil, nil); got != c.abs {
+			t.Errorf("%s: absolutizeWith %v, want %v", c.name, got, c.abs)
+		}
+		if !c.abs && textOf(body) != before {
+			t.Errorf("%s: text changed unreported: %q, %q", c.name, before, textOf(body))
+		}
+	}
+	// A renamed element's DataAtom set right again.
+	_, body := parseBody(t, "<html><body><div><span>x</span></div></body></html>")
+	sp := body.FirstChild.FirstChild
+	sp.Data = "p"
+	if !absolutizeWith(body, base, nil, nil) || sp.DataAtom != atom.P {
+		t.Errorf("renamed element: not reported (%v)", sp.DataAtom)
 	}
 }

@@ -144,7 +144,7 @@ func fromTree(root *html.Node, pageURL string, opt Options) *Document {
 
 	doc := &Document{Metadata: s.meta, Links: s.links, signals: s.sig, Confidence: -1}
 	c := contentNode(root, s, opt, doc)
-	render(doc, c.node, opt)
+	renderText(doc, c.node, c.text, c.textOK, opt)
 	doc.textWords, doc.textCounted = countWords(doc.Text), doc.Text
 	if c.main {
 		doc.confFeatures = confidenceInputs(c.node, doc.Text, doc.textWords, s.sig.bodyWords, &c.facts, c.probs)
@@ -161,6 +161,11 @@ type chosen struct {
 	main  bool
 	facts extractFacts
 	probs [len(PageTypes)]float64
+	// text is textOf(node) when textOK: the selector's measure of the
+	// article when the article is the choice and the steps after the
+	// selector left what textOf reads of it as it was.
+	text   string
+	textOK bool
 }
 
 // contentNode classifies the page (doc's page type) and returns the tree
@@ -191,17 +196,23 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		node, langs = mainContent(root, s.base, s.sig, s.meta.Title, &c.facts)
 		var runs itemRuns // the item run, walked once for both
 		k := typedContent(root, node, doc.PageType, c.probs, &runs)
-		if pick := selectContent(root, node, k, s.sig, c.facts.readableOK, c.probs, &runs, vb); pick == node {
+		pick, text, measured := selectContentText(root, node, k, s.sig, c.facts.readableOK, c.probs, &runs, vb)
+		if pick == node {
 			k = nil
 		} else if pick != nil {
 			k = pick
 		}
 		if k != nil {
 			node, langs, c.facts.profile = k, nil, true
+		} else if measured && node != nil {
+			// The article stays: its text as the selector measured it
+			// holds while nothing below changes what textOf reads.
+			c.text, c.textOK = text, true
 		}
 		if node != nil && typ == typeIndex(TypeProduct) && c.probs[typ] >= profileProb {
 			// A product page's panels written twice (pagetype_product.go).
 			dedupBlocks(node)
+			c.textOK = false
 		}
 	}
 	c.main = node != nil
@@ -212,15 +223,32 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		}
 		prune(node)
 	}
-	normalizeTables(node)
-	absolutizeWith(node, s.base, langs, s.resolved)
+	if normalizeTables(node) {
+		c.textOK = false
+	}
+	if absolutizeWith(node, s.base, langs, s.resolved) {
+		c.textOK = false
+	}
 	c.node = node
+	if !c.textOK {
+		c.text = ""
+	}
 	return c
 }
 
 // render fills doc's text, HTML and markdown from node.
 func render(doc *Document, node *html.Node, opt Options) {
-	doc.Text = textOf(node)
+	renderText(doc, node, "", false, opt)
+}
+
+// renderText is render, with node's text given: textOf(node) when
+// textOK.
+func renderText(doc *Document, node *html.Node, text string, textOK bool, opt Options) {
+	if textOK {
+		doc.Text = text
+	} else {
+		doc.Text = textOf(node)
+	}
 	if opt.IncludeHTML {
 		var b strings.Builder
 		for c := node.FirstChild; c != nil; c = c.NextSibling {

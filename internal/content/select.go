@@ -103,6 +103,9 @@ type candidate struct {
 	f     selectFeatures
 	skip  bool // unmeasured: it cannot win (candidates' bound)
 	lazy  bool // src (a view's region) is found only when measured
+	// text is the article's text (textOf of src as measured), on the
+	// article's candidate; empty on the others.
+	text string
 }
 
 // tree returns c's detached tree, copying its region the first time.
@@ -211,6 +214,7 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 	var artHeads, artControls int
 	if art != nil {
 		artText, artStats, artHeads, artControls = measureTree(art, false, nil)
+		cs[0].text = artText // add(kArticle, art) came first
 		add(kProduct, productContent(root, art, artText))
 	}
 	// The article's lines, and its words for the comparisons with it,
@@ -405,24 +409,34 @@ func addedFeatures(f *selectFeatures, text string, words int, st stats, al *artL
 // an article with probability SelectArticleProb or more keep cur
 // without further work.
 func selectContent(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64, runs *itemRuns, vb *viewBound) *html.Node {
+	n, _, _ := selectContentText(root, art, cur, sig, readableOK, probs, runs, vb)
+	return n
+}
+
+// selectContentText is selectContent, with art's text as the selector
+// measured it (textOf(art) at the time; ok false when it did not).
+func selectContentText(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64, runs *itemRuns, vb *viewBound) (n *html.Node, artText string, ok bool) {
 	if cur == nil {
 		cur = art
 	}
 	if !selectable(art, cur, probs) {
-		return nil
+		return nil, "", false
 	}
 	cs := candidates(root, art, cur, sig, readableOK, probs, true, runs, vb)
+	if art != nil && len(cs) > 0 && cs[0].kind == kArticle && cs[0].src == art {
+		artText, ok = cs[0].text, true
+	}
 	i := pick(cs, cur)
 	if i < 0 {
 		putCandidates(cs)
-		return nil
+		return nil, artText, ok
 	}
-	n := cs[i].tree()
+	n = cs[i].tree()
 	putCandidates(cs)
 	if n != art {
 		prune(n)
 	}
-	return n
+	return n, artText, ok
 }
 
 // selectable tells whether the selector judges a page: one the

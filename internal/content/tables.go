@@ -58,7 +58,9 @@ const (
 )
 
 // normalizeTables rewrites the data tables under n (see above).
-func normalizeTables(n *html.Node) {
+//
+// It reports whether it rewrote a table.
+func normalizeTables(n *html.Node) (changed bool) {
 	var next *html.Node
 	for c := n.FirstChild; c != nil; c = next {
 		next = c.NextSibling // normalizeTable may replace c
@@ -67,10 +69,14 @@ func normalizeTables(n *html.Node) {
 			continue
 		}
 		if c.DataAtom == atom.Table && normalizeTable(c) {
+			changed = true
 			continue
 		}
-		normalizeTables(c)
+		if normalizeTables(c) {
+			changed = true
+		}
 	}
+	return changed
 }
 
 // cellKind tells what a cell's text is, for merging and header detection.
