@@ -17,7 +17,7 @@ import (
 // tree the outputs are made from when the article is the choice and the
 // steps after the selector change nothing textOf reads: on the corpora's
 // pages (every fifth), the text given is textOf's, and it is given on
-// some.
+// some, its words with it.
 func TestChosenTextIsTextOf(t *testing.T) {
 	if _, err := os.Stat(corpusRoot); err != nil {
 		t.Skip("no corpus at " + corpusRoot)
@@ -57,6 +57,9 @@ func TestChosenTextIsTextOf(t *testing.T) {
 		given++
 		if want := textOf(c.node); c.text != want {
 			t.Fatalf("%s: the measured text differs from textOf:\n%q\n%q", f, c.text, want)
+		}
+		if want := countWords(c.text); c.words != want {
+			t.Fatalf("%s: %d words given, countWords %d", f, c.words, want)
 		}
 	}
 	if pages > 0 && given == 0 {

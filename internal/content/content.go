@@ -145,7 +145,12 @@ func fromTree(root *html.Node, pageURL string, opt Options) *Document {
 	doc := &Document{Metadata: s.meta, Links: s.links, signals: s.sig, Confidence: -1}
 	c := contentNode(root, s, opt, doc)
 	renderText(doc, c.node, c.text, c.textOK, opt)
-	doc.textWords, doc.textCounted = countWords(doc.Text), doc.Text
+	if c.textOK {
+		doc.textWords = c.words
+	} else {
+		doc.textWords = countWords(doc.Text)
+	}
+	doc.textCounted = doc.Text
 	if c.main {
 		doc.confFeatures = confidenceInputs(c.node, doc.Text, doc.textWords, s.sig.bodyWords, &c.facts, c.probs)
 		doc.Confidence = confidenceOf(&doc.confFeatures)
@@ -165,6 +170,7 @@ type chosen struct {
 	// article when the article is the choice and the steps after the
 	// selector left what textOf reads of it as it was.
 	text   string
+	words  int // countWords(text)
 	textOK bool
 }
 
@@ -196,7 +202,7 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		node, langs = mainContent(root, s.base, s.sig, s.meta.Title, &c.facts)
 		var runs itemRuns // the item run, walked once for both
 		k := typedContent(root, node, doc.PageType, c.probs, &runs)
-		pick, text, measured := selectContentText(root, node, k, s.sig, c.facts.readableOK, c.probs, &runs, vb)
+		pick, text, words, measured := selectContentText(root, node, k, s.sig, c.facts.readableOK, c.probs, &runs, vb)
 		if pick == node {
 			k = nil
 		} else if pick != nil {
@@ -207,7 +213,7 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		} else if measured && node != nil {
 			// The article stays: its text as the selector measured it
 			// holds while nothing below changes what textOf reads.
-			c.text, c.textOK = text, true
+			c.text, c.words, c.textOK = text, words, true
 		}
 		if node != nil && typ == typeIndex(TypeProduct) && c.probs[typ] >= profileProb {
 			// A product page's panels written twice (pagetype_product.go).
@@ -231,7 +237,7 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 	}
 	c.node = node
 	if !c.textOK {
-		c.text = ""
+		c.text, c.words = "", 0
 	}
 	return c
 }

@@ -103,9 +103,10 @@ type candidate struct {
 	f     selectFeatures
 	skip  bool // unmeasured: it cannot win (candidates' bound)
 	lazy  bool // src (a view's region) is found only when measured
-	// text is the article's text (textOf of src as measured), on the
-	// article's candidate; empty on the others.
-	text string
+	// text is the article's text (textOf of src as measured) and words
+	// its countWords, on the article's candidate; empty on the others.
+	text  string
+	words int
 }
 
 // tree returns c's detached tree, copying its region the first time.
@@ -225,6 +226,7 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 	if art != nil {
 		al = newArtLines(artText)
 		artWords = al.words
+		cs[0].words = artWords
 	}
 	curText := artText
 	if cur != art && cur != nil {
@@ -409,34 +411,35 @@ func addedFeatures(f *selectFeatures, text string, words int, st stats, al *artL
 // an article with probability SelectArticleProb or more keep cur
 // without further work.
 func selectContent(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64, runs *itemRuns, vb *viewBound) *html.Node {
-	n, _, _ := selectContentText(root, art, cur, sig, readableOK, probs, runs, vb)
+	n, _, _, _ := selectContentText(root, art, cur, sig, readableOK, probs, runs, vb)
 	return n
 }
 
 // selectContentText is selectContent, with art's text as the selector
-// measured it (textOf(art) at the time; ok false when it did not).
-func selectContentText(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64, runs *itemRuns, vb *viewBound) (n *html.Node, artText string, ok bool) {
+// measured it (textOf(art) at the time) and its countWords (words; ok
+// false when it did not measure it).
+func selectContentText(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64, runs *itemRuns, vb *viewBound) (n *html.Node, artText string, words int, ok bool) {
 	if cur == nil {
 		cur = art
 	}
 	if !selectable(art, cur, probs) {
-		return nil, "", false
+		return nil, "", 0, false
 	}
 	cs := candidates(root, art, cur, sig, readableOK, probs, true, runs, vb)
 	if art != nil && len(cs) > 0 && cs[0].kind == kArticle && cs[0].src == art {
-		artText, ok = cs[0].text, true
+		artText, words, ok = cs[0].text, cs[0].words, true
 	}
 	i := pick(cs, cur)
 	if i < 0 {
 		putCandidates(cs)
-		return nil, artText, ok
+		return nil, artText, words, ok
 	}
 	n = cs[i].tree()
 	putCandidates(cs)
 	if n != art {
 		prune(n)
 	}
-	return n, artText, ok
+	return n, artText, words, ok
 }
 
 // selectable tells whether the selector judges a page: one the
