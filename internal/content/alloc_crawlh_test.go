@@ -162,3 +162,24 @@ line two</code><p>two</p></div>`, true, false, "code wrapped in pre"},
 		t.Errorf("renamed element: not reported (%v)", sp.DataAtom)
 	}
 }
+
+// collapseBytes copies runs of ASCII bytes that are not blank at once:
+// runs long and short, beside blanks of every kind and characters of
+// more than a byte, collapse as collapse does.
+func TestCollapseBytesRuns(t *testing.T) {
+	parts := []string{"word", "averyveryverylongwordwithoutanyspace", " ", "  ", "\t", "\v", "\n", "\u00a0", "é", "\xe2\x80",
+		"a,b;c", "x", "\u3000", "漢字", "\r\n"}
+	seed := uint32(3)
+	var scratch []byte
+	for k := 0; k < 3000; k++ {
+		var b strings.Builder
+		for j := 0; j < 10; j++ {
+			seed = seed*1664525 + 1013904223
+			b.WriteString(parts[seed>>16%uint32(len(parts))])
+		}
+		s := b.String()
+		if got, want := collapseBytes([]byte(s), &scratch), collapse(s); got != want {
+			t.Fatalf("collapseBytes(%q) = %q, want %q", s, got, want)
+		}
+	}
+}

@@ -363,14 +363,21 @@ func collapseBytes(b []byte, scratch *[]byte) string {
 				need = true
 			}
 			space = true
-		} else {
-			if space {
-				out = append(out, ' ')
-				space = false
-			}
-			out = append(out, c)
+			i++
+			continue
 		}
-		i++
+		if space {
+			out = append(out, ' ')
+			space = false
+		}
+		// The run of ASCII bytes that are not blank from c, copied at
+		// once.
+		j := i + 1
+		for j < len(t) && t[j] < utf8.RuneSelf && !asciiBlank[t[j]] {
+			j++
+		}
+		out = append(out, t[i:j]...)
+		i = j
 	}
 	*scratch = out
 	if !need {
