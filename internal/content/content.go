@@ -144,7 +144,12 @@ func fromTree(root *html.Node, pageURL string, opt Options) *Document {
 
 	doc := &Document{Metadata: s.meta, Links: s.links, signals: s.sig, Confidence: -1}
 	c := contentNode(root, s, opt, doc)
-	renderText(doc, c.node, c.text, c.textOK, opt)
+	if c.textOK {
+		doc.Text = c.text
+		renderMarkup(doc, c.node, opt)
+	} else {
+		render(doc, c.node, opt)
+	}
 	if c.textOK {
 		doc.textWords = c.words
 	} else {
@@ -244,17 +249,13 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 
 // render fills doc's text, HTML and markdown from node.
 func render(doc *Document, node *html.Node, opt Options) {
-	renderText(doc, node, "", false, opt)
+	doc.Text = textOf(node)
+	renderMarkup(doc, node, opt)
 }
 
-// renderText is render, with node's text given: textOf(node) when
-// textOK.
-func renderText(doc *Document, node *html.Node, text string, textOK bool, opt Options) {
-	if textOK {
-		doc.Text = text
-	} else {
-		doc.Text = textOf(node)
-	}
+// renderMarkup fills doc's HTML and markdown from node (render but the
+// text).
+func renderMarkup(doc *Document, node *html.Node, opt Options) {
 	if opt.IncludeHTML {
 		var b strings.Builder
 		for c := node.FirstChild; c != nil; c = c.NextSibling {
