@@ -144,8 +144,18 @@ func fromTree(root *html.Node, pageURL string, opt Options) *Document {
 
 	doc := &Document{Metadata: s.meta, Links: s.links, signals: s.sig, Confidence: -1}
 	c := contentNode(root, s, opt, doc)
-	render(doc, c.node, opt)
-	doc.textWords, doc.textCounted = countWords(doc.Text), doc.Text
+	if c.textOK {
+		doc.Text = c.text
+		renderMarkup(doc, c.node, opt)
+	} else {
+		render(doc, c.node, opt)
+	}
+	if c.textOK {
+		doc.textWords = c.words
+	} else {
+		doc.textWords = countWords(doc.Text)
+	}
+	doc.textCounted = doc.Text
 	if c.main {
 		doc.confFeatures = confidenceInputs(c.node, doc.Text, doc.textWords, s.sig.bodyWords, &c.facts, c.probs)
 		doc.Confidence = confidenceOf(&doc.confFeatures)
@@ -161,6 +171,12 @@ type chosen struct {
 	main  bool
 	facts extractFacts
 	probs [len(PageTypes)]float64
+	// text is textOf(node) when textOK: the selector's measure of the
+	// article when the article is the choice and the steps after the
+	// selector left what textOf reads of it as it was.
+	text   string
+	words  int // countWords(text)
+	textOK bool
 }
 
 // contentNode classifies the page (doc's page type) and returns the tree
@@ -191,17 +207,23 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		node, langs = mainContent(root, s.base, s.sig, s.meta.Title, &c.facts)
 		var runs itemRuns // the item run, walked once for both
 		k := typedContent(root, node, doc.PageType, c.probs, &runs)
-		if pick := selectContent(root, node, k, s.sig, c.facts.readableOK, c.probs, &runs, vb); pick == node {
+		pick, text, words, measured := selectContentText(root, node, k, s.sig, c.facts.readableOK, c.probs, &runs, vb)
+		if pick == node {
 			k = nil
 		} else if pick != nil {
 			k = pick
 		}
 		if k != nil {
 			node, langs, c.facts.profile = k, nil, true
+		} else if measured && node != nil {
+			// The article stays: its text as the selector measured it
+			// holds while nothing below changes what textOf reads.
+			c.text, c.words, c.textOK = text, words, true
 		}
 		if node != nil && typ == typeIndex(TypeProduct) && c.probs[typ] >= profileProb {
 			// A product page's panels written twice (pagetype_product.go).
 			dedupBlocks(node)
+			c.textOK = false
 		}
 	}
 	c.main = node != nil
@@ -212,15 +234,28 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		}
 		prune(node)
 	}
-	normalizeTables(node)
-	absolutizeWith(node, s.base, langs, s.resolved)
+	if normalizeTables(node) {
+		c.textOK = false
+	}
+	if absolutizeWith(node, s.base, langs, s.resolved) {
+		c.textOK = false
+	}
 	c.node = node
+	if !c.textOK {
+		c.text, c.words = "", 0
+	}
 	return c
 }
 
 // render fills doc's text, HTML and markdown from node.
 func render(doc *Document, node *html.Node, opt Options) {
 	doc.Text = textOf(node)
+	renderMarkup(doc, node, opt)
+}
+
+// renderMarkup fills doc's HTML and markdown from node (render but the
+// text).
+func renderMarkup(doc *Document, node *html.Node, opt Options) {
 	if opt.IncludeHTML {
 		var b strings.Builder
 		for c := node.FirstChild; c != nil; c = c.NextSibling {

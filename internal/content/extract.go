@@ -288,13 +288,18 @@ func absolutize(n *html.Node, base *url.URL, langs map[string]string) {
 }
 
 // absolutizeWith is absolutize with the links scan resolved (nil: none).
-func absolutizeWith(n *html.Node, base *url.URL, langs map[string]string, links *resolvedLinks) {
+//
+// It reports whether it changed what textOf reads of n: the elements
+// (their DataAtom) or the tree's shape (spaces set apart, <pre> added).
+// Attributes textOf does not read.
+func absolutizeWith(n *html.Node, base *url.URL, langs map[string]string, links *resolvedLinks) (changed bool) {
 	var next *html.Node
 	for c := n.FirstChild; c != nil; c = next {
 		next = c.NextSibling // fixCode may move c under a new <pre>
 		if c.Type != html.ElementNode {
 			continue
 		}
+		a := c.DataAtom
 		if len(c.Attr) > 0 {
 			unmarkH1(c)
 		}
@@ -303,8 +308,13 @@ func absolutizeWith(n *html.Node, base *url.URL, langs map[string]string, links 
 		if c.Namespace == "" && c.DataAtom.String() != c.Data {
 			c.DataAtom = atom.Lookup([]byte(c.Data))
 		}
+		if c.DataAtom != a {
+			changed = true
+		}
 		if isBlock(c.DataAtom) && inlineElement(n) {
-			apart(c)
+			if apart(c) {
+				changed = true
+			}
 		}
 		switch c.DataAtom {
 		case atom.A:
@@ -314,10 +324,15 @@ func absolutizeWith(n *html.Node, base *url.URL, langs map[string]string, links 
 		case atom.Source, atom.Video, atom.Audio, atom.Iframe:
 			fixURLAttr(c, "src", base)
 		case atom.Pre, atom.Code:
-			fixCode(n, c, langs)
+			if fixCode(n, c, langs) {
+				changed = true
+			}
 		}
-		absolutizeWith(c, base, langs, links)
+		if absolutizeWith(c, base, langs, links) {
+			changed = true
+		}
 	}
+	return changed
 }
 
 // apart sets a block inside an inline element (a card: a link holding
@@ -325,13 +340,17 @@ func absolutizeWith(n *html.Node, base *url.URL, langs map[string]string, links 
 // the converter writes such a block inline, and a browser shows it on
 // a line of its own ("February 25, 2026" then "Issue 318", not
 // "2026**Issue 318**").
-func apart(c *html.Node) {
+// It reports whether it added a space.
+func apart(c *html.Node) (added bool) {
 	if p := c.PrevSibling; p != nil && !(p.Type == html.TextNode && strings.HasSuffix(p.Data, " ")) {
 		c.Parent.InsertBefore(textNode(" "), c)
+		added = true
 	}
 	if x := c.NextSibling; x != nil && !(x.Type == html.TextNode && strings.HasPrefix(x.Data, " ")) {
 		c.Parent.InsertBefore(textNode(" "), x)
+		added = true
 	}
+	return added
 }
 
 // inlineElement tells whether n is an element a browser lays out inline
@@ -397,7 +416,8 @@ func fixURLAttr(n *html.Node, key string, base *url.URL) {
 	}
 }
 
-func fixCode(parent, c *html.Node, langs map[string]string) {
+// fixCode reports whether it wrapped c in a <pre>.
+func fixCode(parent, c *html.Node, langs map[string]string) bool {
 	if len(langs) > 0 && parent.DataAtom != atom.Pre && parent.DataAtom != atom.Code && codeLanguage(c) == "" {
 		if lang := langs[collapse(nodeText(c))]; lang != "" {
 			setAttr(c, "class", "language-"+lang)
@@ -412,7 +432,9 @@ func fixCode(parent, c *html.Node, langs map[string]string) {
 		parent.InsertBefore(pre, c)
 		parent.RemoveChild(c)
 		pre.AppendChild(c)
+		return true
 	}
+	return false
 }
 
 // blockCode tells whether c, a <code> outside <pre>, stands where a block

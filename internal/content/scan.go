@@ -1111,7 +1111,16 @@ func load8(s string) uint64 {
 }
 
 func countWords(s string) int {
-	n, cjk := 0, 0
+	n, cjk := wordsCJK(s)
+	return n + cjk/2
+}
+
+// wordsCJK is countWords in two parts: the words other than CJK text
+// and the CJK characters, which countWords halves. countWords of texts
+// joined by '\n' is the sum of their words plus half the sum of their
+// CJK characters: '\n' ends a word, and no character spans it.
+func wordsCJK(s string) (words, cjk int) {
+	n := 0
 	in := false
 	for i := 0; i < len(s); {
 		for ; len(s)-i >= 8; i += 8 {
@@ -1167,7 +1176,7 @@ func countWords(s string) int {
 			in = true
 		}
 	}
-	return n + cjk/2
+	return n, cjk
 }
 
 // highBits has the high bit of each of eight bytes.

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -102,6 +103,10 @@ type candidate struct {
 	f     selectFeatures
 	skip  bool // unmeasured: it cannot win (candidates' bound)
 	lazy  bool // src (a view's region) is found only when measured
+	// text is the article's text (textOf of src as measured) and words
+	// its countWords, on the article's candidate; empty on the others.
+	text  string
+	words int
 }
 
 // tree returns c's detached tree, copying its region the first time.
@@ -119,6 +124,25 @@ func (c *candidate) tree() *html.Node {
 	return c.node
 }
 
+// candidateLists keeps candidates' lists between pages: selectContent
+// gives its list back when done with it (a list is a few kilobytes, the
+// features of every kind).
+var candidateLists = sync.Pool{New: func() any {
+	l := make([]candidate, 0, numKinds)
+	return &l
+}}
+
+// putCandidates gives cs, which nothing reads after, back to
+// candidateLists.
+func putCandidates(cs []candidate) {
+	if cs == nil {
+		return
+	}
+	clear(cs) // no tree kept alive by the pool
+	cs = cs[:0]
+	candidateLists.Put(&cs)
+}
+
 // candidates returns the page's candidates, art (the article) and cur
 // (the pipeline's choice so far, art or a profile's copy) among them.
 // Kinds that find nothing are left out.
@@ -134,7 +158,7 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 	if body == nil {
 		return nil
 	}
-	cs := make([]candidate, 0, numKinds)
+	cs := (*candidateLists.Get().(*[]candidate))[:0]
 	add := func(kind int, n *html.Node) {
 		if n != nil {
 			cs = append(cs, candidate{kind: kind, node: n, src: n})
@@ -191,6 +215,7 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 	var artHeads, artControls int
 	if art != nil {
 		artText, artStats, artHeads, artControls = measureTree(art, false, nil)
+		cs[0].text = artText // add(kArticle, art) came first
 		add(kProduct, productContent(root, art, artText))
 	}
 	// The article's lines, and its words for the comparisons with it,
@@ -201,6 +226,7 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 	if art != nil {
 		al = newArtLines(artText)
 		artWords = al.words
+		cs[0].words = artWords
 	}
 	curText := artText
 	if cur != art && cur != nil {
@@ -385,22 +411,35 @@ func addedFeatures(f *selectFeatures, text string, words int, st stats, al *artL
 // an article with probability SelectArticleProb or more keep cur
 // without further work.
 func selectContent(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64, runs *itemRuns, vb *viewBound) *html.Node {
+	n, _, _, _ := selectContentText(root, art, cur, sig, readableOK, probs, runs, vb)
+	return n
+}
+
+// selectContentText is selectContent, with art's text as the selector
+// measured it (textOf(art) at the time) and its countWords (words; ok
+// false when it did not measure it).
+func selectContentText(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64, runs *itemRuns, vb *viewBound) (n *html.Node, artText string, words int, ok bool) {
 	if cur == nil {
 		cur = art
 	}
 	if !selectable(art, cur, probs) {
-		return nil
+		return nil, "", 0, false
 	}
 	cs := candidates(root, art, cur, sig, readableOK, probs, true, runs, vb)
+	if art != nil && len(cs) > 0 && cs[0].kind == kArticle && cs[0].src == art {
+		artText, words, ok = cs[0].text, cs[0].words, true
+	}
 	i := pick(cs, cur)
 	if i < 0 {
-		return nil
+		putCandidates(cs)
+		return nil, artText, words, ok
 	}
-	n := cs[i].tree()
+	n = cs[i].tree()
+	putCandidates(cs)
 	if n != art {
 		prune(n)
 	}
-	return n
+	return n, artText, words, ok
 }
 
 // selectable tells whether the selector judges a page: one the

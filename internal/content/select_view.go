@@ -154,16 +154,17 @@ type artLines struct {
 // vertical tab, which collapse reads as white space and countWords as
 // part of a word.
 //
-// countWords of the text is the sum of its lines' when no line holds a
-// CJK character (a character of three bytes or more, of a first byte of
-// 0xE0 or more): '\n' ends a word, and countWords's state carries from
-// line to line only through the CJK characters it halves.
+// countWords of the text is its lines' words plus half their CJK
+// characters, summed (wordsCJK): the halves are rounded once, for the
+// whole text, not per line.
 func newArtLines(artText string) artLines {
 	al := artLines{text: artText}
-	sum := 0
+	sum, sumCJK := 0, 0
 	for l := range strings.SplitSeq(artText, "\n") {
-		w := countWords(l)
-		sum += w
+		n, cjk := wordsCJK(l)
+		sum += n
+		sumCJK += cjk
+		w := n + cjk/2
 		if strings.IndexByte(l, '\v') >= 0 {
 			w = countWords(collapseLine(l))
 		}
@@ -171,11 +172,7 @@ func newArtLines(artText string) artLines {
 			al.prose += w
 		}
 	}
-	if i := firstHighByte(artText); i >= 0 && hasHighByte(artText[i:]) {
-		al.words = countWords(artText)
-	} else {
-		al.words = sum
-	}
+	al.words = sum + sumCJK/2
 	return al
 }
 

@@ -58,7 +58,9 @@ const (
 )
 
 // normalizeTables rewrites the data tables under n (see above).
-func normalizeTables(n *html.Node) {
+//
+// It reports whether it rewrote a table.
+func normalizeTables(n *html.Node) (changed bool) {
 	var next *html.Node
 	for c := n.FirstChild; c != nil; c = next {
 		next = c.NextSibling // normalizeTable may replace c
@@ -67,10 +69,14 @@ func normalizeTables(n *html.Node) {
 			continue
 		}
 		if c.DataAtom == atom.Table && normalizeTable(c) {
+			changed = true
 			continue
 		}
-		normalizeTables(c)
+		if normalizeTables(c) {
+			changed = true
+		}
 	}
+	return changed
 }
 
 // cellKind tells what a cell's text is, for merging and header detection.
@@ -204,14 +210,28 @@ func tableRows(n *html.Node, trs []*html.Node) []*html.Node {
 // later rows to the right as browsers do. It fails (the table is layout)
 // when a cell holds a table or reads like prose.
 func placeCells(trs []*html.Node) ([]tcell, [][]int, bool) {
-	var cells []tcell
+	// The cells are counted first, so that the cells and the rows'
+	// indexes into them are allocated once at their size (a tcell is
+	// large: grown by appending, the slice allocated about twice its
+	// size; the rows' indexes share one slice).
+	n := 0
+	for _, tr := range trs {
+		for td := tr.FirstChild; td != nil; td = td.NextSibling {
+			if td.Type == html.ElementNode && (td.DataAtom == atom.Td || td.DataAtom == atom.Th) {
+				n++
+			}
+		}
+	}
+	cells := make([]tcell, 0, n)
 	byRow := make([][]int, len(trs))
+	idx := make([]int, 0, n)
 	var taken []int    // per grid column, the first row a rowspan above leaves free
 	var w cellWriter   // its buffer serves every cell
 	var scratch []byte // and collapseBytes's
 	for r, tr := range trs {
 		col := 0
 		head := tr.Parent != nil && tr.Parent.DataAtom == atom.Thead
+		from := len(idx)
 		for td := tr.FirstChild; td != nil; td = td.NextSibling {
 			if td.Type != html.ElementNode || (td.DataAtom != atom.Td && td.DataAtom != atom.Th) {
 				continue
@@ -239,7 +259,7 @@ func placeCells(trs []*html.Node) ([]tcell, [][]int, bool) {
 			if w.nested || w.lines >= proseLines && len(text) > proseChars {
 				return nil, nil, false
 			}
-			byRow[r] = append(byRow[r], len(cells))
+			idx = append(idx, len(cells))
 			cells = append(cells, tcell{n: td, col: col, cols: cs, text: text, kind: kindOf(text),
 				header: head || td.DataAtom == atom.Th, media: w.media})
 			for len(taken) < col+cs {
@@ -249,6 +269,9 @@ func placeCells(trs []*html.Node) ([]tcell, [][]int, bool) {
 				taken[k] = max(taken[k], r+rs)
 			}
 			col += cs
+		}
+		if len(idx) > from {
+			byRow[r] = idx[from:len(idx):len(idx)]
 		}
 	}
 	return cells, byRow, true
@@ -340,14 +363,21 @@ func collapseBytes(b []byte, scratch *[]byte) string {
 				need = true
 			}
 			space = true
-		} else {
-			if space {
-				out = append(out, ' ')
-				space = false
-			}
-			out = append(out, c)
+			i++
+			continue
 		}
-		i++
+		if space {
+			out = append(out, ' ')
+			space = false
+		}
+		// The run of ASCII bytes that are not blank from c, copied at
+		// once.
+		j := i + 1
+		for j < len(t) && t[j] < utf8.RuneSelf && !asciiBlank[t[j]] {
+			j++
+		}
+		out = append(out, t[i:j]...)
+		i = j
 	}
 	*scratch = out
 	if !need {
