@@ -610,23 +610,7 @@ func (t *textWriter) text(s string, pre bool) {
 func spacedRun(s string, i int) int {
 	j := i + 1
 	for j < len(s) {
-		prev := uint64(0) // 0x80 when the byte before the eight is ' '
-		for ; len(s)-j >= 8; j += 8 {
-			x := load8(s[j : j+8])
-			// With the high bits set no byte borrows from the next: the
-			// high bit of x|highBits - 0x21 is clear for bytes whose low
-			// seven bits are under 0x21, which are under 0x21 when their
-			// own high bit is clear too.
-			low := ^((x | highBits) - 0x2121212121212121) &^ x & highBits
-			sp := zeroBytes(x ^ 0x2020202020202020)
-			if low != sp || sp&(sp<<8|prev) != 0 {
-				break
-			}
-			prev = sp >> 56
-		}
-		if prev != 0 {
-			j-- // the ' ' that ended the last eight, for the bytes below
-		}
+		j = skipSpaced8(s, j)
 		// One byte at a time up to the end of the eight bytes the fast
 		// path left (at least one, so that the loop moves).
 		for end := min(j+8, len(s)); j < end; {
@@ -642,6 +626,32 @@ func spacedRun(s string, i int) int {
 		}
 	}
 	return len(s)
+}
+
+// skipSpaced8 passes over s from i eight bytes at a time while they hold
+// no byte under 0x21 but ' ' and no two ' ' in a row (counting a ' ' that
+// ended the eight before), and returns where the bytes must be read one
+// at a time: the first of eight that do not pass, or the ' ' that ended
+// the last eight that did, since what follows it decides.
+func skipSpaced8(s string, i int) int {
+	prev := uint64(0) // 0x80 when the byte before the eight is ' '
+	for ; len(s)-i >= 8; i += 8 {
+		x := load8(s[i : i+8])
+		// With the high bits set no byte borrows from the next: the
+		// high bit of x|highBits - 0x21 is clear for bytes whose low
+		// seven bits are under 0x21, which are under 0x21 when their
+		// own high bit is clear too.
+		low := ^((x | highBits) - 0x2121212121212121) &^ x & highBits
+		sp := zeroBytes(x ^ 0x2020202020202020)
+		if low != sp || sp&(sp<<8|prev) != 0 {
+			break
+		}
+		prev = sp >> 56
+	}
+	if prev != 0 {
+		i-- // the ' ' that ended the last eight, for the bytes below
+	}
+	return i
 }
 
 func isSpaceByte(c byte) bool {

@@ -811,19 +811,7 @@ func appendCollapsed(dst []byte, s string, i int) []byte {
 // a row (as spacedRun), and the bytes after one at a time.
 func nextRun(s string, i int) int {
 	for i < len(s) {
-		prev := uint64(0) // 0x80 when the byte before the eight is ' '
-		for ; len(s)-i >= 8; i += 8 {
-			x := load8(s[i : i+8])
-			low := ^((x | highBits) - 0x2121212121212121) &^ x & highBits
-			sp := zeroBytes(x ^ 0x2020202020202020)
-			if low != sp || sp&(sp<<8|prev) != 0 {
-				break
-			}
-			prev = sp >> 56
-		}
-		if prev != 0 {
-			i-- // the ' ' that ended the last eight, for the bytes below
-		}
+		i = skipSpaced8(s, i)
 		// One byte at a time up to the end of the eight bytes the fast
 		// path left (at least one, so that the loop moves).
 		for end := min(i+8, len(s)); i < end; i++ {
