@@ -213,9 +213,6 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		} else if pick != nil {
 			k = pick
 		}
-		if k == nil && node != nil {
-			k = expLowContent(root, node, c.probs, s.sig.bodyWords)
-		}
 		if k != nil {
 			node, langs, c.facts.profile = k, nil, true
 		} else if measured && node != nil {

@@ -33,14 +33,6 @@ const regionCost = 2
 type runFacts struct {
 	words, linkWords, links, imgs, heads, prices int
 	items                                        int
-	run                                          runItems
-}
-
-// runItems counts the items of the runs inside an element: how many,
-// how many hold both a link and a heading (a result's or a card's own
-// title), and their words inside links.
-type runItems struct {
-	n, headed, linkWords int
 }
 
 // itemRuns hands itemRun's answer for one page's body from the item
@@ -76,16 +68,8 @@ func (m *itemRuns) of(body *html.Node) (*html.Node, int) {
 // footers and asides hold no items. It returns the element and the words
 // of its items.
 func itemRun(body *html.Node) (*html.Node, int) {
-	grid, words, _ := itemRunOf(body, false)
-	return grid, words
-}
-
-// itemRunOf is itemRun; with layout, a run of which one item holds more
-// than half the words is a page's layout, not a run of items.
-func itemRunOf(body *html.Node, layout bool) (*html.Node, int, runItems) {
 	var best *html.Node
 	bestScore, bestItems := 0, 0
-	var bestRun runItems
 	// The groups of an element's children, one map a depth of the walk
 	// reused from element to element (a map and a key string for every
 	// element with children were most of what the walk allocated).
@@ -128,9 +112,6 @@ func itemRunOf(body *html.Node, layout bool) (*html.Node, int, runItems) {
 			f.heads += cf.heads
 			f.prices += cf.prices
 			f.items += cf.items
-			f.run.n += cf.run.n
-			f.run.headed += cf.run.headed
-			f.run.linkWords += cf.run.linkWords
 			if cf.words == 0 || cchrome {
 				continue
 			}
@@ -149,26 +130,15 @@ func itemRunOf(body *html.Node, layout bool) (*html.Node, int, runItems) {
 			g.items++
 			g.words += cf.words
 			g.inner += cf.items
-			g.most = max(g.most, cf.words)
-			g.linkWords += cf.linkWords
-			g.innerRun.n += cf.run.n
-			g.innerRun.headed += cf.run.headed
-			g.innerRun.linkWords += cf.run.linkWords
 			if cf.links > 0 && (cf.imgs > 0 || cf.heads > 0 || cf.prices > 0 || cf.words-cf.linkWords >= 4) {
 				g.good++
-			}
-			if cf.links > 0 && cf.heads > 0 {
-				g.headed++
 			}
 			groups[key] = g
 		}
 		// A run's items count whole, in place of the runs inside them.
 		for _, g := range groups {
-			if g.items >= minItems && g.good*10 >= g.items*6 && !(layout && 2*g.most > g.words) {
+			if g.items >= minItems && g.good*10 >= g.items*6 {
 				f.items += g.words - g.inner
-				f.run.n += g.items - g.innerRun.n
-				f.run.headed += g.headed - g.innerRun.headed
-				f.run.linkWords += g.linkWords - g.innerRun.linkWords
 			}
 		}
 		if len(groups) > 64 {
@@ -177,20 +147,17 @@ func itemRunOf(body *html.Node, layout bool) (*html.Node, int, runItems) {
 			levels[depth] = nil
 		}
 		if s := f.items - regionCost*(f.words-f.items); f.items > 0 && s > bestScore {
-			best, bestScore, bestItems, bestRun = n, s, f.items, f.run
+			best, bestScore, bestItems = n, s, f.items
 		}
 		return f
 	}
 	walk(body, false, false, 0)
-	return best, bestItems, bestRun
+	return best, bestItems
 }
 
 // itemGroup sums the children of one element that share an itemKey.
 type itemGroup struct {
 	items, good, words, inner int
-	most                      int
-	headed, linkWords         int
-	innerRun                  runItems
 }
 
 // itemKey groups an element's children: the tag and itemClass of each,
@@ -284,7 +251,7 @@ const itemsProb = 0.5
 // detached copy, or nil to keep the readability article art. probs are
 // the page-type probabilities, t the most likely type.
 func typedContent(root *html.Node, art *html.Node, t PageType, probs [len(PageTypes)]float64, runs *itemRuns) *html.Node {
-	if probs[typeIndex(TypeCollection)]+probs[typeIndex(TypeListing)] >= expItemsGate() {
+	if probs[typeIndex(TypeCollection)]+probs[typeIndex(TypeListing)] >= itemsProb {
 		return itemsContentOf(root, art, runs)
 	}
 	if probs[typeIndex(t)] < profileProb {
@@ -324,12 +291,6 @@ func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns) *html.Node 
 		return nil
 	}
 	grid, words := runs.of(body)
-	return itemsRegionCopy(body, grid, words, art, itemRunFactor)
-}
-
-// itemsRegionCopy is itemsContentOf's test and copy of the region grid
-// of words item words: nil when the article art keeps its place.
-func itemsRegionCopy(body, grid *html.Node, words int, art *html.Node, factor float64) *html.Node {
 	if grid == nil {
 		return nil
 	}
@@ -355,7 +316,7 @@ func itemsRegionCopy(body, grid *html.Node, words int, art *html.Node, factor fl
 			return nil
 		}
 	}
-	if float64(words) < factor*float64(artWords) {
+	if float64(words) < itemRunFactor*float64(artWords) {
 		return nil
 	}
 	// The heading and the count of results above a grid belong to it:

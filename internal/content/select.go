@@ -187,7 +187,7 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 	add(kArticle, art)
 	if cur != art && cur != nil {
 		// A profile's copy stands in for its kind.
-		if probs[typeIndex(TypeCollection)]+probs[typeIndex(TypeListing)] >= expItemsGate() {
+		if probs[typeIndex(TypeCollection)]+probs[typeIndex(TypeListing)] >= itemsProb {
 			add(kItems, cur)
 		} else {
 			add(kForum, cur)
@@ -911,11 +911,6 @@ func Candidates(body []byte, pageURL string) ([]Candidate, []float64, error) {
 	if judged(art, cur, probs) {
 		if i := pick(cs, cur); i >= 0 {
 			final = cs[i].tree()
-		}
-	}
-	if final == art && art != nil {
-		if k := expLowContent(root, art, probs, s.sig.bodyWords); k != nil {
-			final = k
 		}
 	}
 	out := make([]Candidate, len(cs))
