@@ -490,12 +490,12 @@ func classWordIn(v string, words *wordSet) bool {
 // copied twice.
 func (r *readable) findLead(best *html.Node, joined map[*html.Node]bool) *html.Node {
 	n := best
-	for level := 0; level < knobLeadLevels && n != nil && n != r.body; level++ {
+	for level := 0; level < 6 && n != nil && n != r.body; level++ {
 		for c := n.PrevSibling; c != nil; c = c.PrevSibling {
 			if level == 0 && joined[c] {
 				continue
 			}
-			if l := r.leadIn(c, knobLeadDepth); l != nil {
+			if l := r.leadIn(c, 3); l != nil {
 				return l
 			}
 		}

@@ -194,7 +194,6 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 	c.probs = classify(&doc.features)
 	typ := argmax(c.probs[:])
 	doc.PageType = PageTypes[typ]
-	knobPageArticle = typ == typeIndex(TypeArticle)
 
 	var node *html.Node
 	var langs map[string]string
@@ -224,9 +223,6 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		if node != nil && typ == typeIndex(TypeProduct) && c.probs[typ] >= profileProb {
 			// A product page's panels written twice (pagetype_product.go).
 			dedupBlocks(node)
-			c.textOK = false
-		}
-		if node != nil && !c.facts.profile && dropItalicNotes(node) {
 			c.textOK = false
 		}
 	}

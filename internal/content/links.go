@@ -1,9 +1,7 @@
 package content
 
 import (
-	"fmt"
 	"net/url"
-	"os"
 	"path"
 	"strings"
 
@@ -147,33 +145,11 @@ func linkOnly(n *html.Node, host string) (only, doc, other bool) {
 // control of the page itself and stays too.
 func dropLinkOnly(art *html.Node, host string) {
 	removeTags(art, func(n *html.Node) bool {
-		if tocList(n) {
-			return true
-		}
-		if storyBlock(n, host) {
-			return true
-		}
-		if storyList(n, host) {
-			return true
-		}
-		switch n.DataAtom {
-		case atom.P:
-		case atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-			if !knobLinkH || !linksOut(n) {
-				return false
-			}
-		default:
-			return false
-		}
-		if inTableCell(n) {
+		if n.DataAtom != atom.P || inTableCell(n) {
 			return false
 		}
 		only, doc, other := linkOnly(n, host)
-		d := only && !doc && !other && len(strings.Fields(nodeText(n))) >= 3
-		if d && knobDebug && n.DataAtom != atom.P {
-			fmt.Fprintf(os.Stderr, "LINKH %.100q\n", collapse(nodeText(n)))
-		}
-		return d
+		return only && !doc && !other && len(strings.Fields(nodeText(n))) >= 3
 	})
 }
 
@@ -199,23 +175,4 @@ func inTableCell(n *html.Node) bool {
 		}
 	}
 	return false
-}
-
-// linksOut tells whether every link of n goes to another page (not a
-// place on this one).
-func linksOut(n *html.Node) bool {
-	out := true
-	var visit func(*html.Node)
-	visit = func(n *html.Node) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type == html.ElementNode {
-				if c.DataAtom == atom.A && strings.HasPrefix(strings.TrimSpace(attr(c, "href")), "#") {
-					out = false
-				}
-				visit(c)
-			}
-		}
-	}
-	visit(n)
-	return out
 }

@@ -1,9 +1,7 @@
 package content
 
 import (
-	"fmt"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -622,7 +620,7 @@ func (r *readable) attempt(flags int) *html.Node {
 	}
 
 	// Siblings that score close to the best, or read like prose, join it.
-	limit := max(knobSibMin, bestScore*knobSibF)
+	limit := max(10, bestScore*0.2)
 	bestClass := attr(best, "class")
 	parent := best.Parent
 	var run []*html.Node // phrasing nodes between blocks: an implicit <p>
@@ -663,7 +661,7 @@ func (r *readable) attempt(flags int) *html.Node {
 		keep := c == best
 		if !keep {
 			bonus := 0.0
-			if bestClass != "" && (attr(c, "class") == bestClass || knobClassShare(bestClass, attr(c, "class"))) {
+			if bestClass != "" && attr(c, "class") == bestClass {
 				bonus = bestScore * 0.2
 			}
 			if s, ok := r.scoreOf(c); ok && s+bonus >= limit {
@@ -673,15 +671,6 @@ func (r *readable) attempt(flags int) *html.Node {
 				keep = r.proseLike(st, []*html.Node{c})
 			}
 			keep = keep || docBlock(c, r.host)
-			if !keep && knobAdjList && (c.DataAtom == atom.Ul || c.DataAtom == atom.Ol) && prevJoined(c, joined) {
-				st := textStats(c, r.dropped)
-				if st.linkLen == 0 && st.length >= 80 && elementChildren(c) >= 2 {
-					keep = true
-					if knobDebug {
-						fmt.Fprintf(os.Stderr, "ADJLIST %.100q\n", collapse(nodeText(c)))
-					}
-				}
-			}
 		}
 		if keep {
 			if k := r.copyTree(c); k != nil {
@@ -726,8 +715,8 @@ func (r *readable) proseLike(st stats, nodes []*html.Node) bool {
 		return false
 	}
 	density := st.linkLen / float64(st.length)
-	if float64(st.length) > knobProseL {
-		return density < knobProseD
+	if st.length > 80 {
+		return density < 0.25
 	}
 	if density > 0 {
 		return false
@@ -1253,12 +1242,6 @@ func isByline(n *html.Node, rel, itemprop string, named bool) bool {
 		return false
 	}
 	l := textStats(n, nil).length
-	if knobInlineByline && l > 0 && isPhrasing(n) && n.Parent != nil && n.Parent.DataAtom == atom.P && textWithin(n.Parent, l+150) < 0 {
-		if knobDebug {
-			fmt.Fprintf(os.Stderr, "INLINEBYLINE %.100q\n", collapse(nodeText(n.Parent)))
-		}
-		return false
-	}
 	return l > 0 && l < 100
 }
 

@@ -620,7 +620,7 @@ func (r *readable) boilerplate(n *html.Node, tag atom.Atom, lists *cleanLists, a
 	if weight < 0 && !(pageRegion(matchString(n)) && 2*f.length > textStats(r.art, nil).length) {
 		return true
 	}
-	if float64(f.commas) >= knobCommas {
+	if f.commas >= 10 {
 		return false
 	}
 	if f.video {
@@ -643,8 +643,8 @@ func (r *readable) boilerplate(n *html.Node, tag atom.Atom, lists *cleanLists, a
 		(!isList && li > f.p) ||
 		(f.input > f.p/3) ||
 		(!isList && !figure && headingDensity < 0.9 && f.length < 25 && (f.img == 0 || f.img > 2) && linkDensity > 0) ||
-		(!isList && weight < 25 && linkDensity > knobLD1) ||
-		(weight >= 25 && linkDensity > knobLD2) ||
+		(!isList && weight < 25 && linkDensity > 0.2) ||
+		(weight >= 25 && linkDensity > 0.5) ||
 		(f.embeds == 1 && f.length < 75) || f.embeds > 1 ||
 		(f.img == 0 && !f.textish)
 	if isList && remove {
