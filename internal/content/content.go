@@ -225,9 +225,6 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 			dedupBlocks(node)
 			c.textOK = false
 		}
-		if node != nil && !c.facts.profile && dropCreditCaptions(node) {
-			c.textOK = false
-		}
 	}
 	c.main = node != nil
 	if node == nil {
