@@ -160,6 +160,7 @@ func fromTree(root *html.Node, pageURL string, opt Options) *Document {
 		doc.confFeatures = confidenceInputs(c.node, doc.Text, doc.textWords, s.sig.bodyWords, &c.facts, c.probs)
 		doc.Confidence = confidenceOf(&doc.confFeatures)
 	}
+	c.facts.tallies.done()
 	return doc
 }
 
@@ -207,7 +208,7 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		node, langs = mainContent(root, s.base, s.sig, s.meta.Title, &c.facts)
 		var runs itemRuns // the item run, walked once for both
 		k := typedContent(root, node, doc.PageType, c.probs, &runs)
-		pick, text, words, measured := selectContentText(root, node, k, s.sig, c.facts.readableOK, c.probs, &runs, vb)
+		pick, text, words, measured := selectContentText(root, node, k, s.sig, c.facts.readableOK, c.probs, &runs, vb, c.facts.tallies)
 		if pick == node {
 			k = nil
 		} else if pick != nil {

@@ -105,6 +105,10 @@ type readable struct {
 	// factUsed the most of it an attempt used.
 	factNodes []factNode
 	factUsed  int
+	// tallies are the counts of the longer texts visit counted in the
+	// attempt, in its order (the document's): the cleaning reads the
+	// same strings in the article's copy (see tallies).
+	tallies *tallies
 }
 
 // factNodesPool keeps readable.factNodes from page to page: an array
@@ -425,6 +429,14 @@ func readableContent(root *html.Node, base *url.URL, title string, facts *extrac
 		return nil, false
 	}
 	r := &readable{body: body, title: title, bodyLen: -1, bodyOver: -1, spareRuns: facts != nil && facts.listing}
+	// The counts stay with facts for the selector; the pipeline gives
+	// them back when the page is done.
+	r.tallies = takeTallies()
+	if facts != nil {
+		facts.tallies = r.tallies
+	} else {
+		defer r.tallies.done()
+	}
 	nodes := factNodesPool.Get().(*[]factNode)
 	r.factNodes = (*nodes)[:0]
 	defer func() {
@@ -494,6 +506,7 @@ func (r *readable) attempt(flags int) *html.Node {
 	r.byline, r.titled = false, false
 	r.unlikely, r.cleaned = false, false
 	r.bodyText = stats{}
+	r.tallies.reset()
 
 	r.visit(r.body, 0)
 
@@ -738,8 +751,18 @@ func (r *readable) visit(n *html.Node, link float64) (st stats, block bool) {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		switch c.Type {
 		case html.TextNode:
-			before := st.length
+			before, commas := st.length, st.commas
 			countText(c.Data, link, &st)
+			if len(c.Data) >= tallyMin {
+				// The text's counts alone: countText adds one for the
+				// separation from the text before when both have a
+				// character.
+				n := st.length - before
+				if n > 0 && before > 0 {
+					n--
+				}
+				r.tallies.add(c.Data, n, st.commas-commas)
+			}
 			if k := st.length - before; k > 0 {
 				// The body's textStats counts a text's separation from
 				// the text before with the text's link weight; st, made

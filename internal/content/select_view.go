@@ -421,11 +421,16 @@ type measure struct {
 	// peek, when not nil, takes the texts, newlines and spaces in place
 	// of t, and the statistics are not counted (peekView).
 	peek *viewPeek
+	// tallies are the texts' counts the readability pass took (nil:
+	// none).
+	tallies *tallies
 }
 
-// measureTree measures n; see measure.
-func measureTree(n *html.Node, views bool, strip func(*html.Node, bool) bool) (text string, st stats, heads, controls int) {
-	m := measure{views: views, strip: strip}
+// measureTree measures n, with the counts tallies (nil: none) of the
+// readability pass; see measure.
+func measureTree(n *html.Node, views bool, strip func(*html.Node, bool) bool, tallies *tallies) (text string, st stats, heads, controls int) {
+	tallies.rewind()
+	m := measure{views: views, strip: strip, tallies: tallies}
 	m.visit(n, false, true, 0, false)
 	return strings.TrimSpace(m.t.b.String()), m.st, m.el.heads, m.el.controls
 }
@@ -452,7 +457,7 @@ func (m *measure) visit(n *html.Node, pre, text bool, link float64, inArticle bo
 			if text {
 				m.t.text(c.Data, pre)
 			}
-			countText(c.Data, link, &m.st)
+			m.tallies.count(c.Data, link, &m.st)
 		case html.ElementNode:
 			if m.dropped(c, inArticle) {
 				continue
