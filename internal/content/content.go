@@ -161,6 +161,7 @@ func fromTree(root *html.Node, pageURL string, opt Options) *Document {
 		doc.Confidence = confidenceOf(&doc.confFeatures)
 	}
 	c.facts.tallies.done()
+	s.texts.done()
 	return doc
 }
 
@@ -206,6 +207,11 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 	} else if opt.OnlyMainContent {
 		c.facts.listing = typ == typeIndex(TypeListing)
 		node, langs = mainContent(root, s.base, s.sig, s.meta.Title, &c.facts)
+		if c.facts.tallies != nil {
+			// The selector's peeks at its views read the words scan
+			// counted (fromTree gives the list back at its end).
+			c.facts.tallies.words = s.texts
+		}
 		var runs itemRuns // the item run, walked once for both
 		k := typedContent(root, node, doc.PageType, c.probs, &runs)
 		pick, text, words, measured := selectContentText(root, node, k, s.sig, c.facts.readableOK, c.probs, &runs, vb, c.facts.tallies)

@@ -258,7 +258,7 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 			// that writes no text: most views the body's bounds let
 			// through fail here, the lines' bound on words per line
 			// being the tightest.
-			p := peekView(c.src, c.strip)
+			p := peekView(c.src, c.strip, tallies.scanned())
 			if pb := p.bound(vb); !viewMayWin(c, &pb, 1+p.lines, artWords, sig.bodyWords, h1 != "", readableOK, al.prose, probs, curScore) {
 				c.skip = true
 				continue

@@ -683,6 +683,7 @@ type viewPeek struct {
 	solid      bool // such a character is written
 	any        bool // a byte is written
 	bol, space bool
+	words      *textCounts // scan's counts of the texts' words (nil: none)
 }
 
 // bound returns the view's viewBound: its own words, headings and
@@ -695,9 +696,11 @@ func (p *viewPeek) bound(b *viewBound) viewBound {
 }
 
 // peekView walks the view of n that measure would measure with views
-// and strip.
-func peekView(n *html.Node, strip func(*html.Node, bool) bool) viewPeek {
-	var p viewPeek
+// and strip; words (nil: none) are scan's word counts of the page's
+// texts, taken rather than counted again (textCounts.find).
+func peekView(n *html.Node, strip func(*html.Node, bool) bool, words *textCounts) viewPeek {
+	words.rewind()
+	p := viewPeek{words: words}
 	m := measure{views: true, strip: strip, peek: &p}
 	m.visit(n, false, true, 0, false)
 	p.own.heads, p.own.controls = m.el.heads, m.el.controls
@@ -720,7 +723,7 @@ func (p *viewPeek) keep() {
 
 // text is textWriter.text without the writing.
 func (p *viewPeek) text(s string, pre bool) {
-	p.own.words += countWords(s)
+	p.own.words += p.words.find(s)
 	if pre {
 		if p.space && !p.bol || len(s) > 0 {
 			p.any = true

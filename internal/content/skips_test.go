@@ -106,7 +106,7 @@ func TestViewBoundHolds(t *testing.T) {
 						CandidateKinds[c.kind], words, heads, controls, prices(text), *b, b.maxWords(), page)
 				}
 				// The view's own bounds (peekView) hold too.
-				p := peekView(c.src, c.strip)
+				p := peekView(c.src, c.strip, nil)
 				pb := p.bound(b)
 				if words, lines := countWords(text), strings.Count(text, "\n")+1; words > pb.maxWords() || heads != pb.heads || controls != pb.controls || lines < 1+p.lines {
 					t.Fatalf("%s view: %d words, %d lines, %d headings, %d controls; its bound %+v (max words %d), lines %d\n%q\n%s",

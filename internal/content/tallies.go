@@ -14,7 +14,11 @@ import "sync"
 // countText's whatever the walks; only the work saved depends on them.
 type tallies struct {
 	list []tally
-	next int // where the next look-up starts
+	// words are scan's word counts of the page's texts (its list, with
+	// a cursor of their own; empty: none), which the selector's peeks
+	// at its views read (peekView).
+	words textCounts
+	next  int // where the next look-up starts
 	// passed is how far look-ups went past a text without finding
 	// theirs; past budget (a few times the list) every text is counted
 	// anew, and the look-ups stay linear in the list.
@@ -52,6 +56,7 @@ func (t *tallies) done() {
 		return
 	}
 	t.reset()
+	t.words = textCounts{} // the list is scan's to give back
 	if cap(t.list) > maxTallies {
 		return
 	}
@@ -126,4 +131,12 @@ func (t *tallies) count(s string, link float64, st *stats) {
 	st.length += n
 	st.linkLen += link * float64(n)
 	st.commas += commas
+}
+
+// scanned returns t's words (nil when t is nil).
+func (t *tallies) scanned() *textCounts {
+	if t == nil {
+		return nil
+	}
+	return &t.words
 }

@@ -166,3 +166,41 @@ func TestTallies(t *testing.T) {
 		t.Fatalf("nil tallies %+v, countText %+v", got, want)
 	}
 }
+
+// TestTextCountsFind: find gives countWords of every text, whether in
+// the list, before the last found, or not there at all, and a walk's
+// look-ups pass over a bounded number of texts.
+func TestTextCountsFind(t *testing.T) {
+	rng := rand.New(rand.NewSource(23))
+	for range 2000 {
+		var tc textCounts
+		texts := make([]string, rng.Intn(40))
+		for i := range texts {
+			texts[i] = withinText(rng)
+			if rng.Intn(4) > 0 {
+				tc.list = append(tc.list, textCount{texts[i], countWords(texts[i])})
+			}
+		}
+		for range 3 {
+			tc.rewind()
+			for range len(texts) {
+				var s string
+				if rng.Intn(3) > 0 && len(texts) > 0 {
+					s = texts[rng.Intn(len(texts))]
+				} else {
+					s = withinText(rng)
+				}
+				if got, want := tc.find(s), countWords(s); got != want {
+					t.Fatalf("%q: find %d, countWords %d", s, got, want)
+				}
+			}
+			if tc.passed > 4*len(tc.list)+64 {
+				t.Fatalf("look-ups passed %d texts of %d", tc.passed, len(tc.list))
+			}
+		}
+	}
+	var nt *textCounts
+	if s := "a few words, and more of them"; nt.find(s) != countWords(s) {
+		t.Fatal("nil textCounts")
+	}
+}
