@@ -907,6 +907,7 @@ func Candidates(body []byte, pageURL string) ([]Candidate, []float64, error) {
 		cur = k
 	}
 	cs := candidates(root, art, cur, s.sig, facts.readableOK, probs, false, &runs, nil, facts.tallies)
+	facts.tallies.done()
 	final := cur
 	if judged(art, cur, probs) {
 		if i := pick(cs, cur); i >= 0 {
