@@ -331,38 +331,45 @@ func alone(n *html.Node, l int) bool {
 // soon as it exceeds limit: tests of short lines, run on every element,
 // stop early on long ones.
 func textWithin(n *html.Node, limit int) int {
-	var st stats
-	if !addTextWithin(n, limit, true, &st) {
+	l := 0
+	if !addTextWithin(n, limit, true, &l) {
 		return -1
 	}
-	return st.length
+	return l
 }
 
-// addTextWithin adds the text of n's subtree to st until its length
-// passes limit, and then tells false. With prefix, a text too long to
-// be within the limit may be judged by a prefix: the length st holds is
-// then not the exact length read so far.
-func addTextWithin(n *html.Node, limit int, prefix bool, st *stats) bool {
+// addTextWithin adds the text length of n's subtree (textStats's) to l
+// until it passes limit, and then tells false, l then a length over
+// limit (a text is counted only as far as that). With prefix, a text
+// too long to be within the limit may be judged by a prefix: l then
+// holds the length read before it.
+func addTextWithin(n *html.Node, limit int, prefix bool, l *int) bool {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		switch c.Type {
 		case html.TextNode:
 			// A long text is first counted by a prefix: a text is at
 			// least as long as any prefix of it, and four bytes a
 			// character is the most UTF-8 takes.
-			if s := c.Data; prefix && len(s) > 4*(limit+1) {
-				var pre stats
-				countText(s[:4*(limit+1)], 0, &pre)
-				if st.length+pre.length > limit {
+			s := c.Data
+			if prefix && len(s) > 4*(limit+1) {
+				if _, over := countLength(s[:4*(limit+1)], limit-*l); over {
 					return false
 				}
 			}
-			countText(c.Data, 0, st)
+			k, over := countLength(s, limit-*l)
+			if k > 0 && *l > 0 {
+				k++ // the separation from the text before
+			}
+			*l += k
+			if over {
+				return false
+			}
 		case html.ElementNode:
-			if c.DataAtom != atom.Script && !addTextWithin(c, limit, prefix, st) {
+			if c.DataAtom != atom.Script && !addTextWithin(c, limit, prefix, l) {
 				return false
 			}
 		}
-		if st.length > limit {
+		if *l > limit {
 			return false
 		}
 	}

@@ -28,6 +28,10 @@ type extractFacts struct {
 	// for a listing, and the readability pass spares its runs of items
 	// (inItemRun).
 	listing bool
+	// tallies, set by the extraction, are the readability pass's counts
+	// of the page's texts, which the selector's measures read again
+	// (the caller gives them back: done).
+	tallies *tallies
 }
 
 func (x *extractFacts) note(r *readable) {

@@ -160,6 +160,8 @@ func fromTree(root *html.Node, pageURL string, opt Options) *Document {
 		doc.confFeatures = confidenceInputs(c.node, doc.Text, doc.textWords, s.sig.bodyWords, &c.facts, c.probs)
 		doc.Confidence = confidenceOf(&doc.confFeatures)
 	}
+	c.facts.tallies.done()
+	s.texts.done()
 	return doc
 }
 
@@ -205,9 +207,14 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 	} else if opt.OnlyMainContent {
 		c.facts.listing = typ == typeIndex(TypeListing)
 		node, langs = mainContent(root, s.base, s.sig, s.meta.Title, &c.facts)
+		if c.facts.tallies != nil {
+			// The selector's peeks at its views read the words scan
+			// counted (fromTree gives the list back at its end).
+			c.facts.tallies.words = s.texts
+		}
 		var runs itemRuns // the item run, walked once for both
 		k := typedContent(root, node, doc.PageType, c.probs, &runs)
-		pick, text, words, measured := selectContentText(root, node, k, s.sig, c.facts.readableOK, c.probs, &runs, vb)
+		pick, text, words, measured := selectContentText(root, node, k, s.sig, c.facts.readableOK, c.probs, &runs, vb, c.facts.tallies)
 		if pick == node {
 			k = nil
 		} else if pick != nil {

@@ -683,8 +683,8 @@ func pageFeatures(root *html.Node, pageURL *url.URL, ldTypes []string, ogType st
 // selector's views (boundBody) put in vb when vb is not nil, from the
 // same walk. vb is left as it is when the page has no body. texts, when
 // not nil, are the texts scan counted (scanResult.texts): their counts
-// are taken rather than counted again, and the list is given back to
-// textLists (texts is empty after).
+// are taken rather than counted again; the caller gives the list back
+// to textLists (done) once the selector has read it too.
 func pageFeaturesBound(root *html.Node, pageURL *url.URL, ldTypes []string, ogType string, vb *viewBound, texts *textCounts) typeFeatures {
 	var f typeFeatures
 	urlFeatures(pageURL, &f)
@@ -711,9 +711,9 @@ func pageFeaturesBound(root *html.Node, pageURL *url.URL, ldTypes []string, ogTy
 	}
 	w := &typeWalk{f: &f, vb: vb}
 	if texts != nil {
+		// The caller gives the list back (the selector's peeks read it
+		// too).
 		w.texts = *texts
-		// The list goes back to the pool once walked: read once.
-		defer texts.done()
 	}
 	if body := findBody(root); body != nil {
 		w.walk(body, false, false)

@@ -27,7 +27,7 @@ func (r *readable) prepare(art *html.Node) {
 	// cleaning reads: the steps between its calls only remove elements,
 	// which it passes over (attached).
 	dataTables := make(map[*html.Node]bool)
-	clean := cleanLists{nodes: r.factNodes[:0]}
+	clean := cleanLists{nodes: r.factNodes[:0], tallies: r.tallies}
 	if r.flags&flagCleanConditionally != 0 {
 		// The article has at most the nodes its copy made: nodes
 		// takes its array once.
@@ -310,6 +310,7 @@ func atoiSmall(s string) int {
 type cleanLists struct {
 	form, fieldset, table, ul, div []int32
 	nodes                          []factNode
+	tallies                        *tallies // visit's counts of the texts (nil: none)
 }
 
 // factNode is an element or a text of the article as facts reads it: a
@@ -354,11 +355,10 @@ func (l *cleanLists) collect(n *html.Node, dataTables map[*html.Node]bool, insid
 		switch c.Type {
 		case html.TextNode:
 			if inside {
-				var st stats
-				countText(c.Data, 0, &st)
+				length, commas := l.tallies.alone(c.Data)
 				at := int32(len(l.nodes))
-				l.nodes = append(l.nodes, factNode{node: c, end: at + 1, length: int32(st.length),
-					commas: int32(st.commas), kind: factText})
+				l.nodes = append(l.nodes, factNode{node: c, end: at + 1, length: int32(length),
+					commas: int32(commas), kind: factText})
 			}
 			continue
 		case html.ElementNode:

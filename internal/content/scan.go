@@ -43,6 +43,8 @@ type textCount struct {
 type textCounts struct {
 	list []textCount
 	next int
+	// passed and budget bound find's look-ups as tallies bound alone's.
+	passed, budget int
 }
 
 // textLists keeps the lists of textCounts between pages: scan takes one,
@@ -61,6 +63,35 @@ func (t *textCounts) done() {
 		textLists.Put(&l)
 	}
 	*t = textCounts{}
+}
+
+// find returns countWords(s), from the list when s is there at or after
+// the text found last (a walk of a part of the page, in the document's
+// order: the selector's peeks at its views), else counted; t may be nil.
+// Like tallies.alone, the look-ups pass over a bounded number of texts.
+func (t *textCounts) find(s string) int {
+	if t != nil && len(s) >= tallyMin {
+		if t.budget == 0 {
+			t.budget = 4*len(t.list) + 64
+		}
+		i := t.next
+		for ; i < len(t.list) && t.passed+i-t.next < t.budget; i++ {
+			if t.list[i].text == s {
+				t.passed += i - t.next
+				t.next = i + 1
+				return t.list[i].words
+			}
+		}
+		t.passed += i - t.next
+	}
+	return countWords(s)
+}
+
+// rewind starts a new walk for find (t may be nil).
+func (t *textCounts) rewind() {
+	if t != nil {
+		t.next, t.passed, t.budget = 0, 0, 0
+	}
 }
 
 // words returns countWords(s), from the next text when it is s.

@@ -153,7 +153,7 @@ func putCandidates(cs []candidate) {
 // holds the body's bounds for that (boundBody's figures, which the
 // pipeline takes from pageFeatures's walk), or is nil: boundBody then
 // takes them when a view first needs them.
-func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64, bound bool, runs *itemRuns, vb *viewBound) []candidate {
+func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64, bound bool, runs *itemRuns, vb *viewBound, tallies *tallies) []candidate {
 	body := findBody(root)
 	if body == nil {
 		return nil
@@ -214,7 +214,7 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 	var artStats stats
 	var artHeads, artControls int
 	if art != nil {
-		artText, artStats, artHeads, artControls = measureTree(art, false, nil)
+		artText, artStats, artHeads, artControls = measureTree(art, false, nil, tallies)
 		cs[0].text = artText // add(kArticle, art) came first
 		add(kProduct, productContent(root, art, artText))
 	}
@@ -258,7 +258,7 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 			// that writes no text: most views the body's bounds let
 			// through fail here, the lines' bound on words per line
 			// being the tightest.
-			p := peekView(c.src, c.strip)
+			p := peekView(c.src, c.strip, tallies.scanned())
 			if pb := p.bound(vb); !viewMayWin(c, &pb, 1+p.lines, artWords, sig.bodyWords, h1 != "", readableOK, al.prose, probs, curScore) {
 				c.skip = true
 				continue
@@ -271,7 +271,7 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 		if isArt {
 			text, st, heads, controls, words = artText, artStats, artHeads, artControls, artWords
 		} else {
-			text, st, heads, controls = measureTree(c.src, c.view, c.strip)
+			text, st, heads, controls = measureTree(c.src, c.view, c.strip, tallies)
 			words = countWords(text)
 		}
 		f := &c.f
@@ -411,21 +411,21 @@ func addedFeatures(f *selectFeatures, text string, words int, st stats, al *artL
 // an article with probability SelectArticleProb or more keep cur
 // without further work.
 func selectContent(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64, runs *itemRuns, vb *viewBound) *html.Node {
-	n, _, _, _ := selectContentText(root, art, cur, sig, readableOK, probs, runs, vb)
+	n, _, _, _ := selectContentText(root, art, cur, sig, readableOK, probs, runs, vb, nil)
 	return n
 }
 
 // selectContentText is selectContent, with art's text as the selector
 // measured it (textOf(art) at the time) and its countWords (words; ok
 // false when it did not measure it).
-func selectContentText(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64, runs *itemRuns, vb *viewBound) (n *html.Node, artText string, words int, ok bool) {
+func selectContentText(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64, runs *itemRuns, vb *viewBound, tallies *tallies) (n *html.Node, artText string, words int, ok bool) {
 	if cur == nil {
 		cur = art
 	}
 	if !selectable(art, cur, probs) {
 		return nil, "", 0, false
 	}
-	cs := candidates(root, art, cur, sig, readableOK, probs, true, runs, vb)
+	cs := candidates(root, art, cur, sig, readableOK, probs, true, runs, vb, tallies)
 	if art != nil && len(cs) > 0 && cs[0].kind == kArticle && cs[0].src == art {
 		artText, words, ok = cs[0].text, cs[0].words, true
 	}
@@ -906,7 +906,8 @@ func Candidates(body []byte, pageURL string) ([]Candidate, []float64, error) {
 	if k := typedContent(root, art, PageTypes[argmax(probs[:])], probs, &runs); k != nil {
 		cur = k
 	}
-	cs := candidates(root, art, cur, s.sig, facts.readableOK, probs, false, &runs, nil)
+	cs := candidates(root, art, cur, s.sig, facts.readableOK, probs, false, &runs, nil, facts.tallies)
+	facts.tallies.done()
 	final := cur
 	if judged(art, cur, probs) {
 		if i := pick(cs, cur); i >= 0 {

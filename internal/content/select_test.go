@@ -253,7 +253,7 @@ func TestAddedFeatures(t *testing.T) {
 	})
 	art := cloneTree(story)
 	artText := textOf(art)
-	cs := candidates(body.Parent.Parent, art, art, signals{}, true, [len(PageTypes)]float64{}, false, nil, nil)
+	cs := candidates(body.Parent.Parent, art, art, signals{}, true, [len(PageTypes)]float64{}, false, nil, nil, nil)
 	var wider *candidate
 	for i := range cs {
 		if cs[i].kind == kBody {
@@ -370,7 +370,7 @@ func TestViewsMeasureAsTheirCopies(t *testing.T) {
 			views = append(views, view{"items", g, itemRegion(body), nil})
 		}
 		for _, v := range views {
-			text, st, heads, controls := measureTree(v.src, true, v.strip)
+			text, st, heads, controls := measureTree(v.src, true, v.strip, nil)
 			if want := textOf(v.copy); text != want {
 				t.Errorf("%s: view text\n%q\ncopy text\n%q", v.name, text, want)
 			}
@@ -390,7 +390,7 @@ func TestViewsMeasureAsTheirCopies(t *testing.T) {
 				t.Errorf("%s: view %d headings, %d controls; copy %d, %d", v.name, heads, controls, h, k)
 			}
 			// Measured as a detached tree, the copy reads the same.
-			if ct, cst, ch, ck := measureTree(v.copy, false, nil); ct != text || cst != st || ch != h || ck != k {
+			if ct, cst, ch, ck := measureTree(v.copy, false, nil, nil); ct != text || cst != st || ch != h || ck != k {
 				t.Errorf("%s: the copy measures %q %+v %d %d", v.name, ct, cst, ch, ck)
 			}
 		}
@@ -400,7 +400,7 @@ func TestViewsMeasureAsTheirCopies(t *testing.T) {
 	}
 	// The page has something for each kind of drop to do.
 	_, body := parseBody(t, viewPage)
-	text, _, _, controls := measureTree(body, true, bodyStrips)
+	text, _, _, controls := measureTree(body, true, bodyStrips, nil)
 	for _, unwanted := range []string{"Home", "Share", "Side", "Foot"} {
 		if strings.Contains(text, unwanted) {
 			t.Errorf("the body's view holds %q", unwanted)
@@ -418,7 +418,7 @@ func TestSelectorCopiesOnlyTheWinner(t *testing.T) {
 	root, body := parseBody(t, viewPage)
 	art := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
 	art.AppendChild(line("By someone"))
-	cs := candidates(root, art, art, signals{}, true, [len(PageTypes)]float64{}, false, nil, nil)
+	cs := candidates(root, art, art, signals{}, true, [len(PageTypes)]float64{}, false, nil, nil, nil)
 	views := 0
 	for i := range cs {
 		c := &cs[i]
@@ -555,7 +555,7 @@ func TestMeasureIsTextOfAndTextStats(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		text, st, heads, controls := measureTree(root, false, nil)
+		text, st, heads, controls := measureTree(root, false, nil, nil)
 		var h, k int
 		walkElements(root, func(n *html.Node) {
 			switch n.DataAtom {
@@ -602,8 +602,8 @@ func TestBoundSkipsOnlyLosers(t *testing.T) {
 	selectWeights[kH1][sArticleCovered] = 2
 	selectWeights[kBody][sArticleCovered] = 0.5
 	selectWeights[kItems][sBias] = -5
-	bounded := candidates(root, art, art, signals{}, true, probs, true, nil, nil)
-	full := candidates(root, art, art, signals{}, true, probs, false, nil, nil)
+	bounded := candidates(root, art, art, signals{}, true, probs, true, nil, nil, nil)
+	full := candidates(root, art, art, signals{}, true, probs, false, nil, nil, nil)
 	skipped := map[string]bool{}
 	for _, c := range bounded {
 		skipped[CandidateKinds[c.kind]] = c.skip
@@ -633,8 +633,8 @@ func TestBoundSkipsOnlyLosers(t *testing.T) {
 	for _, page := range []string{viewPage, productPage, proseArticlePage} {
 		root, body := parseBody(t, page)
 		art := cloneTree(body.FirstChild.NextSibling)
-		if a, b := pickedKind(candidates(root, art, art, signals{}, true, probs, true, nil, nil), art),
-			pickedKind(candidates(root, art, art, signals{}, true, probs, false, nil, nil), art); a != b {
+		if a, b := pickedKind(candidates(root, art, art, signals{}, true, probs, true, nil, nil, nil), art),
+			pickedKind(candidates(root, art, art, signals{}, true, probs, false, nil, nil, nil), art); a != b {
 			t.Errorf("pick with the bound %d, without %d", a, b)
 		}
 	}
@@ -653,7 +653,7 @@ func pickedKind(cs []candidate, cur *html.Node) int {
 // node is nil until it is copied.
 func TestViewsAreNotTheMissingArticle(t *testing.T) {
 	root, _ := parseBody(t, viewPage)
-	cs := candidates(root, nil, nil, signals{}, false, [len(PageTypes)]float64{}, false, nil, nil)
+	cs := candidates(root, nil, nil, signals{}, false, [len(PageTypes)]float64{}, false, nil, nil, nil)
 	if len(cs) == 0 {
 		t.Fatal("no candidates")
 	}

@@ -421,11 +421,16 @@ type measure struct {
 	// peek, when not nil, takes the texts, newlines and spaces in place
 	// of t, and the statistics are not counted (peekView).
 	peek *viewPeek
+	// tallies are the texts' counts the readability pass took (nil:
+	// none).
+	tallies *tallies
 }
 
-// measureTree measures n; see measure.
-func measureTree(n *html.Node, views bool, strip func(*html.Node, bool) bool) (text string, st stats, heads, controls int) {
-	m := measure{views: views, strip: strip}
+// measureTree measures n, with the counts tallies (nil: none) of the
+// readability pass; see measure.
+func measureTree(n *html.Node, views bool, strip func(*html.Node, bool) bool, tallies *tallies) (text string, st stats, heads, controls int) {
+	tallies.rewind()
+	m := measure{views: views, strip: strip, tallies: tallies}
 	m.visit(n, false, true, 0, false)
 	return strings.TrimSpace(m.t.b.String()), m.st, m.el.heads, m.el.controls
 }
@@ -452,7 +457,7 @@ func (m *measure) visit(n *html.Node, pre, text bool, link float64, inArticle bo
 			if text {
 				m.t.text(c.Data, pre)
 			}
-			countText(c.Data, link, &m.st)
+			m.tallies.count(c.Data, link, &m.st)
 		case html.ElementNode:
 			if m.dropped(c, inArticle) {
 				continue
@@ -678,6 +683,7 @@ type viewPeek struct {
 	solid      bool // such a character is written
 	any        bool // a byte is written
 	bol, space bool
+	words      *textCounts // scan's counts of the texts' words (nil: none)
 }
 
 // bound returns the view's viewBound: its own words, headings and
@@ -690,9 +696,11 @@ func (p *viewPeek) bound(b *viewBound) viewBound {
 }
 
 // peekView walks the view of n that measure would measure with views
-// and strip.
-func peekView(n *html.Node, strip func(*html.Node, bool) bool) viewPeek {
-	var p viewPeek
+// and strip; words (nil: none) are scan's word counts of the page's
+// texts, taken rather than counted again (textCounts.find).
+func peekView(n *html.Node, strip func(*html.Node, bool) bool, words *textCounts) viewPeek {
+	words.rewind()
+	p := viewPeek{words: words}
 	m := measure{views: true, strip: strip, peek: &p}
 	m.visit(n, false, true, 0, false)
 	p.own.heads, p.own.controls = m.el.heads, m.el.controls
@@ -715,7 +723,7 @@ func (p *viewPeek) keep() {
 
 // text is textWriter.text without the writing.
 func (p *viewPeek) text(s string, pre bool) {
-	p.own.words += countWords(s)
+	p.own.words += p.words.find(s)
 	if pre {
 		if p.space && !p.bol || len(s) > 0 {
 			p.any = true
