@@ -691,4 +691,3 @@ func (m *Main) worker(ctx context.Context) error {
 	m.log.Info("worker stopped")
 	return nil
 }
-
