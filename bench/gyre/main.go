@@ -24,12 +24,14 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"webacq/internal/config"
 	"webacq/internal/fetch"
 	"webacq/internal/primitive"
 )
@@ -62,24 +64,25 @@ func main() {
 	cpuprofile := flag.String("cpuprofile", "", "write the gyre child's CPU profile here")
 	full := flag.Bool("full", false, "gyre converts whole pages (onlyMainContent=false) instead of the main content")
 	memprofile := flag.String("memprofile", "", "write the gyre child's heap profile (after the crawl, result still held) here")
+	traceOut := flag.String("trace", "", "write the gyre child's execution trace (runtime/trace, from its first line to its report) here; read it with go tool trace")
 	child := flag.String("child", "", "internal: crawl this URL in this process and report as JSON")
 	versus := flag.String("versus", "", "a bench/gyre binary of another build (go build -o BIN ./bench/gyre at that commit): each run also crawls with its gyre child, the two taking turns, and the summary compares their pages per CPU-second")
 	flag.Parse()
 
 	if *child != "" {
-		if err := runChild(*child, *maxPages, *workers, *perHost, *full, *cpuprofile, *memprofile); err != nil {
+		if err := runChild(*child, *maxPages, *workers, *perHost, *full, *cpuprofile, *memprofile, *traceOut); err != nil {
 			fmt.Fprintln(os.Stderr, "gyre child:", err)
 			os.Exit(1)
 		}
 		return
 	}
-	if err := run(*cache, *maxPages, *workers, *perHost, *runs, *full, *cpuprofile, *memprofile, *versus); err != nil {
+	if err := run(*cache, *maxPages, *workers, *perHost, *runs, *full, *cpuprofile, *memprofile, *traceOut, *versus); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/gyre:", err)
 		os.Exit(1)
 	}
 }
 
-func run(cache string, maxPages, workers, perHost, runs int, full bool, cpuprofile, memprofile, versus string) error {
+func run(cache string, maxPages, workers, perHost, runs int, full bool, cpuprofile, memprofile, traceOut, versus string) error {
 	orig, err := ensureSite(cache)
 	if err != nil {
 		return err
@@ -129,7 +132,7 @@ func run(cache string, maxPages, workers, perHost, runs int, full bool, cpuprofi
 		runThis := func() error {
 			log.reset()
 			var err error
-			g, err = runGyre(self, start, maxPages, workers, perHost, full, cpuprofile, memprofile)
+			g, err = runGyre(self, start, maxPages, workers, perHost, full, cpuprofile, memprofile, traceOut)
 			gLog = log.take()
 			return err
 		}
@@ -142,7 +145,7 @@ func run(cache string, maxPages, workers, perHost, runs int, full bool, cpuprofi
 			runV := func() error {
 				log.reset()
 				var err error
-				v, err = runGyre(versus, start, maxPages, workers, perHost, full, "", "")
+				v, err = runGyre(versus, start, maxPages, workers, perHost, full, "", "", "")
 				vLog = log.take()
 				return err
 			}
@@ -387,7 +390,7 @@ func maxRSS(ps *os.ProcessState) int64 {
 
 // runGyre crawls in a child process, so that its peak RSS is the crawl's
 // and its time, like wget's, is the whole process's.
-func runGyre(self, start string, maxPages, workers, perHost int, full bool, cpuprofile, memprofile string) (gyreResult, error) {
+func runGyre(self, start string, maxPages, workers, perHost int, full bool, cpuprofile, memprofile, traceOut string) (gyreResult, error) {
 	args := []string{"-child", start, "-max-pages", strconv.Itoa(maxPages),
 		"-workers", strconv.Itoa(workers), "-per-host", strconv.Itoa(perHost), "-full=" + strconv.FormatBool(full)}
 	if cpuprofile != "" {
@@ -395,6 +398,9 @@ func runGyre(self, start string, maxPages, workers, perHost int, full bool, cpup
 	}
 	if memprofile != "" {
 		args = append(args, "-memprofile", memprofile)
+	}
+	if traceOut != "" {
+		args = append(args, "-trace", traceOut)
 	}
 	cmd := exec.Command(self, args...)
 	cmd.Stderr = os.Stderr
@@ -411,7 +417,18 @@ func runGyre(self, start string, maxPages, workers, perHost int, full bool, cpup
 	return r, nil
 }
 
-func runChild(start string, maxPages, workers, perHost int, full bool, cpuprofile, memprofile string) error {
+func runChild(start string, maxPages, workers, perHost int, full bool, cpuprofile, memprofile, traceOut string) error {
+	if traceOut != "" {
+		f, err := os.Create(traceOut)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := trace.Start(f); err != nil {
+			return err
+		}
+		defer trace.Stop()
+	}
 	if cpuprofile != "" {
 		f, err := os.Create(cpuprofile)
 		if err != nil {
@@ -423,6 +440,14 @@ func runChild(start string, maxPages, workers, perHost int, full bool, cpuprofil
 		}
 		defer pprof.StopCPUProfile()
 	}
+	// The runtime's memory settings of a node (webacq serve, worker and
+	// gyre): soft limit at 60 % of WEBACQ_MEMORY_BUDGET (1 GiB unless
+	// set), GOGC 200, the environment's GOMEMLIMIT and GOGC winning.
+	cfg, err := config.Load(os.Getenv)
+	if err != nil {
+		return err
+	}
+	config.TuneRuntime(cfg.MemoryBudget, os.Getenv)
 	svc := &primitive.Service{HTTP: fetch.New(fetch.Config{AllowPrivate: true}), UserAgent: "webacq"}
 	req := primitive.GyreRequest{
 		URL: start, MaxPages: &maxPages,

@@ -13,7 +13,6 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/exec"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -173,8 +172,13 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 			return err
 		}
 	}
+	switch kctx.Command() {
+	case "serve", "worker", "fetch <url>", "map <url>", "gyre <url>":
+		// Every command that acquires and converts pages runs with the
+		// node's memory settings (bench/gyre's crawl too).
+		config.TuneRuntime(m.cfg.MemoryBudget, m.Getenv)
+	}
 	if kctx.Command() == "serve" || kctx.Command() == "worker" {
-		setMemoryLimit(m.cfg.MemoryBudget, m.Getenv)
 		// Long-running: buffer the log, flushed as logSink says.
 		sink := newLogSink(m.Stderr)
 		defer sink.Close()
@@ -686,16 +690,4 @@ func (m *Main) worker(ctx context.Context) error {
 	m.stopQueue(queue)
 	m.log.Info("worker stopped")
 	return nil
-}
-
-// setMemoryLimit makes 60 % of the node's memory budget the Go runtime's
-// soft memory limit, so that the collector works harder as the heap nears
-// it instead of letting garbage double the heap; the rest is for memory
-// outside the Go heap (SQLite's page cache and full-text indexing, pipes to
-// the browser and to pdftotext) and the collector's overshoot. An
-// operator's own GOMEMLIMIT wins.
-func setMemoryLimit(budget int64, getenv func(string) string) {
-	if getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(budget / 5 * 3)
-	}
 }
