@@ -331,45 +331,38 @@ func alone(n *html.Node, l int) bool {
 // soon as it exceeds limit: tests of short lines, run on every element,
 // stop early on long ones.
 func textWithin(n *html.Node, limit int) int {
-	l := 0
-	if !addTextWithin(n, limit, true, &l) {
+	var st stats
+	if !addTextWithin(n, limit, true, &st) {
 		return -1
 	}
-	return l
+	return st.length
 }
 
-// addTextWithin adds the text length of n's subtree (textStats's) to l
-// until it passes limit, and then tells false, l then a length over
-// limit (a text is counted only as far as that). With prefix, a text
-// too long to be within the limit may be judged by a prefix: l then
-// holds the length read before it.
-func addTextWithin(n *html.Node, limit int, prefix bool, l *int) bool {
+// addTextWithin adds the text of n's subtree to st until its length
+// passes limit, and then tells false. With prefix, a text too long to
+// be within the limit may be judged by a prefix: the length st holds is
+// then not the exact length read so far.
+func addTextWithin(n *html.Node, limit int, prefix bool, st *stats) bool {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		switch c.Type {
 		case html.TextNode:
 			// A long text is first counted by a prefix: a text is at
 			// least as long as any prefix of it, and four bytes a
 			// character is the most UTF-8 takes.
-			s := c.Data
-			if prefix && len(s) > 4*(limit+1) {
-				if _, over := countLength(s[:4*(limit+1)], limit-*l); over {
+			if s := c.Data; prefix && len(s) > 4*(limit+1) {
+				var pre stats
+				countText(s[:4*(limit+1)], 0, &pre)
+				if st.length+pre.length > limit {
 					return false
 				}
 			}
-			k, over := countLength(s, limit-*l)
-			if k > 0 && *l > 0 {
-				k++ // the separation from the text before
-			}
-			*l += k
-			if over {
-				return false
-			}
+			countText(c.Data, 0, st)
 		case html.ElementNode:
-			if c.DataAtom != atom.Script && !addTextWithin(c, limit, prefix, l) {
+			if c.DataAtom != atom.Script && !addTextWithin(c, limit, prefix, st) {
 				return false
 			}
 		}
-		if *l > limit {
+		if st.length > limit {
 			return false
 		}
 	}

@@ -1425,9 +1425,9 @@ func textStats(n *html.Node, dropped map[*html.Node]bool) stats {
 // limit, else a length over limit, read only as far as it (a long
 // article is not read to its end).
 func lengthWithin(n *html.Node, limit int) int {
-	l := 0
-	addTextWithin(n, limit, false, &l)
-	return l
+	var st stats
+	addTextWithin(n, limit, false, &st)
+	return st.length
 }
 
 func runStats(nodes []*html.Node, dropped map[*html.Node]bool) stats {
@@ -1574,75 +1574,6 @@ func countText(s string, link float64, st *stats) {
 	}
 	st.length += n
 	st.linkLen += link * float64(n)
-}
-
-// countLength is countText's count of s without its separation from
-// the text before (the length countText adds to an empty stats), with
-// over false; or, with over true, a count of a prefix of s that is
-// already over room, where it stops: the count of a prefix of s is at
-// most the count of s. Tests of short lines (addTextWithin) stop so on
-// a long paragraph instead of counting all of it; commas are not
-// counted.
-func countLength(s string, room int) (n int, over bool) {
-	space, started := false, false
-	for i := 0; i < len(s); {
-		for ; len(s)-i >= 8; i += 8 {
-			x := load8(s[i : i+8])
-			if x&highBits != 0 {
-				break
-			}
-			// As in countText.
-			if ctl := ^(x + 0x6060606060606060) & highBits; ctl != 0 &&
-				ctl != (x+0x7777777777777777)&^(x+0x7272727272727272)&((x^0x0b0b0b0b0b0b0b0b)+low7s)&highBits {
-				break
-			}
-			word := (x + 0x5f5f5f5f5f5f5f5f) & highBits
-			if word == 0 {
-				space = true
-				continue
-			}
-			prev := word << 8
-			if !space {
-				prev |= 0x80
-			}
-			starts := word &^ prev
-			if !started {
-				starts &^= word & -word
-				started = true
-			}
-			n += int((word>>7 + starts>>7) * 0x0101010101010101 >> 56)
-			if n > room {
-				return n, true
-			}
-			space = word>>63 == 0
-		}
-		for end := min(i+8, len(s)); i < end; {
-			switch byteKinds[s[i]] {
-			case byteSpace:
-				space = true
-				i++
-				continue
-			case byteOther:
-				r, size := utf8.DecodeRuneInString(s[i:])
-				i += size
-				if unicode.IsSpace(r) {
-					space = true
-					continue
-				}
-			default:
-				i++
-			}
-			n++
-			if space && started {
-				n++
-			}
-			space, started = false, true
-		}
-		if n > room {
-			return n, true
-		}
-	}
-	return n, false
 }
 
 // low7s has the low seven bits of each of eight bytes.

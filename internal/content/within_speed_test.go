@@ -4,9 +4,6 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
-
-	"golang.org/x/net/html"
-	"golang.org/x/net/html/atom"
 )
 
 // withinTexts are the pieces the tests below make texts of: ASCII words
@@ -21,97 +18,6 @@ func withinText(rng *rand.Rand) string {
 		b.WriteString(withinTexts[rng.Intn(len(withinTexts))])
 	}
 	return b.String()
-}
-
-// TestCountLength: countLength is countText's length of a text alone
-// when within room, and tells over only when that length is over room.
-func TestCountLength(t *testing.T) {
-	rng := rand.New(rand.NewSource(20))
-	for range 20000 {
-		s := withinText(rng)
-		var st stats
-		countText(s, 0, &st)
-		for _, room := range []int{0, 1, 7, 15, 30, 100, 300, 1 << 30} {
-			n, over := countLength(s, room)
-			if over && (st.length <= room || n <= room || n > st.length) || !over && n != st.length {
-				t.Fatalf("%q room %d: countLength %d %v, countText %d", s, room, n, over, st.length)
-			}
-		}
-		// A prefix cut anywhere, a character's bytes split too.
-		if len(s) > 0 {
-			p := s[:rng.Intn(len(s))]
-			var pst stats
-			countText(p, 0, &pst)
-			if n, over := countLength(p, 1<<30); over || n != pst.length {
-				t.Fatalf("%q: countLength %d, countText %d", p, n, pst.length)
-			}
-		}
-	}
-}
-
-// textWithinCounted is textWithin as it was, with countText: the
-// reference for TestTextWithin.
-func textWithinCounted(n *html.Node, limit int) int {
-	var st stats
-	var add func(n *html.Node) bool
-	add = func(n *html.Node) bool {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			switch c.Type {
-			case html.TextNode:
-				if s := c.Data; len(s) > 4*(limit+1) {
-					var pre stats
-					countText(s[:4*(limit+1)], 0, &pre)
-					if st.length+pre.length > limit {
-						return false
-					}
-				}
-				countText(c.Data, 0, &st)
-			case html.ElementNode:
-				if c.DataAtom != atom.Script && !add(c) {
-					return false
-				}
-			}
-			if st.length > limit {
-				return false
-			}
-		}
-		return true
-	}
-	if !add(n) {
-		return -1
-	}
-	return st.length
-}
-
-// TestTextWithin: textWithin, which stops counting a text once over its
-// limit, gives what it gave when it counted each text to its end, on
-// generated trees (scripts, long and multi-byte texts, white space).
-func TestTextWithin(t *testing.T) {
-	rng := rand.New(rand.NewSource(21))
-	var grow func(n *html.Node, depth int)
-	grow = func(n *html.Node, depth int) {
-		for k := rng.Intn(5); k > 0; k-- {
-			if depth < 4 && rng.Intn(3) == 0 {
-				e := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
-				if rng.Intn(6) == 0 {
-					e.Data, e.DataAtom = "script", atom.Script
-				}
-				n.AppendChild(e)
-				grow(e, depth+1)
-				continue
-			}
-			n.AppendChild(&html.Node{Type: html.TextNode, Data: withinText(rng)})
-		}
-	}
-	for range 5000 {
-		root := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
-		grow(root, 0)
-		for _, limit := range []int{0, 10, 30, 80, 100, 200, 300} {
-			if got, want := textWithin(root, limit), textWithinCounted(root, limit); got != want {
-				t.Fatalf("limit %d: textWithin %d, want %d", limit, got, want)
-			}
-		}
-	}
 }
 
 // TestTallies: tallies give countText's counts of every text, whether
