@@ -42,9 +42,9 @@ type textCount struct {
 // saved depends on it.
 type textCounts struct {
 	list []textCount
-	next int
-	// passed and budget bound find's look-ups as tallies bound alone's.
-	passed, budget int
+	// cursor is find's and words's place in list; its budget bounds
+	// find's look-ups as tallies bound alone's.
+	cursor
 }
 
 // textLists keeps the lists of textCounts between pages: scan takes one,
@@ -71,26 +71,19 @@ func (t *textCounts) done() {
 // Like tallies.alone, the look-ups pass over a bounded number of texts.
 func (t *textCounts) find(s string) int {
 	if t != nil && len(s) >= tallyMin {
-		if t.budget == 0 {
-			t.budget = 4*len(t.list) + 64
+		if i := seek(&t.cursor, t.list, textCountText, s); i >= 0 {
+			return t.list[i].words
 		}
-		i := t.next
-		for ; i < len(t.list) && t.passed+i-t.next < t.budget; i++ {
-			if t.list[i].text == s {
-				t.passed += i - t.next
-				t.next = i + 1
-				return t.list[i].words
-			}
-		}
-		t.passed += i - t.next
 	}
 	return countWords(s)
 }
 
+func textCountText(t *textCount) string { return t.text }
+
 // rewind starts a new walk for find (t may be nil).
 func (t *textCounts) rewind() {
 	if t != nil {
-		t.next, t.passed, t.budget = 0, 0, 0
+		t.cursor.rewind()
 	}
 }
 

@@ -18,12 +18,44 @@ type tallies struct {
 	// a cursor of their own; empty: none), which the selector's peeks
 	// at its views read (peekView).
 	words textCounts
-	next  int // where the next look-up starts
-	// passed is how far look-ups went past a text without finding
-	// theirs; past budget (a few times the list) every text is counted
-	// anew, and the look-ups stay linear in the list.
-	passed, budget int
+	cursor
 }
+
+// cursor is where a walk's look-ups in a list of texts recorded in the
+// document's order stand. next is where the next look-up starts; passed
+// is how far look-ups went past a text without finding theirs; past
+// budget (a few times the list) every text is counted anew, and the
+// look-ups stay linear in the list.
+type cursor struct {
+	next, passed, budget int
+}
+
+// rewind starts a new walk over the same texts: the next look-up starts
+// at the first.
+func (c *cursor) rewind() {
+	c.next, c.passed, c.budget = 0, 0, 0
+}
+
+// seek returns the index of s in list from c.next on (its text read by
+// text), or -1 when it is not there or the look-ups' budget is spent;
+// the list holds texts of tallyMin bytes or more, and s is that long.
+func seek[T any](c *cursor, list []T, text func(*T) string, s string) int {
+	if c.budget == 0 {
+		c.budget = 4*len(list) + 64
+	}
+	i := c.next
+	for ; i < len(list) && c.passed+i-c.next < c.budget; i++ {
+		if text(&list[i]) == s {
+			c.passed += i - c.next
+			c.next = i + 1
+			return i
+		}
+	}
+	c.passed += i - c.next // not found: to the end, or the budget's
+	return -1
+}
+
+func tallyText(t *tally) string { return t.text }
 
 type tally struct {
 	text           string
@@ -72,7 +104,7 @@ func (t *tallies) reset() {
 	}
 	clear(t.list)
 	t.list = t.list[:0]
-	t.next, t.passed, t.budget = 0, 0, 0
+	t.cursor.rewind()
 }
 
 // add records s, counted alone as length and commas (in nothing when
@@ -89,29 +121,19 @@ func (t *tallies) add(s string, length, commas int) {
 // text found, else counted.
 func (t *tallies) alone(s string) (length, commas int) {
 	if t != nil && len(s) >= tallyMin {
-		if t.budget == 0 {
-			t.budget = 4*len(t.list) + 64
+		if i := seek(&t.cursor, t.list, tallyText, s); i >= 0 {
+			return t.list[i].length, t.list[i].commas
 		}
-		i := t.next
-		for ; i < len(t.list) && t.passed+i-t.next < t.budget; i++ {
-			if t.list[i].text == s {
-				t.passed += i - t.next
-				t.next = i + 1
-				return t.list[i].length, t.list[i].commas
-			}
-		}
-		t.passed += i - t.next // not found: to the end, or the budget's
 	}
 	var st stats
 	countText(s, 0, &st)
 	return st.length, st.commas
 }
 
-// rewind starts a new walk over the same texts: the next look-up starts
-// at the first.
+// rewind starts a new walk over the same texts (t may be nil).
 func (t *tallies) rewind() {
 	if t != nil {
-		t.next, t.passed, t.budget = 0, 0, 0
+		t.cursor.rewind()
 	}
 }
 
