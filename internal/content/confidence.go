@@ -28,9 +28,6 @@ type extractFacts struct {
 	// for a listing, and the readability pass spares its runs of items
 	// (inItemRun).
 	listing bool
-	// sibFloor: the readability pass's least score for a sibling to join
-	// (0: 10).
-	sibFloor float64
 	// tallies, set by the extraction, are the readability pass's counts
 	// of the page's texts, which the selector's measures read again
 	// (the caller gives them back: done).

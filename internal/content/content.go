@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -197,9 +196,6 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 	c.probs = classify(&doc.features)
 	typ := argmax(c.probs[:])
 	doc.PageType = PageTypes[typ]
-	if typedDebug {
-		fmt.Fprintf(os.Stderr, "TYPE %s %.2f\n", PageTypes[typ], c.probs)
-	}
 
 	var node *html.Node
 	var langs map[string]string
@@ -210,7 +206,6 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		node = &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
 	} else if opt.OnlyMainContent {
 		c.facts.listing = typ == typeIndex(TypeListing)
-		c.facts.sibFloor = sibFloorFor(typ)
 		node, langs = mainContent(root, s.base, s.sig, s.meta.Title, &c.facts)
 		if c.facts.tallies != nil {
 			// The selector's peeks at its views read the words scan
@@ -235,9 +230,6 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		if node != nil && typ == typeIndex(TypeProduct) && c.probs[typ] >= profileProb {
 			// A product page's panels written twice (pagetype_product.go).
 			dedupBlocks(node)
-			c.textOK = false
-		}
-		if node != nil && !c.facts.profile && headLeadGate(typ, c.probs[:]) && addHeadLead(root, node) {
 			c.textOK = false
 		}
 	}

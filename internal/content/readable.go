@@ -70,7 +70,6 @@ type readable struct {
 	// spareRuns tells the conditional cleaning to keep the divs of a run
 	// of items (a page taken for a listing, extractFacts.listing).
 	spareRuns bool
-	sibFloor  float64
 	// host is the page's host without "www.", to tell links within the
 	// site from links to other sites.
 	host string
@@ -429,10 +428,7 @@ func readableContent(root *html.Node, base *url.URL, title string, facts *extrac
 	if body == nil {
 		return nil, false
 	}
-	r := &readable{body: body, title: title, bodyLen: -1, bodyOver: -1, spareRuns: facts != nil && facts.listing, sibFloor: 10}
-	if facts != nil && facts.sibFloor > 0 {
-		r.sibFloor = facts.sibFloor
-	}
+	r := &readable{body: body, title: title, bodyLen: -1, bodyOver: -1, spareRuns: facts != nil && facts.listing}
 	// The counts stay with facts for the selector; the pipeline gives
 	// them back when the page is done.
 	r.tallies = takeTallies()
@@ -637,7 +633,7 @@ func (r *readable) attempt(flags int) *html.Node {
 	}
 
 	// Siblings that score close to the best, or read like prose, join it.
-	limit := max(r.sibFloor, bestScore*0.2)
+	limit := max(10, bestScore*0.2)
 	bestClass := attr(best, "class")
 	parent := best.Parent
 	var run []*html.Node // phrasing nodes between blocks: an implicit <p>

@@ -899,7 +899,7 @@ func Candidates(body []byte, pageURL string) ([]Candidate, []float64, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	facts := extractFacts{listing: argmax(probs[:]) == typeIndex(TypeListing), sibFloor: sibFloorFor(argmax(probs[:]))}
+	facts := extractFacts{listing: argmax(probs[:]) == typeIndex(TypeListing)}
 	art, _ := mainContent(root, s.base, s.sig, s.meta.Title, &facts)
 	cur := art
 	var runs itemRuns
