@@ -24,13 +24,15 @@ import (
 var binary string
 
 // parallelTests is how many tests marked t.Parallel run at once unless
-// -parallel says otherwise. Those tests (the kill, rescue and memory
-// tests) spend most of their time waiting on a node they started (River's
-// rescue of a killed node's jobs, restarts, a slow site): more of them at
-// once than the machine's cores overlap those waits. Each has its own
-// database and ports; the ones that load PostgreSQL most (four nodes of
-// TestMonitorWorkerKilledMidRun) stay sequential.
-const parallelTests = 8
+// -parallel says otherwise (its default is the number of CPUs). The kill,
+// rescue and memory tests spend most of their time waiting on a node they
+// started (River's rescue of a killed node's jobs, restarts, a slow site):
+// running all of them at once overlaps those waits, and the command-line
+// tests fill the idle cores meanwhile. Each has its own database and
+// ports. TestMonitorWorkerKilledMidRun (four nodes, the most PostgreSQL
+// connections, deadlines on 500 checks), the hostile PDFs (CPU time) and
+// the tests with short deadlines stay sequential.
+const parallelTests = 12
 
 // TestMain builds the real binary once; the tests run it as operators do.
 func TestMain(m *testing.M) {
