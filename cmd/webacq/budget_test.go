@@ -33,6 +33,7 @@ func linkFarm() []byte {
 // node keeps serving. WEBACQ_BUDGET_BEFORE=1 runs the same load without a
 // budget, to measure what it prevents.
 func TestHostilePagesStayWithinTheMemoryBudget(t *testing.T) {
+	t.Parallel() // see TestMain
 	if testing.Short() {
 		t.Skip("loads a node with 16 hostile pages")
 	}

@@ -29,6 +29,7 @@ type channelPeer struct {
 // restarted. Every delivery row of every kind ends delivered, and each
 // peer took each delivery's message at least once.
 func TestChannelDeliveriesSurviveKills(t *testing.T) {
+	t.Parallel() // see TestMain
 	if testing.Short() {
 		t.Skip("kills the binary 9 times on each store and waits for River's rescue: about a minute and a half")
 	}

@@ -183,6 +183,7 @@ func jsString(s string) string { return fmt.Sprintf("%q", s) }
 // screenshots of the main pages (WEBACQ_ARTIFACTS, else a temporary
 // folder).
 func TestConsoleInTheBrowser(t *testing.T) {
+	t.Parallel() // see TestMain
 	b := newBrowser(t)
 	var mu sync.Mutex
 	items := []string{`<li>Acme reports second quarter results</li>`, `<li>Acme names a CFO</li>`}

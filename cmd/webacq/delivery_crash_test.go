@@ -67,6 +67,7 @@ func killPointOf(cycle int) killPoint {
 // delivered, every run that alerts has its delivery, and each monitor's
 // deliveries first arrive, and are first acknowledged, in detection order.
 func TestDeliveriesSurviveKills(t *testing.T) {
+	t.Parallel() // see TestMain
 	if testing.Short() {
 		t.Skip("kills the binary 20 times on each store: about a minute")
 	}

@@ -21,6 +21,7 @@ import (
 // billed once, the credits drawn equal the credits of the usage rows, and
 // the pages saved before the kill are not fetched again.
 func TestGyreJobWorkerKilledMidCrawl(t *testing.T) {
+	t.Parallel() // see TestMain
 	if testing.Short() {
 		t.Skip("kills a worker in the middle of a crawl: about 30 s")
 	}

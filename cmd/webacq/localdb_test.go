@@ -15,6 +15,7 @@ import (
 // each command that writes, and keeps a secret key beside it, so that the
 // local node seals webhook secrets without any setting (issue 22).
 func TestLocalDatabaseAndKey(t *testing.T) {
+	t.Parallel() // see TestMain
 	home := t.TempDir()
 	env := func() []string {
 		var out []string

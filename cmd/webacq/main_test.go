@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -21,13 +23,33 @@ import (
 
 var binary string
 
+// parallelTests is how many tests marked t.Parallel run at once unless
+// -parallel says otherwise (its default is the number of CPUs). The kill,
+// rescue and memory tests spend most of their time waiting on a node they
+// started (River's rescue of a killed node's jobs, restarts, a slow site):
+// running all of them at once overlaps those waits, and the command-line
+// tests fill the idle cores meanwhile. Each has its own database and
+// ports. TestMonitorWorkerKilledMidRun (four nodes, the most PostgreSQL
+// connections, deadlines on 500 checks), the hostile PDFs (CPU time) and
+// the tests with short deadlines stay sequential.
+const parallelTests = 12
+
 // TestMain builds the real binary once; the tests run it as operators do.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	explicit := false
+	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
+	if !explicit {
+		flag.Set("test.parallel", strconv.Itoa(parallelTests))
+	}
 	dir, err := os.MkdirTemp("", "webacq-bin")
 	if err != nil {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "webacq")
+	// The plain binary (plainBinary) builds meanwhile: the tests that do
+	// not need it start without waiting for it.
+	startPlainBuild(dir)
 	args := []string{"build", "-o", binary}
 	if raceEnabled {
 		args = append(args, "-race")
@@ -38,6 +60,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	<-plain.done // its go build writes into dir
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -64,6 +87,7 @@ var (
 )
 
 func TestCommands(t *testing.T) {
+	t.Parallel() // see TestMain
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		db := storetest.URL(t, dialect)
 		if _, errOut, code := run(t, db, "migrate"); code != 0 {

@@ -7,16 +7,34 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 )
 
 // A binary built without the race detector, for tests that measure a
 // node's memory: the race detector multiplies every allocation's cost.
+// TestMain starts its build beside the race binary's.
 var plain struct {
-	once sync.Once
+	done chan struct{} // closed when the build has ended
 	path string
 	err  error
+}
+
+// startPlainBuild builds the plain binary into dir in the background (at
+// once, without a build, when the tests run without the race detector).
+func startPlainBuild(dir string) {
+	plain.done = make(chan struct{})
+	if !raceEnabled {
+		close(plain.done)
+		return
+	}
+	plain.path = filepath.Join(dir, "webacq-plain")
+	go func() {
+		defer close(plain.done)
+		out, err := exec.Command("go", "build", "-o", plain.path, ".").CombinedOutput()
+		if err != nil {
+			plain.err = fmt.Errorf("build: %v\n%s", err, out)
+		}
+	}()
 }
 
 func plainBinary(t *testing.T) string {
@@ -24,13 +42,7 @@ func plainBinary(t *testing.T) string {
 	if !raceEnabled {
 		return binary
 	}
-	plain.once.Do(func() {
-		plain.path = filepath.Join(filepath.Dir(binary), "webacq-plain")
-		out, err := exec.Command("go", "build", "-o", plain.path, ".").CombinedOutput()
-		if err != nil {
-			plain.err = fmt.Errorf("build: %v\n%s", err, out)
-		}
-	})
+	<-plain.done
 	if plain.err != nil {
 		t.Fatal(plain.err)
 	}

@@ -120,6 +120,7 @@ func registerURLs(ctx context.Context, t *testing.T, api, key string, urls []str
 // needs about 600 MB to parse, more than the budget's 40 % conversion
 // share: its run is an error saying so, and the page is not parsed.
 func TestMonitorsOfHugePagesStayWithinTheBudget(t *testing.T) {
+	t.Parallel() // see TestMain
 	if testing.Short() {
 		t.Skip("eight 24 MB pages")
 	}
@@ -158,6 +159,7 @@ func TestMonitorsOfHugePagesStayWithinTheBudget(t *testing.T) {
 // by a node that may have died of them; every check ends at its second
 // attempt.
 func TestMonitorCheckRescuedAfterAKill(t *testing.T) {
+	t.Parallel() // see TestMain
 	if testing.Short() {
 		t.Skip("kills a node mid-check and waits for River's rescue: about 45 s")
 	}

@@ -15,6 +15,7 @@ import (
 // changes a role, takes a workspace away, sets a password (ending the
 // account's sessions) and removes an account (issue 21, part 5).
 func TestUserCommands(t *testing.T) {
+	t.Parallel() // see TestMain
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		db := storetest.URL(t, dialect)
 		mustRun(t, db, "workspace", "create", "acme", "--credits", "5")

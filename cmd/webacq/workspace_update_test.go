@@ -12,6 +12,7 @@ import (
 // existing workspace and its balance set, which `workspace create` (a
 // conflict on an existing name) cannot do.
 func TestWorkspaceUpdate(t *testing.T) {
+	t.Parallel() // see TestMain
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		db := storetest.URL(t, dialect)
 		mustRun(t, db, "workspace", "create", "acme", "--credits", "5")

@@ -40,10 +40,7 @@ type env struct {
 func newEnv(t *testing.T, dialect string, opts ...func(*alert.Service)) *env {
 	t.Helper()
 	ctx := context.Background()
-	st := storetest.Open(t, dialect)
-	if err := jobs.Migrate(ctx, st); err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.OpenPrepared(t, dialect, "jobs", jobs.Migrate) // with the job queue's tables
 	ws, err := st.CreateWorkspace(ctx, "acme", 1000, true)
 	if err != nil {
 		t.Fatal(err)

@@ -52,10 +52,7 @@ type env struct {
 // inserts jobs (no check runs unless a test records one).
 func newEnv(t testing.TB, opts ...func(*console.Options)) *env {
 	t.Helper()
-	st := storetest.Open(t, store.SQLite)
-	if err := jobs.Migrate(ctx, st); err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.OpenPrepared(t, store.SQLite, "jobs", jobs.Migrate) // with the job queue's tables
 	log := slog.New(slog.DiscardHandler)
 	box, err := secretbox.New("test-operator-key-0123456789")
 	if err != nil {

@@ -94,10 +94,7 @@ func TestJobDepthShortestPath(t *testing.T) {
 		} {
 			t.Run(name, func(t *testing.T) {
 				ctx := context.Background()
-				st := storetest.Open(t, dialect)
-				if err := jobs.Migrate(ctx, st); err != nil {
-					t.Fatal(err)
-				}
+				st := storetest.OpenPrepared(t, dialect, "jobs", jobs.Migrate) // with the job queue's tables
 				log := slog.New(slog.NewTextHandler(&strings.Builder{}, nil))
 				b := billing.New(st, log)
 				t.Cleanup(b.Close)

@@ -84,10 +84,7 @@ func (c *chatModel) client(t *testing.T) llm.Client {
 // credits as given.
 func newExtractEnv(t *testing.T, dialect string, lc llm.Client, credits int64) *env {
 	t.Helper()
-	s := storetest.Open(t, dialect)
-	if err := jobs.Migrate(ctx, s); err != nil {
-		t.Fatal(err)
-	}
+	s := storetest.OpenPrepared(t, dialect, "jobs", jobs.Migrate) // with the job queue's tables
 	cfg, err := config.Load(func(k string) string {
 		if k == "WEBACQ_ACCESS_LOG" {
 			return "0"

@@ -34,10 +34,7 @@ import (
 // by a River queue; the workspace has credits.
 func newGyreJobEnv(t *testing.T, dialect string, credits int64) (*env, *alert.Service) {
 	t.Helper()
-	s := storetest.Open(t, dialect)
-	if err := jobs.Migrate(ctx, s); err != nil {
-		t.Fatal(err)
-	}
+	s := storetest.OpenPrepared(t, dialect, "jobs", jobs.Migrate) // with the job queue's tables
 	cfg := testConfig(t)
 	log := slog.New(slog.NewTextHandler(tlog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	b := billing.New(s, log)

@@ -35,10 +35,7 @@ import (
 // configure the service before its workers start.
 func newMonitorEnv(t *testing.T, dialect string, opts ...func(*monitor.Service)) *env {
 	t.Helper()
-	s := storetest.Open(t, dialect)
-	if err := jobs.Migrate(ctx, s); err != nil {
-		t.Fatal(err)
-	}
+	s := storetest.OpenPrepared(t, dialect, "jobs", jobs.Migrate) // with the job queue's tables
 	cfg, err := config.Load(func(k string) string {
 		if k == "WEBACQ_ACCESS_LOG" {
 			return "0"

@@ -89,6 +89,7 @@ func keys[V any](m map[string]V) []string {
 }
 
 func TestAlertChannelsDelivered(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		ctx := context.Background()
 		e := newEnv(t, dialect)
@@ -175,6 +176,7 @@ func TestAlertChannelsDelivered(t *testing.T) {
 }
 
 func TestAlertSettingsRules(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newEnv(t, "sqlite")
 	set := func(body string) error {

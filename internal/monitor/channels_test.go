@@ -102,6 +102,7 @@ const acmeExhibit = `<html><body><h1>Acme Corp Reports Third Quarter Results</h1
 // of channel edgar_8k naming its items, with the exhibit's link and text;
 // the same data again is nothing.
 func TestEdgarChannel(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		s := newSEC(t)
@@ -171,6 +172,7 @@ func TestEdgarChannel(t *testing.T) {
 // TestEachChannelAnchorsSeparately: the page and EDGAR give a run each per
 // check; a change on one is that channel's alone.
 func TestEachChannelAnchorsSeparately(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	s := newSEC(t)
 	withEDGAR(t, e, s)
@@ -219,6 +221,7 @@ func rssItem(id, title, date, desc string) string {
 // TestWireChannel: a new release about the company that carries a keyword
 // alerts; others do not; a broken feed is a run error that loses nothing.
 func TestWireChannel(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		var mu sync.Mutex
@@ -265,6 +268,7 @@ func TestWireChannel(t *testing.T) {
 }
 
 func TestChannelRegistrationRules(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	ctx := context.Background()
 	for _, c := range []struct {
@@ -289,6 +293,7 @@ func TestChannelRegistrationRules(t *testing.T) {
 // TestDirectPDFComparesText: a re-saved PDF with the same text is
 // unchanged; a changed line is the change.
 func TestDirectPDFComparesText(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	site := newSite(t)
 	lines := [][]string{{"Acme Corp quarterly report"}, {"Revenue 12.4 million"}, {"Dividend 0.20 per share"}}

@@ -49,10 +49,7 @@ func denseSite(t *testing.T) (*httptest.Server, *atomic.Int64) {
 func budgetEnv(t *testing.T, dialect string, memory int64) (*Service, *model.Principal) {
 	t.Helper()
 	ctx := context.Background()
-	st := storetest.Open(t, dialect)
-	if err := jobs.Migrate(ctx, st); err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.OpenPrepared(t, dialect, "jobs", jobs.Migrate) // with the job queue's tables
 	ws, err := st.CreateWorkspace(ctx, "acme", 1000, true)
 	if err != nil {
 		t.Fatal(err)

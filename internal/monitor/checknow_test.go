@@ -16,6 +16,7 @@ import (
 // the interval is rate_limited with the wait, and schedules nothing;
 // another monitor is not held back by it.
 func TestCheckNowLimitedPerMonitor(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		ctx := context.Background()
 		e := newEnv(t, dialect)
@@ -54,6 +55,7 @@ func TestCheckNowLimitedPerMonitor(t *testing.T) {
 // credits_exhausted from check-now, and no run, usage or activity row is
 // written for it.
 func TestCheckNowWithoutCredits(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		ctx := context.Background()
 		e := newEnv(t, dialect)
@@ -90,6 +92,7 @@ func TestCheckNowWithoutCredits(t *testing.T) {
 // billed as a scheduled run (DECISIONS, Monitors): a fetch that fails draws
 // nothing either way, and a page fetched draws its tier's price.
 func TestCheckNowIsBilledAsAScheduledRun(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		gone := httptest.NewServer(nil)
@@ -118,6 +121,7 @@ func asError(err error, target **model.Error) bool { return errors.As(err, targe
 // check-now limit: a resume within the interval of the last requested
 // check succeeds, and its run comes when the limit allows, not now.
 func TestResumeCountsAsCheckNow(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		ctx := context.Background()
 		e := newEnv(t, dialect)

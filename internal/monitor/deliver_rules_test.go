@@ -41,6 +41,7 @@ func webhookOf(t *testing.T, e *env, run *model.Run) map[string]any {
 // payload_too_large, blocked and error alert; unchanged and an unpaid run
 // do not (spec 3.2, DECISIONS.md Monitors).
 func TestEveryOutcomeFiresByTheRules(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		ctx := context.Background()
 		e := newEnv(t, dialect)

@@ -54,6 +54,7 @@ func removedSignal(ss []model.Signal, want string) bool {
 // goes, and the keyword with it: the run is an error with the reason,
 // compares nothing (top_score null) and alerts.
 func TestKeywordGoneIsAnAlertingError(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		rcv := &receiver{}
@@ -85,6 +86,7 @@ func TestKeywordGoneIsAnAlertingError(t *testing.T) {
 // while the keyword remains in another paragraph: changed, with a removal
 // signal (to: null). A paragraph without the keyword going stays quiet.
 func TestKeywordBlockRemovedIsChanged(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		site := newSite(t)
@@ -111,6 +113,7 @@ func TestKeywordBlockRemovedIsChanged(t *testing.T) {
 // (a list of releases and an intro); a new paragraph with it beside the
 // intro's is changed.
 func TestNewKeywordBlockBesideAnother(t *testing.T) {
+	t.Parallel()
 	page := func(extra string) string {
 		return press("Nov 1, 2026", `<main><section class="intro"><h1>Investors</h1>
 <p>Our quarterly results are published here on the day they are released.</p>`+extra+`</section>
@@ -137,6 +140,7 @@ func TestNewKeywordBlockBesideAnother(t *testing.T) {
 // releases becomes one card, comes back, and later releases are changed,
 // each one.
 func TestRestructureNeverNarrowsTheWatch(t *testing.T) {
+	t.Parallel()
 	releases := []string{
 		`<a href="/pr/q1.html">Acme reports first quarter results</a> <span>May 1, 2026</span>`,
 		`<a href="/pr/q2.html">Acme reports second quarter results</a> <span>Aug 1, 2026</span>`,
@@ -181,6 +185,7 @@ func TestRestructureNeverNarrowsTheWatch(t *testing.T) {
 // TestErrorRunHasNoScore: a run that compared nothing (the site answers
 // 404) has top_score null; so has the monitor after it.
 func TestErrorRunHasNoScore(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		site := newSite(t)
@@ -210,6 +215,7 @@ func TestErrorRunHasNoScore(t *testing.T) {
 // that run on watches every keyword block: a new paragraph with the
 // keyword outside the list is changed.
 func TestStoredRegionBecomesAScope(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		ctx := t.Context()
 		e := newEnv(t, dialect)

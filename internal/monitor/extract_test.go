@@ -201,6 +201,7 @@ func addRelease(site *site, path, list, item string) string {
 // approval, then changed runs that extract with the locked template, and
 // a model that fails without keeping the alert from going out.
 func TestExtractionLoop(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		ctx := context.Background()
 		e := newEnv(t, dialect)
@@ -394,6 +395,7 @@ func scopedOnly(t *testing.T, user, intent string, refinements ...string) {
 // workspace without credits gets no model call; other workspaces see
 // nothing.
 func TestExtractionWithoutModelOrCredits(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		ctx := context.Background()
 		e := newEnv(t, dialect)

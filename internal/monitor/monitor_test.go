@@ -132,10 +132,7 @@ func newEnvShares(t *testing.T, dialect string, workers, share, perHost int) *en
 func newEnvWith(t *testing.T, dialect string, set func(*monitor.Service) int) *env {
 	t.Helper()
 	ctx := context.Background()
-	st := storetest.Open(t, dialect)
-	if err := jobs.Migrate(ctx, st); err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.OpenPrepared(t, dialect, "jobs", jobs.Migrate) // with the job queue's tables
 	ws, err := st.CreateWorkspace(ctx, "acme", 1000, true)
 	if err != nil {
 		t.Fatal(err)
@@ -220,6 +217,7 @@ const releasesList = `<main><h1>Press releases</h1><ul class="releases">
 func press(nav, body, foot string) string { return fmt.Sprintf(pressTemplate, nav, body, foot) }
 
 func TestMonitorLifecycle(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		site := newSite(t)
@@ -326,6 +324,7 @@ func signalMentions(ss []model.Signal, text string) bool {
 }
 
 func TestKeywordsNowhereIsAnError(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	site := newSite(t)
 	site.set("/ir", press("Nov 1, 2026", releasesList, "1"))
@@ -340,6 +339,7 @@ func TestKeywordsNowhereIsAnError(t *testing.T) {
 }
 
 func TestLargeDocumentIsNotDownloaded(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	site := newSite(t)
 	site.mu.Lock()
@@ -356,6 +356,7 @@ func TestLargeDocumentIsNotDownloaded(t *testing.T) {
 }
 
 func TestChallengePageIsBlocked(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, store.SQLite) // no browser tier in this test
 	site := newSite(t)
 	site.set("/ir", `<html><head><title>Just a moment...</title></head><body><div id="cf-challenge">Checking your browser</div></body></html>`)
@@ -367,6 +368,7 @@ func TestChallengePageIsBlocked(t *testing.T) {
 }
 
 func TestRegistrationRules(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		ctx := context.Background()
@@ -445,6 +447,7 @@ func TestRegistrationRules(t *testing.T) {
 }
 
 func TestPauseResumeDelete(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		ctx := context.Background()
@@ -515,6 +518,7 @@ func queued(t *testing.T, st *store.Store, id string, want int) int {
 func ptr[T any](v T) *T { return &v }
 
 func TestErrorsTurnTheMonitorToErrorAndBack(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	ctx := context.Background()
 	site := newSite(t)
@@ -544,6 +548,7 @@ func TestErrorsTurnTheMonitorToErrorAndBack(t *testing.T) {
 }
 
 func TestRunWithoutCreditsIsRecordedUnbilled(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		ctx := context.Background()
@@ -575,6 +580,7 @@ func TestRunWithoutCreditsIsRecordedUnbilled(t *testing.T) {
 // a 403 challenge and a browser, which runs the challenge's script and
 // clicks the consent button of accept_selectors, with the page.
 func TestBotWallPassedByTheBrowser(t *testing.T) {
+	t.Parallel()
 	path := fetch.FindChromium()
 	if path == "" {
 		t.Skip("no chromium on PATH (scripts/setup.sh installs it)")
@@ -609,6 +615,7 @@ func TestBotWallPassedByTheBrowser(t *testing.T) {
 // TestPerHostLimit: many monitors of one site never hit it with more than
 // the per-host limit of requests at once.
 func TestPerHostLimit(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	e.svc.PerHost = 2
 	var mu sync.Mutex

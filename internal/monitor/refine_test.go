@@ -14,6 +14,7 @@ import (
 // refinement place make one model call; the other 29 are refused before
 // any call, and the monitor keeps the cap's number of refinements.
 func TestRefinementsAtTheCapCallNoModel(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		ms := newModelServer(t)
@@ -71,6 +72,7 @@ func TestRefinementsAtTheCapCallNoModel(t *testing.T) {
 // TestFailedPreviewKeepsNoRefinement: the place a refinement takes before
 // the model call is given back when the preview fails.
 func TestFailedPreviewKeepsNoRefinement(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		ms := newModelServer(t)

@@ -17,6 +17,7 @@ import (
 // scheme and host case, default port, numeric IPv4) register one monitor;
 // the others answer conflict, and the stored URL is the cleaned one.
 func TestOnePageOneMonitor(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		ctx := context.Background()
 		e := newEnv(t, dialect)
@@ -65,6 +66,7 @@ func TestOnePageOneMonitor(t *testing.T) {
 // at registration, with the SSRF guard's error, as loopback addresses are;
 // a node that allows loopback (WEBACQ_ALLOW_PRIVATE) allows them too.
 func TestLocalhostRefused(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		ctx := context.Background()
 		e := newEnv(t, dialect)
@@ -93,6 +95,7 @@ func TestLocalhostRefused(t *testing.T) {
 // model is refused at registration, naming the settings, and nothing is
 // stored.
 func TestIntentNeedsModel(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		ctx := context.Background()
 		e := newEnv(t, dialect)

@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -43,12 +45,109 @@ func URL(t testing.TB, dialect string) string {
 // Open returns a migrated store of the dialect on a fresh database.
 func Open(t testing.TB, dialect string) *store.Store {
 	t.Helper()
-	s, err := store.Open(context.Background(), URL(t, dialect))
+	return OpenPrepared(t, dialect, "", nil)
+}
+
+// OpenPrepared is Open on a database that prepare (when not nil) has also
+// brought up to date, as jobs.Migrate does the job queue's tables; name
+// tells one prepare from another. On SQLite the migrations and prepare run
+// once per test process, in a template database that each test's database
+// is a copy of: the same schema and rows a fresh migration gives, without
+// its cost per test (seconds under the race detector). store.Open still
+// runs on the copy and finds nothing to do. On PostgreSQL each test's
+// schema is migrated as before.
+func OpenPrepared(t testing.TB, dialect, name string, prepare func(context.Context, *store.Store) error) *store.Store {
+	t.Helper()
+	ctx := context.Background()
+	url := URL(t, dialect)
+	if dialect == store.SQLite {
+		if err := sqliteTemplate(name, prepare).copyTo(strings.TrimPrefix(url, "sqlite:")); err != nil {
+			t.Fatalf("sqlite template %q: %v", name, err)
+		}
+	}
+	s, err := store.Open(ctx, url)
 	if err != nil {
 		t.Fatalf("open %s store: %v", dialect, err)
 	}
 	t.Cleanup(func() { s.Close() })
+	if prepare != nil && dialect != store.SQLite {
+		if err := prepare(ctx, s); err != nil {
+			t.Fatalf("prepare %s store (%s): %v", dialect, name, err)
+		}
+	}
 	return s
+}
+
+// template is a migrated (and prepared) SQLite database, its files' bytes.
+type template struct {
+	once    sync.Once
+	db, wal []byte
+	err     error
+}
+
+var (
+	templatesMu sync.Mutex
+	templates   = map[string]*template{}
+)
+
+// sqliteTemplate returns the template of that name, made on first use.
+func sqliteTemplate(name string, prepare func(context.Context, *store.Store) error) *template {
+	templatesMu.Lock()
+	tp := templates[name]
+	if tp == nil {
+		tp = &template{}
+		templates[name] = tp
+	}
+	templatesMu.Unlock()
+	tp.once.Do(func() { tp.db, tp.wal, tp.err = makeSQLiteTemplate(prepare) })
+	return tp
+}
+
+func makeSQLiteTemplate(prepare func(context.Context, *store.Store) error) (db, wal []byte, err error) {
+	dir, err := os.MkdirTemp("", "webacq-storetest")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "webacq.db")
+	ctx := context.Background()
+	s, err := store.Open(ctx, "sqlite:"+path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if prepare != nil {
+		err = prepare(ctx, s)
+	}
+	if err == nil {
+		_, err = s.DB().ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+	}
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if db, err = os.ReadFile(path); err != nil {
+		return nil, nil, err
+	}
+	if wal, err = os.ReadFile(path + "-wal"); err != nil && !os.IsNotExist(err) {
+		return nil, nil, err
+	}
+	return db, wal, nil
+}
+
+// copyTo writes the template's files at path.
+func (tp *template) copyTo(path string) error {
+	if tp.err != nil {
+		return tp.err
+	}
+	if err := os.WriteFile(path, tp.db, 0o600); err != nil {
+		return err
+	}
+	if len(tp.wal) > 0 {
+		return os.WriteFile(path+"-wal", tp.wal, 0o600)
+	}
+	return nil
 }
 
 // Each runs fn as a subtest against every dialect.
