@@ -1,6 +1,8 @@
 package content
 
 import (
+	"strings"
+
 	"golang.org/x/net/html"
 )
 
@@ -60,4 +62,149 @@ func dedupBlocks(n *html.Node) {
 		}
 		seen[t] = true
 	}
+}
+
+// Platform profiles. A shop built on a commerce platform writes its
+// product page in the platform's own markup, whatever the site's theme,
+// so a profile that reads that markup carries over to every shop of the
+// platform. WooCommerce (WordPress) writes the single product as one
+// element of class "type-product" holding the summary (class
+// "entry-summary": name, price, short description, the cart form and
+// the SKU and category line) and the tabs (class "woocommerce-tabs":
+// the description, the attributes, the reviews), followed by related
+// products and up-sells in sections of their own.
+
+// wooDrop names, by class, the parts of WooCommerce's product element
+// that are not the product: the image gallery, the tab list (the panels
+// keep their own headings), and the runs of other products.
+var wooDrop = [...]string{"woocommerce-product-gallery", "wc-tabs", "woocommerce-Tabs-panel--reviews", "woocommerce-Reviews", "related", "upsells", "up-sells", "cross-sells"}
+
+// wooProduct returns a copy of the WooCommerce product element of the
+// tree under body, without the parts wooDrop names and the cart form
+// (its quantity box and button; the variation choices are in it too),
+// or nil when the page has none. The product element is the first
+// element of class "type-product" that holds an element of class
+// "entry-summary": product cards in a grid are of class "type-product"
+// too, but hold no summary.
+func wooProduct(body *html.Node) (product, summary *html.Node) {
+	var found *html.Node
+	var walk func(n *html.Node, inProduct *html.Node)
+	walk = func(n *html.Node, inProduct *html.Node) {
+		for c := n.FirstChild; c != nil && found == nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			p := inProduct
+			if p == nil && hasClassToken(c, "type-product") {
+				p = c
+			}
+			if p != nil && hasClassToken(c, "entry-summary") {
+				found, summary = p, c
+				return
+			}
+			walk(c, p)
+		}
+	}
+	walk(body, nil)
+	if found == nil {
+		return nil, nil
+	}
+	out := cloneTree(found)
+	var drop func(n *html.Node)
+	drop = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; {
+			next := c.NextSibling
+			if c.Type == html.ElementNode && wooDropped(c) {
+				n.RemoveChild(c)
+			} else {
+				drop(c)
+			}
+			c = next
+		}
+	}
+	drop(out)
+	prune(out)
+	return out, summary
+}
+
+// wooDropped tells whether n is a part of WooCommerce's product element
+// that wooProduct leaves out.
+func wooDropped(n *html.Node) bool {
+	if n.Data == "form" && hasClassToken(n, "cart") {
+		return true
+	}
+	for _, c := range wooDrop {
+		if hasClassToken(n, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasClassToken tells whether one of n's classes is c.
+func hasClassToken(n *html.Node, c string) bool {
+	v := attr(n, "class")
+	for len(v) > 0 {
+		i := strings.IndexAny(v, " \t\n\r\f")
+		tok := v
+		if i >= 0 {
+			tok, v = v[:i], v[i+1:]
+		} else {
+			v = ""
+		}
+		if tok == c {
+			return true
+		}
+	}
+	return false
+}
+
+// platformProduct returns the product of a page built on a platform
+// whose product markup a profile reads, when the article art (the
+// readability pass's choice, may be nil) lies elsewhere: it holds under
+// half of the words of the product's summary (its name, price and short
+// description), or half of its text is in links (a menu). An article of
+// prose that holds the summary is the product with what the theme
+// writes beside it (a description outside the platform's element) and
+// stays.
+func platformProduct(root, art *html.Node) *html.Node {
+	body := findBody(root)
+	if body == nil {
+		return nil
+	}
+	w, summary := wooProduct(body)
+	if w == nil {
+		return nil
+	}
+	if art == nil {
+		return w
+	}
+	if st := textStats(art, nil); st.linkLen >= 0.5*float64(st.length) {
+		return w // a menu, not the product
+	}
+	if wordShare(nodeText(summary), textOf(art)) >= 0.5 {
+		return nil
+	}
+	return w
+}
+
+// wordShare returns the share of a's words (lowered, a multiset) that b
+// holds; 1 when a has none.
+func wordShare(a, b string) float64 {
+	aw := strings.Fields(strings.ToLower(a))
+	if len(aw) == 0 {
+		return 1
+	}
+	have := make(map[string]int)
+	for _, w := range strings.Fields(strings.ToLower(b)) {
+		have[w]++
+	}
+	n := 0
+	for _, w := range aw {
+		if have[w] > 0 {
+			have[w]--
+			n++
+		}
+	}
+	return float64(n) / float64(len(aw))
 }

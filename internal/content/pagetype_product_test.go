@@ -131,3 +131,129 @@ func TestChromeOnlyBounded(t *testing.T) {
 		t.Errorf("chromeOnly took %v", d)
 	}
 }
+
+// wooPage is a WooCommerce product page: a mega-menu of links before the
+// product element, whose summary holds the name, price, short
+// description, cart form and SKU line, and whose tabs hold the
+// description and the reviews, then related products.
+func wooPage() string {
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Warrior Drop Necklace – Shop</title><meta property="og:type" content="product"><script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Warrior Drop Necklace","offers":{"@type":"Offer","price":"3665.00","priceCurrency":"USD"}}</script></head><body class="product-template-default single single-product woocommerce">
+<header><div class="menu-wrap"><ul class="mega">`)
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&b, `<li><a href="/shop/category-%d/">Category number %d of the shop</a></li>`, i, i)
+	}
+	b.WriteString(`</ul></div></header>
+<div id="primary"><div id="product-1428" class="product type-product post-1428 status-publish instock">
+<div class="woocommerce-product-gallery images"><figure><img src="/n.jpg" alt="Necklace"><figcaption>Zoom the gallery picture</figcaption></figure></div>
+<div class="summary entry-summary">
+<h1 class="product_title entry-title">Warrior Drop Necklace</h1>
+<p class="price"><span class="woocommerce-Price-amount amount">$ 3,665.00</span></p>
+<div class="woocommerce-product-details__short-description"><p>Gold, adorned by diamonds.</p></div>
+<form class="cart" method="post"><div class="quantity"><label>Quantity</label><input type="number" name="quantity" value="1"></div><button type="submit" class="single_add_to_cart_button">Add to cart now please</button></form>
+<div class="product_meta"><span class="sku_wrapper">SKU: <span class="sku">N667FD</span></span></div>
+</div>
+<div class="woocommerce-tabs wc-tabs-wrapper">
+<ul class="tabs wc-tabs"><li><a href="#tab-description">Description</a></li><li><a href="#tab-reviews">Reviews (0)</a></li></ul>
+<div class="woocommerce-Tabs-panel woocommerce-Tabs-panel--description panel entry-content wc-tab" id="tab-description"><h2>Description</h2><div class="desc-body"><div class="desc-text"><p>Made of eighteen carat gold by a workshop in the city, polished by hand and set with white diamonds.</p>`)
+	for i := 0; i < 6; i++ {
+		fmt.Fprintf(&b, `<p>In its %d. step, the workshop, founded by two sisters, draws each bar by hand, files it, wraps it in rings of yellow and white gold, and sets the stones one by one, so that no two pieces are quite alike, and each is signed.</p>`, i+1)
+	}
+	b.WriteString(`</div></div></div>
+<div class="woocommerce-Tabs-panel woocommerce-Tabs-panel--reviews panel entry-content wc-tab" id="tab-reviews"><div id="reviews" class="woocommerce-Reviews"><p>There are no reviews yet. Be the first to review this necklace.</p></div></div>
+</div>
+<section class="related products"><h2>Related products</h2><ul class="products">`)
+	for i := 0; i < 4; i++ {
+		fmt.Fprintf(&b, `<li class="product type-product"><a href="/product/ring-%d/"><img src="/r%d.jpg" alt="">Diamond ring number %d</a><span class="price">$ 1,2%d0.00</span></li>`, i, i, i, i)
+	}
+	b.WriteString(`</ul></section></div></div>
+<footer><p>Free returns and free shipping on orders over fifty dollars.</p></footer></body></html>`)
+	return b.String()
+}
+
+func TestWooProduct(t *testing.T) {
+	root, err := html.Parse(strings.NewReader(wooPage()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, summary := wooProduct(findBody(root))
+	if w == nil || summary == nil {
+		t.Fatal("no WooCommerce product found")
+	}
+	got := textOf(w)
+	for _, s := range []string{"Warrior Drop Necklace", "$ 3,665.00", "adorned by diamonds", "SKU: N667FD", "eighteen carat gold"} {
+		if !strings.Contains(got, s) {
+			t.Errorf("product lacks %q:\n%s", s, got)
+		}
+	}
+	for _, s := range []string{"Zoom the gallery", "Add to cart", "Reviews (0)", "no reviews yet", "Related products", "Diamond ring", "Category number"} {
+		if strings.Contains(got, s) {
+			t.Errorf("product holds %q:\n%s", s, got)
+		}
+	}
+
+	// The article decides: a menu (most of its text in links) or a
+	// block without the summary gives way to the product; prose that
+	// holds the summary stays.
+	menu := findClassToken(root, "mega")
+	if menu == nil || platformProduct(root, menu) == nil {
+		t.Error("a menu article kept")
+	}
+	desc := findClassToken(root, "woocommerce-Tabs-panel--description")
+	if desc == nil || platformProduct(root, desc) == nil {
+		t.Error("an article without the summary kept")
+	}
+	if platformProduct(root, findClassToken(root, "entry-summary")) != nil {
+		t.Error("an article of prose holding the summary replaced")
+	}
+	if platformProduct(root, nil) == nil {
+		t.Error("no article: the product not taken")
+	}
+
+	// A shop's grid of product cards (class type-product, no summary)
+	// is not a product.
+	grid, err := html.Parse(strings.NewReader(`<body><ul><li class="product type-product"><a href="/p/1">Ring one</a></li><li class="product type-product"><a href="/p/2">Ring two</a></li></ul></body>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, _ := wooProduct(findBody(grid)); w != nil {
+		t.Errorf("a grid of cards taken for a product: %q", textOf(w))
+	}
+}
+
+// TestWooProductPage: on a WooCommerce product page whose readability
+// article is the description tab (its longest prose), the main content
+// is the product element: the name, price and SKU line as well.
+func TestWooProductPage(t *testing.T) {
+	doc, err := HTML([]byte(wooPage()), "https://shop.example/product/warrior-drop-necklace/", Options{OnlyMainContent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.PageType != TypeProduct {
+		t.Fatalf("page type %s, want product", doc.PageType)
+	}
+	for _, s := range []string{"Warrior Drop Necklace", "$ 3,665.00", "adorned by diamonds", "SKU: N667FD", "eighteen carat gold"} {
+		if !strings.Contains(doc.Text, s) {
+			t.Errorf("text lacks %q:\n%s", s, doc.Text)
+		}
+	}
+	for _, s := range []string{"Category number", "Diamond ring", "no reviews yet"} {
+		if strings.Contains(doc.Text, s) {
+			t.Errorf("text holds %q:\n%s", s, doc.Text)
+		}
+	}
+}
+
+// findClassToken returns the first element under n one of whose classes
+// is c.
+func findClassToken(n *html.Node, c string) *html.Node {
+	for k := n.FirstChild; k != nil; k = k.NextSibling {
+		if k.Type == html.ElementNode && hasClassToken(k, c) {
+			return k
+		}
+		if f := findClassToken(k, c); f != nil {
+			return f
+		}
+	}
+	return nil
+}
