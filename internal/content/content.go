@@ -228,10 +228,6 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 			c.text, c.words, c.textOK = text, words, true
 		}
 		if node != nil && typ == typeIndex(TypeProduct) && c.probs[typ] >= profileProb {
-			// A shop platform's own product markup (pagetype_product.go).
-			if w := platformProduct(root, node); w != nil {
-				node, langs, c.facts.profile = w, nil, true
-			}
 			// A product page's panels written twice (pagetype_product.go).
 			dedupBlocks(node)
 			c.textOK = false
