@@ -36,6 +36,11 @@ func FuzzHTML(f *testing.F) {
 		"<div class=\"side\">" + strings.Repeat("<div><h4>Desk</h4><span>$5</span></div>", 12) + "</div><form><form><ul class=\"grid\">" +
 			strings.Repeat("<li class=\"card\"><a href=/p><img src=x>Desk</a><span>$9</span><label>Qty:</label><input><button>Add</button><select><option>1</select></li>", 6) + "</ul></form>",
 		`<div itemtype="https://schema.org/DiscussionForumPosting"><a href="/t/1">t</a></div>$` + "\xe2\x82",
+		// phpBB's posts: nested post blocks, a postbody without content,
+		// an author line without a date, a code box without its header.
+		`<div id="p1" class="post"><div id="p2" class="post"><div class="postbody"><p class="author">by <strong>x</strong> &raquo;</p>` +
+			`<div class="content"><div class="codebox"><pre>c</pre></div><cite><a data-post-id=1>↑</a></cite></div></div></div></div>` +
+			`<div id="p3" class="post bg1"><a href="memberlist.php?mode=viewprofile&u=2"></a><div class="postbody"><div class="content">` + strings.Repeat("post text, ", 30) + `</div></div></div>`,
 		// React's streamed boundaries: a slot inside its own content, a
 		// duplicate slot, an unclosed fallback, nested and segment slots.
 		`<!--$?--><template id="B:0"></template><p>Loading</p><div hidden id="S:0"><template id="B:0"></template><!--$?--><template id="P:1"></template></div>` +
