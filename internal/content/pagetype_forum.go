@@ -362,3 +362,42 @@ func ldIsPost(t any) bool {
 	}
 	return false
 }
+
+// shellExcerpt returns the opening post's excerpt of a Discourse topic
+// served as a script shell with no post in it (no crawler view, no
+// preloaded posts), or nil. Discourse (its generator meta) writes the
+// first post's opening characters into the topic's og:description; a
+// topic's path is /t/<slug>/<id>. The shell's own text (a theme's
+// header, a splash screen) is fewer words than the excerpt, which ends
+// in an ellipsis after a cut word.
+func shellExcerpt(s scanResult, node *html.Node) *html.Node {
+	if !strings.HasPrefix(strings.TrimSpace(s.sig.generator), "Discourse") || s.base == nil ||
+		!strings.Contains(s.base.Path, "/t/") {
+		return nil
+	}
+	og := s.meta.OpenGraph
+	ex := clean(first(og["og:description"], og["twitter:description"], s.meta.Description))
+	for _, cut := range []string{"&hellip;", "…", "..."} {
+		if t, ok := strings.CutSuffix(ex, cut); ok {
+			// The excerpt stops inside a word: that word goes.
+			ex = strings.TrimSpace(t)
+			if i := strings.LastIndexByte(ex, ' '); i > 0 {
+				ex = ex[:i]
+			}
+			break
+		}
+	}
+	words := countWords(ex)
+	if words < shellExcerptWords || node != nil && countWords(textOf(node)) >= words {
+		return nil
+	}
+	div := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+	p := &html.Node{Type: html.ElementNode, Data: "p", DataAtom: atom.P}
+	p.AppendChild(&html.Node{Type: html.TextNode, Data: ex})
+	div.AppendChild(p)
+	return div
+}
+
+// shellExcerptWords is the fewest words of an excerpt read as a shell's
+// content.
+const shellExcerptWords = 20
