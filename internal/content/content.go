@@ -111,7 +111,6 @@ type signals struct {
 	titleTag     string   // raw <title>
 	h1           string   // first <h1> text
 	ldTypes      []string // JSON-LD @type values
-	generator    string   // <meta name="generator">
 }
 
 // ErrEmpty reports a body with nothing to convert.
@@ -232,11 +231,6 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 			// A product page's panels written twice (pagetype_product.go).
 			dedupBlocks(node)
 			c.textOK = false
-		}
-	}
-	if opt.OnlyMainContent {
-		if x := shellExcerpt(s, node); x != nil {
-			node, langs, c.textOK = x, nil, false
 		}
 	}
 	c.main = node != nil

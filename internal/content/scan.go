@@ -166,7 +166,6 @@ func scan(root *html.Node, pageURL *url.URL, wantLinks bool) scanResult {
 		titleTag:     s.titleTag,
 		h1:           s.h1,
 		ldTypes:      s.ld.types,
-		generator:    s.metas["generator"],
 	}
 	return r
 }
