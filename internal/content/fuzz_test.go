@@ -40,6 +40,11 @@ func FuzzHTML(f *testing.F) {
 		// (Discourse's crawler view): posts nested in posts, unclosed.
 		`<header role="banner">Forums</header><noscript data-path="/t/1"><div itemscope itemtype="http://schema.org/DiscussionForumPosting"><p>` +
 			strings.Repeat("post text, ", 30) + `<div itemscope itemtype="http://schema.org/Comment"><div itemscope itemtype=Comment><p>r</noscript><section id=main></section>`,
+		// phpBB's posts: nested post blocks, a postbody without content,
+		// an author line without a date, a code box without its header.
+		`<div id="p1" class="post"><div id="p2" class="post"><div class="postbody"><p class="author">by <strong>x</strong> &raquo;</p>` +
+			`<div class="content"><div class="codebox"><pre>c</pre></div><cite><a data-post-id=1>↑</a></cite></div></div></div></div>` +
+			`<div id="p3" class="post bg1"><a href="memberlist.php?mode=viewprofile&u=2"></a><div class="postbody"><div class="content">` + strings.Repeat("post text, ", 30) + `</div></div></div>`,
 		// React's streamed boundaries: a slot inside its own content, a
 		// duplicate slot, an unclosed fallback, nested and segment slots.
 		`<!--$?--><template id="B:0"></template><p>Loading</p><div hidden id="S:0"><template id="B:0"></template><!--$?--><template id="P:1"></template></div>` +

@@ -95,6 +95,14 @@ func markedPosts(n *html.Node) []*post {
 // (markedThread) or in JSON-LD (ldThread).
 func forumContent(root, body, art *html.Node) *html.Node {
 	thread := markedThread(body)
+	if thread == nil {
+		// A platform's own markup of its posts (pagetype_phpbb.go): the whole
+		// thread, first post included.
+		if thread = phpbbThread(body); thread != nil {
+			prune(thread)
+			return thread
+		}
+	}
 	lds := ldPosts(root)
 	if thread == nil {
 		thread = ldThread(lds)

@@ -336,3 +336,87 @@ func TestNoscriptBesideChrome(t *testing.T) {
 <div id="main"><article><h1>Budget approved</h1><p>` + strings.Repeat(ruleProse, 3) + `</p></article></div></body></html>`
 	checkText(t, mainText(t, page), []string{"The council met"}, []string{"enable JavaScript"})
 }
+
+// phpbbPage is a phpBB thread in the prosilver style, without schema.org
+// markup: each post a <div id="p…" class="post">, its author in the
+// profile column with the post count and join date, its date in the
+// author line, its text in div.content (a code box, a quote), the
+// signature below. old writes phpBB 3.0's author line ("by <name> »
+// <date>", the name a plain profile link).
+func phpbbPage(old bool) string {
+	var b strings.Builder
+	b.WriteString(`<!doctype html><html><head><title>Turning off all LEDs - Board</title></head><body>
+<div id="wrap"><div class="headerbar"><a href="./index.php">Board index</a> <a href="./faq.php">FAQ</a> <a href="./ucp.php?mode=login">Login</a></div>
+<div id="page-body"><h2 class="topic-title"><a href="./viewtopic.php?t=1">Turning off all LEDs</a></h2>
+<div class="pagination">4 posts &bull; Page 1 of 1</div>`)
+	for i := 1; i <= 4; i++ {
+		user := fmt.Sprintf(`<a href="./memberlist.php?mode=viewprofile&amp;u=%d" class="username">member%d</a>`, i, i)
+		author := fmt.Sprintf(`<a href="./viewtopic.php?p=%d#p%d">Wed Dec 27, 2023 10:0%d am</a>`, 100+i, 100+i, i)
+		if old {
+			user = fmt.Sprintf(`<a href="./memberlist.php?mode=viewprofile&amp;u=%d">member%d</a>`, i, i)
+			author = fmt.Sprintf(`<a href="./viewtopic.php?p=%d#p%d"><img src="icon_post_target.gif" alt="Post"></a>by <strong>%s</strong> &raquo; Wed Dec 27, 2023 10:0%d am`, 100+i, 100+i, user, i)
+		}
+		quote := ""
+		if i == 3 {
+			quote = `<blockquote><div><cite><a href="./memberlist.php?mode=viewprofile&amp;u=1">member1</a> wrote: <a href="./viewtopic.php?p=101#p101" data-post-id="101">↑</a><span class="responsive-hide">Wed Dec 27, 2023 10:01 am</span></cite>QuotedText from the first post</div></blockquote>`
+		}
+		fmt.Fprintf(&b, `<div id="p%d" class="post has-profile bg%d"><div class="inner">
+<dl class="postprofile"><dt>%s</dt><dd class="profile-posts"><strong>Posts:</strong> 91%d</dd><dd class="profile-joined"><strong>Joined:</strong> Sun Dec 28, 2014 3:02 pm</dd></dl>
+<div class="postbody"><div id="post_content%d"><h3><a href="#p%d">Re: Turning off all LEDs</a></h3>
+<p class="author">%s</p>
+<div class="content">%sPost%d: the power and activity lights can be turned off from the config file of the firmware, and the network lights need another setting on the newer board.<br>
+<div class="codebox"><p>Code: <a href="#">Select all</a></p><pre><code>dtparam=act_led_trigger=none</code></pre></div></div>
+<div id="sig%d" class="signature">Signature%d: my setup</div></div></div></div></div>
+<hr class="divider">`, 100+i, i%2+1, user, i, 100+i, 100+i, author, quote, i, 100+i, i)
+	}
+	b.WriteString(`</div><div class="copyright">Powered by phpBB</div></div></body></html>`)
+	return b.String()
+}
+
+// TestForumPhpBB: a phpBB thread is every post in order, each its
+// author, date and text, without the profile column, the "Re:" heading,
+// the signature, the code box's "Select all" and a quote's date; in
+// 3.0's author line as in 3.3's.
+func TestForumPhpBB(t *testing.T) {
+	for _, old := range []bool{false, true} {
+		text := forumText(t, phpbbPage(old))
+		for i := 1; i <= 4; i++ {
+			checkText(t, text, []string{fmt.Sprintf("member%d\nWed Dec 27, 2023 10:0%d am\n", i, i), fmt.Sprintf("Post%d:", i)}, nil)
+		}
+		checkText(t, text, []string{"dtparam=act_led_trigger=none", "member1 wrote:", "QuotedText"},
+			[]string{"Posts:", "Joined:", "Re: Turning", "Signature", "Select all", "↑", "by member", "Board index"})
+		if strings.Index(text, "Post1:") > strings.Index(text, "Post4:") {
+			t.Errorf("old=%v: posts out of order:\n%s", old, text)
+		}
+	}
+}
+
+// TestPhpbbNestedBounded: post-like blocks nested 400 deep without a
+// postbody (hostile markup; the parser stops at 512), 100 times over,
+// cost one pass, not one per level, and the posts after them are still
+// read.
+func TestPhpbbNestedBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><body>`)
+	for range 100 {
+		b.WriteString(strings.Repeat(`<div id="p1" class="post">x`, 400))
+		b.WriteString(strings.Repeat(`</div>`, 400))
+	}
+	for i := 2; i <= 3; i++ {
+		fmt.Fprintf(&b, `<div id="p%d" class="post"><div class="postbody"><p class="author">date%d</p><div class="content">text%d</div></div></div>`, i, i, i)
+	}
+	b.WriteString(`</body></html>`)
+	root, err := html.Parse(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	k := phpbbThread(findBody(root))
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("phpbbThread took %v", d)
+	}
+	if k == nil {
+		t.Fatal("no thread")
+	}
+	checkText(t, textOf(k), []string{"date2", "text2", "date3", "text3"}, nil)
+}
