@@ -45,6 +45,11 @@ func FuzzHTML(f *testing.F) {
 		`<div id="p1" class="post"><div id="p2" class="post"><div class="postbody"><p class="author">by <strong>x</strong> &raquo;</p>` +
 			`<div class="content"><div class="codebox"><pre>c</pre></div><cite><a data-post-id=1>↑</a></cite></div></div></div></div>` +
 			`<div id="p3" class="post bg1"><a href="memberlist.php?mode=viewprofile&u=2"></a><div class="postbody"><div class="content">` + strings.Repeat("post text, ", 30) + `</div></div></div>`,
+		// Reddit's things: a comment without an entry, an entry without a
+		// tagline, a thing inside a tagline, a link thing alone.
+		`<div class="thing" data-type="link"><div class="entry"><p class="tagline"><a class="author">a</a><span class="score unvoted">` +
+			`<div class="thing" data-type="comment"></div></span></p></div></div><div class="thing" data-type="comment"><div class="entry">` +
+			`<div class="usertext-body"><div class="md"><p>` + strings.Repeat("comment text, ", 30) + `</div></div></div></div>`,
 		// React's streamed boundaries: a slot inside its own content, a
 		// duplicate slot, an unclosed fallback, nested and segment slots.
 		`<!--$?--><template id="B:0"></template><p>Loading</p><div hidden id="S:0"><template id="B:0"></template><!--$?--><template id="P:1"></template></div>` +

@@ -96,9 +96,12 @@ func markedPosts(n *html.Node) []*post {
 func forumContent(root, body, art *html.Node) *html.Node {
 	thread := markedThread(body)
 	if thread == nil {
-		// A platform's own markup of its posts (pagetype_phpbb.go): the whole
-		// thread, first post included.
-		if thread = phpbbThread(body); thread != nil {
+		// A platform's own markup of its posts (pagetype_phpbb.go,
+		// pagetype_reddit.go): the whole thread, first post included.
+		if thread = phpbbThread(body); thread == nil {
+			thread = redditThread(body)
+		}
+		if thread != nil {
 			prune(thread)
 			return thread
 		}

@@ -420,3 +420,51 @@ func TestPhpbbNestedBounded(t *testing.T) {
 	}
 	checkText(t, textOf(k), []string{"date2", "text2", "date3", "text3"}, nil)
 }
+
+// redditPage is a thread as old.reddit.com serves it: the submission and
+// nested comments, each a div.thing with its entry (tagline with author
+// and score, text in .usertext-body .md), voting arrows and buttons, a
+// "load more comments" thing and a sidebar of the subreddit's rules.
+func redditPage() string {
+	comment := func(i int, children string) string {
+		return fmt.Sprintf(`<div class=" thing id-t1_c%d noncollapsed comment " id="thing_t1_c%d" data-type="comment" data-author="user%d">
+<div class="midcol unvoted"><div class="arrow up" role="button" aria-label="upvote"></div></div>
+<div class="entry unvoted"><p class="tagline"><a href="#" class="expand">[–]</a><a href="/user/user%d" class="author may-blank">user%d</a> <span class="score dislikes" title="%d">%d points</span><span class="score unvoted" title="%d">%d points</span> <time datetime="2026-03-04T18:58:33+00:00">17 hours ago</time></p>
+<form class="usertext"><div class="usertext-body may-blank-within md-container"><div class="md"><p>Comment%d: hair cells of the inner ear are not the hairs of the scalp, so a treatment for one says little about the other.</p></div></div></form>
+<ul class="flat-list buttons"><li><a href="#">permalink</a></li><li><a href="#">embed</a></li><li><a href="#">reply</a></li></ul></div>
+<div class="child">%s</div></div>`, i, i, i, i, i, 10*i-1, 10*i-1, 10*i, 10*i, i, children)
+	}
+	return `<!doctype html><html><head><title>Functional hair follicles grown in the lab : science</title></head><body>
+<div id="header"><a href="/">reddit</a> <a href="/r/science">science</a> <a href="/login">log in or sign up</a></div>
+<div class="side"><div class="md"><h3>Submission rules</h3><p>Directly link to the published study or a media summary. No editorialized titles. Posts must be less than six months old.</p></div></div>
+<div class="content" role="main"><div class="sitetable linklisting">
+<div class=" thing id-t3_s1 odd link " id="thing_t3_s1" data-type="link" data-author="poster"><div class="midcol unvoted"><div class="score unvoted" title="1100">1100</div></div>
+<div class="entry unvoted"><div class="top-matter"><p class="title"><a class="title" href="https://news.example/hair">Fully functional hair follicles have been grown in the lab</a></p>
+<p class="tagline">submitted 17 hours ago by <a href="/user/poster" class="author may-blank">poster</a></p>
+<ul class="flat-list buttons"><li><a href="#">47 comments</a></li><li><a href="#">share</a></li></ul></div></div></div></div>
+<div class="commentarea"><div class="sitetable nestedlisting">` +
+		comment(1, comment(2, comment(3, ""))) + comment(4, "") +
+		`<div class=" thing morechildren" data-type="morechildren"><div class="entry"><span class="morecomments"><a href="#">load more comments (3 replies)</a></span></div></div>
+</div></div></div>
+<div class="footer"><a href="/help">help</a> <a href="/about">about</a></div></body></html>`
+}
+
+// TestForumReddit: an old.reddit.com thread is the submitter and every
+// comment in document order (a reply after its parent), each its author
+// and score and its text, without the buttons, the "load more" link, the
+// relative times and the sidebar.
+func TestForumReddit(t *testing.T) {
+	doc, err := HTML([]byte(redditPage()), "https://old.reddit.com/r/science/comments/s1/functional_hair/", Options{OnlyMainContent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.PageType != TypeForum {
+		t.Fatalf("page type %s, want forum", doc.PageType)
+	}
+	text := doc.Text
+	checkText(t, text, []string{"poster\n", "user1 10 points\nComment1:", "user2 20 points\nComment2:", "user3 30 points\nComment3:", "user4 40 points\nComment4:"},
+		[]string{"permalink", "load more", "17 hours ago", "Submission rules", "9 points", "log in"})
+	if i, j := strings.Index(text, "Comment3:"), strings.Index(text, "Comment4:"); i < 0 || j < i {
+		t.Errorf("comments out of order:\n%s", text)
+	}
+}
