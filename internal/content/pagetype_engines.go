@@ -9,7 +9,9 @@ import (
 
 // Forum engines other than phpBB (pagetype_phpbb.go) that write their
 // posts in their own markup, the same from site to site, and no
-// schema.org posts. Each engine names a post block by its attributes
+// schema.org posts: XenForo and MyBB. (Readers of FluxBB, Vanilla,
+// Invision, vBulletin, SMF and Discuz were measured and not kept: see
+// bench/content/README.md, forum4.) Each engine names a post block by its attributes
 // (cheap, no walk) and finds in it the post's text, author and date, as
 // the engine's default templates write them.
 
@@ -32,7 +34,7 @@ type engine struct {
 const maxEnginePosts = 2000
 
 // engines are tried on every element, in this order.
-var engines = []*engine{fluxbbEngine, vanillaEngine, invisionEngine, xenforoEngine, vbulletinEngine, smfEngine, mybbEngine, discuzEngine}
+var engines = []*engine{xenforoEngine, mybbEngine}
 
 // engineThread returns the author, date and text of every post of the
 // engine with the most posts in body, in order, or nil when no engine
@@ -152,114 +154,6 @@ func timeText(n *html.Node) string {
 	return textIn(firstMatch(n, func(d *html.Node) bool { return d.DataAtom == atom.Time }))
 }
 
-// FluxBB (and PunBB 1.2, which it continues): each post a
-// <div id="p<n>" class="blockpost …">; its number and permalinked date
-// in the <h2>, the author in the left column's <dt> (with the title,
-// join date and post count in <dd>s), the text in div.postmsg, the
-// "Last edited by" note in p.postedit, the signature in a second
-// div.postmsg that is also div.postsignature.
-var fluxbbEngine = &engine{
-	name: "fluxbb",
-	claims: func(n *html.Node) bool {
-		return numberedID(attr(n, "id"), "p") && hasClassToken(n, "blockpost")
-	},
-	text: func(p *html.Node) *html.Node {
-		return firstMatch(p, func(d *html.Node) bool {
-			return hasClassToken(d, "postmsg") && !hasClassToken(d, "postsignature")
-		})
-	},
-	author: func(p *html.Node) string {
-		left := firstClassed(p, "postleft")
-		return textIn(firstMatch(left, func(d *html.Node) bool { return d.DataAtom == atom.Dt }))
-	},
-	date: func(p *html.Node) string {
-		h := firstMatch(p, func(d *html.Node) bool { return d.DataAtom == atom.H2 })
-		return textIn(firstMatch(h, func(d *html.Node) bool { return d.DataAtom == atom.A }))
-	},
-	drop: func(n *html.Node) bool { return hasClassToken(n, "postedit") },
-}
-
-// Vanilla: the discussion's opening post a <div id="Discussion_<n>"
-// class="Item …">, each comment an <li id="Comment_<n>" class="Item …">;
-// the author's name the last link of span.Author (the first is the
-// photo), the date the <time> of span.DateCreated, the text
-// div.Message.
-var vanillaEngine = &engine{
-	name: "vanilla",
-	claims: func(n *html.Node) bool {
-		id := attr(n, "id")
-		return hasClassToken(n, "Item") && (numberedID(id, "Discussion_") || numberedID(id, "Comment_"))
-	},
-	text: func(p *html.Node) *html.Node { return firstClassed(p, "Message") },
-	author: func(p *html.Node) string {
-		a := firstClassed(p, "Author")
-		if a == nil {
-			return ""
-		}
-		name := ""
-		for d := range a.Descendants() {
-			if d.Type == html.ElementNode && d.DataAtom == atom.A {
-				if t := textIn(d); t != "" {
-					name = t
-				}
-			}
-		}
-		if name == "" {
-			name = textIn(a)
-		}
-		return name
-	},
-	date: func(p *html.Node) string {
-		d := firstClassed(p, "DateCreated")
-		if t := timeText(d); t != "" {
-			return t
-		}
-		return textIn(d)
-	},
-}
-
-// Invision Community (IPS 4 and 5): each post an
-// <article id="elComment_<n>">; the text the element with
-// data-role="commentContent", the author h3.cAuthorPane_author (4) or
-// h3.ipsEntry__username (5), the date the post's first <time> (5 writes
-// a long and a short form in it: the long one).
-var invisionEngine = &engine{
-	name: "invision",
-	claims: func(n *html.Node) bool {
-		return n.DataAtom == atom.Article && numberedID(attr(n, "id"), "elComment_")
-	},
-	text: func(p *html.Node) *html.Node {
-		return firstMatch(p, func(d *html.Node) bool { return attr(d, "data-role") == "commentContent" })
-	},
-	author: func(p *html.Node) string {
-		return textIn(firstMatch(p, func(d *html.Node) bool {
-			return hasClassToken(d, "cAuthorPane_author") || hasClassToken(d, "ipsEntry__username")
-		}))
-	},
-	date: func(p *html.Node) string {
-		t := firstMatch(p, func(d *html.Node) bool { return d.DataAtom == atom.Time })
-		if long := firstClassed(t, "ipsTime__long"); long != nil {
-			return textIn(long)
-		}
-		return textIn(t)
-	},
-	// The edit note ("Edited <date> by <name>", marked to be left out of
-	// quotes) and a long quote's "Expand" control.
-	drop: func(n *html.Node) bool {
-		return hasKey(n, "data-excludequote") || attr(n, "data-action") == "expandTruncate"
-	},
-}
-
-// hasKey reports whether n carries the attribute key, with any value.
-func hasKey(n *html.Node, key string) bool {
-	for _, a := range n.Attr {
-		if a.Key == key {
-			return true
-		}
-	}
-	return false
-}
-
 // XenForo 2: each post an <article class="message …" data-author="<name>">,
 // its date the <time> of header.message-attribution, its text the
 // div.bbWrapper of article.message-body (the signature is another
@@ -297,87 +191,6 @@ var xenforoEngine = &engine{
 	},
 }
 
-// vBulletin 3: each post a <table id="post<n>"> (in div#edit<n>), the
-// author a.bigusername, the date the text beside <a name="post<n>"> in
-// the header row, the text div#post_message_<n>. vBulletin 4: <li
-// id="post_<n>" class="postcontainer …">, the author a.username, the
-// date span.date, the text div#post_message_<n> (the signature in
-// div.after_content). vBulletin 5: <li class="b-post …"
-// data-node-id="<n>">, the author div.author's link, the date the first
-// <time>, the text div.js-post__content-text.
-var vbulletinEngine = &engine{
-	name: "vbulletin",
-	claims: func(n *html.Node) bool {
-		id := attr(n, "id")
-		switch {
-		case n.DataAtom == atom.Table && numberedID(id, "post"):
-			return true
-		case numberedID(id, "post_") && hasClassToken(n, "postcontainer"):
-			return true
-		}
-		return hasClassToken(n, "b-post") && attr(n, "data-node-id") != ""
-	},
-	text: func(p *html.Node) *html.Node {
-		return firstMatch(p, func(d *html.Node) bool {
-			return numberedID(attr(d, "id"), "post_message_") || hasClassToken(d, "js-post__content-text")
-		})
-	},
-	author: func(p *html.Node) string {
-		if a := firstMatch(p, func(d *html.Node) bool {
-			return d.DataAtom == atom.A && (hasClassToken(d, "bigusername") || hasClassToken(d, "username"))
-		}); a != nil {
-			return textIn(a)
-		}
-		au := firstClassed(p, "author")
-		return textIn(firstMatch(au, func(d *html.Node) bool { return d.DataAtom == atom.A }))
-	},
-	date: func(p *html.Node) string {
-		if d := textIn(firstClassed(p, "date")); d != "" {
-			return d
-		}
-		if t := timeText(p); t != "" {
-			return t
-		}
-		anchor := firstMatch(p, func(d *html.Node) bool {
-			return d.DataAtom == atom.A && numberedID(attr(d, "name"), "post")
-		})
-		if anchor != nil && anchor.Parent != nil {
-			return textIn(anchor.Parent)
-		}
-		return ""
-	},
-}
-
-// Simple Machines (SMF 2.0, 2.1): each post a div.post_wrapper, the
-// author the link of div.poster's <h4>, the date div.smalltext of
-// div.keyinfo (2.0: "« Reply #1 on: <date> »") or a.smalltext of
-// div.postinfo (2.1), the text div#msg_<n>.
-var smfEngine = &engine{
-	name:   "smf",
-	claims: func(n *html.Node) bool { return hasClassToken(n, "post_wrapper") },
-	text: func(p *html.Node) *html.Node {
-		return firstMatch(p, func(d *html.Node) bool { return numberedID(attr(d, "id"), "msg_") })
-	},
-	author: func(p *html.Node) string {
-		h := firstMatch(firstClassed(p, "poster"), func(d *html.Node) bool { return d.DataAtom == atom.H4 })
-		if a := firstMatch(h, func(d *html.Node) bool { return d.DataAtom == atom.A && textIn(d) != "" }); a != nil {
-			return textIn(a)
-		}
-		return textIn(h)
-	},
-	date: func(p *html.Node) string {
-		box := firstClassed(p, "keyinfo")
-		if box == nil {
-			box = firstClassed(p, "postinfo")
-		}
-		d := textIn(firstClassed(box, "smalltext"))
-		if _, after, ok := strings.Cut(d, " on: "); ok {
-			d = after
-		}
-		return strings.TrimSpace(strings.Trim(d, "«» "))
-	},
-}
-
 // MyBB 1.8: each post a <div class="post …" id="post_<n>">, the author
 // the link in span.largetext of div.author_information, the date
 // span.post_date (its span.post_edit left out), the text
@@ -406,34 +219,4 @@ var mybbEngine = &engine{
 		dropMatching(c, func(n *html.Node) bool { return hasClassToken(n, "post_edit") })
 		return textIn(c)
 	},
-}
-
-// Discuz! X: each post a <table id="pid<n>">, the author a.xw1, the
-// date em#authorposton<n> (after its "posted on" word), the text
-// td#postmessage_<n>; the edit note i.pstatus and the anti-copy noise
-// of font.jammer and span.jammer are left out.
-var discuzEngine = &engine{
-	name: "discuz",
-	claims: func(n *html.Node) bool {
-		return n.DataAtom == atom.Table && numberedID(attr(n, "id"), "pid")
-	},
-	text: func(p *html.Node) *html.Node {
-		return firstMatch(p, func(d *html.Node) bool { return numberedID(attr(d, "id"), "postmessage_") })
-	},
-	author: func(p *html.Node) string {
-		return textIn(firstMatch(p, func(d *html.Node) bool { return d.DataAtom == atom.A && hasClassToken(d, "xw1") }))
-	},
-	date: func(p *html.Node) string {
-		em := firstMatch(p, func(d *html.Node) bool { return numberedID(attr(d, "id"), "authorposton") })
-		if s := firstMatch(em, func(d *html.Node) bool { return attr(d, "title") != "" }); s != nil {
-			return collapse(attr(s, "title"))
-		}
-		d := textIn(em)
-		// The date begins at its first digit.
-		if i := strings.IndexAny(d, "0123456789"); i > 0 {
-			d = d[i:]
-		}
-		return d
-	},
-	drop: func(n *html.Node) bool { return hasClassToken(n, "pstatus") || hasClassToken(n, "jammer") },
 }
