@@ -41,6 +41,17 @@ func FuzzHTML(f *testing.F) {
 		`<div id="p1" class="post"><div id="p2" class="post"><div class="postbody"><p class="author">by <strong>x</strong> &raquo;</p>` +
 			`<div class="content"><div class="codebox"><pre>c</pre></div><cite><a data-post-id=1>↑</a></cite></div></div></div></div>` +
 			`<div id="p3" class="post bg1"><a href="memberlist.php?mode=viewprofile&u=2"></a><div class="postbody"><div class="content">` + strings.Repeat("post text, ", 30) + `</div></div></div>`,
+		// Other engines' posts (pagetype_engines.go: XenForo 1 and 2, MyBB;
+		// and the markup of the engines measured and not kept): claimed
+		// blocks with and without their text, authors and dates missing.
+		`<div id="p1" class="blockpost"><h2></h2><div class="postmsg postsignature">s</div></div><div id="p2" class="blockpost"><div class="postmsg"><p class="postedit">e</p></div></div>` +
+			`<li id="Comment_1" class="Item"><span class="Author"></span><div class="Message">m</div></li><div id="Discussion_2" class="Item"><span class="DateCreated"></span></div>` +
+			`<article id="elComment_1"><time><span class="ipsTime__long"></span></time><div data-role="commentContent"><span data-excludequote>x</span></div></article>` +
+			`<article class="message" data-author=" "><article class="message-body"></article><div class="messageText"><div class="quoteExpand">q</div></div></article>` +
+			`<table id="post1"><tr><td><a name="post1"></a><div id="post_message_1">v</div></td></tr></table><li class="b-post" data-node-id="1"><div class="author"></div><div class="js-post__content-text">w</div></li>` +
+			`<div class="post_wrapper"><div class="poster"><h4></h4></div><div class="postinfo"><a class="smalltext"> on: </a></div><div id="msg_1">m</div></div>` +
+			`<div class="post" id="post_1"><span class="post_date"><span class="post_edit">e</span></span><div id="pid_1">p</div></div>` +
+			`<table id="pid1"><tr><td><em id="authorposton1">发表于 <span title="">t</span></em><div id="postmessage_1"><i class="pstatus">e</i><font class="jammer">j</font>` + strings.Repeat("post text, ", 30) + `</div></td></tr></table>`,
 		// React's streamed boundaries: a slot inside its own content, a
 		// duplicate slot, an unclosed fallback, nested and segment slots.
 		`<!--$?--><template id="B:0"></template><p>Loading</p><div hidden id="S:0"><template id="B:0"></template><!--$?--><template id="P:1"></template></div>` +

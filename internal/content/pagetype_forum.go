@@ -102,6 +102,11 @@ func forumContent(root, body, art *html.Node) *html.Node {
 			prune(thread)
 			return thread
 		}
+		// Other engines' own post markup (pagetype_engines.go).
+		if thread = engineThread(body); thread != nil {
+			prune(thread)
+			return thread
+		}
 	}
 	lds := ldPosts(root)
 	if thread == nil {
