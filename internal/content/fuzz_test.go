@@ -52,6 +52,10 @@ func FuzzHTML(f *testing.F) {
 			`<div class="post_wrapper"><div class="poster"><h4></h4></div><div class="postinfo"><a class="smalltext"> on: </a></div><div id="msg_1">m</div></div>` +
 			`<div class="post" id="post_1"><span class="post_date"><span class="post_edit">e</span></span><div id="pid_1">p</div></div>` +
 			`<table id="pid1"><tr><td><em id="authorposton1">发表于 <span title="">t</span></em><div id="postmessage_1"><i class="pstatus">e</i><font class="jammer">j</font>` + strings.Repeat("post text, ", 30) + `</div></td></tr></table>`,
+		// A WooCommerce grid (pagetype_platform.go): nested ul.products,
+		// cards without text, a grid of two, a grid inside a card.
+		`<ul class="products"><li class="product"><ul class="products"><li class="product"></li><li class="product">x</li><li class="product"><a></a></li></ul></li>` +
+			`<li class="product"></li><li class="product">$1</li></ul><ul class="products"><li class="product">a</li><li class="product">b</li></ul>`,
 		// React's streamed boundaries: a slot inside its own content, a
 		// duplicate slot, an unclosed fallback, nested and segment slots.
 		`<!--$?--><template id="B:0"></template><p>Loading</p><div hidden id="S:0"><template id="B:0"></template><!--$?--><template id="P:1"></template></div>` +

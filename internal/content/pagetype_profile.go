@@ -1,7 +1,6 @@
 package content
 
 import (
-	"os"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -291,31 +290,10 @@ func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns) *html.Node 
 	if body == nil {
 		return nil
 	}
-	// A Shopify collection's own grid of product cards (pagetype_platform.go).
-	if os.Getenv("I5_SHOP") != "" && shopifyStore(root) {
-		if g := shopifyGrid(body); g != nil {
-			return itemsCopy(climbItems(body, g))
-		}
-	}
-	if os.Getenv("I5_WOO") != "" {
-		if g := wooGrid(body); g != nil {
-			return itemsCopy(climbItems(body, g))
-		}
-	}
-	if os.Getenv("I5_WP") != "" {
-		if g := wordpressPosts(body); g != nil {
-			return wordpressArchive(body, climbItems(body, g))
-		}
-	}
-	for _, r := range []struct {
-		env string
-		f   func(*html.Node) *html.Node
-	}{{"I5_DRUPAL", drupalView}, {"I5_GHOST", ghostFeed}, {"I5_BLOGGER", bloggerPosts}} {
-		if os.Getenv(r.env) != "" {
-			if g := r.f(body); g != nil {
-				return itemsCopy(climbItems(body, g))
-			}
-		}
+	// A WooCommerce shop's own grid of products (pagetype_platform.go)
+	// is the page's items, whatever the generic run finds.
+	if g := wooGrid(body); g != nil {
+		return itemsCopy(climbItems(body, g))
 	}
 	grid, words := runs.of(body)
 	if grid == nil {
