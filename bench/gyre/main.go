@@ -113,7 +113,7 @@ func run(cache string, maxPages, workers, perHost, runs int, full bool, cpuprofi
 	}
 	var ratios, windowRatios, oldRatios, gPerCPU, wPerCPU []float64
 	var gMaxRSS, wMaxRSS int64
-	var vRatios, vPerCPU, cpuRatios []float64 // -versus
+	var vRatios, vPerCPU, cpuRatios, wallRatios []float64 // -versus
 	var vMaxRSS int64
 	for i := range runs {
 		// wget and gyre take turns going first, so that a change of load
@@ -183,10 +183,11 @@ func run(cache string, maxPages, workers, perHost, runs int, full bool, cpuprofi
 			vRatios = append(vRatios, (n/v.wall)/(n/w.seconds))
 			vPerCPU = append(vPerCPU, n/v.cpu)
 			cpuRatios = append(cpuRatios, g.cpu/v.cpu)
+			wallRatios = append(wallRatios, g.wall/v.wall)
 			vMaxRSS = max(vMaxRSS, v.VmHWMKiB)
-			versusLine = fmt.Sprintf("  versus: run %d, -versus %s: process %.2f s, CPU %.2f s (%.0f pages per CPU-s), ratio to wget %.2f, peak RSS %.1f MB, %d pages, markdown %.1f MB; this build: CPU %.2f s, %.0f pages per CPU-s (%.3f × the other's CPU)\n",
+			versusLine = fmt.Sprintf("  versus: run %d, -versus %s: process %.2f s, CPU %.2f s (%.0f pages per CPU-s), ratio to wget %.2f, peak RSS %.1f MB, %d pages, markdown %.1f MB; this build: process %.2f s (%.3f × the other's), CPU %.2f s, %.0f pages per CPU-s (%.3f × the other's CPU)\n",
 				i+1, versus, v.wall, v.cpu, n/v.cpu, vRatios[len(vRatios)-1], float64(v.VmHWMKiB)/1024, v.Pages, float64(v.MarkdownBytes)/(1<<20),
-				g.cpu, float64(len(gLog.pages))/g.cpu, g.cpu/v.cpu)
+				g.wall, g.wall/v.wall, g.cpu, float64(len(gLog.pages))/g.cpu, g.cpu/v.cpu)
 		}
 		// The same pages for both, or the comparison means nothing.
 		if !maps.Equal(wLog.pages, gLog.pages) {
@@ -217,8 +218,8 @@ func run(cache string, maxPages, workers, perHost, runs int, full bool, cpuprofi
 			g.Pages, g.Errors, float64(g.MarkdownBytes)/(1<<20), g.DistinctTitles)
 		fmt.Printf("  ratio : gyre/wget pages/s = %.2f (whole processes), %.2f (first request to last response); %.2f by the old, unequal method (gyre after its start-up)\n",
 			gRate/wRate, windowRatios[len(windowRatios)-1], oldRatios[len(oldRatios)-1])
-		fmt.Printf("  CPU   : wget %.2f s (%.0f pages per CPU-s), gyre %.2f s (%.0f pages per CPU-s); the file server's share is in neither\n",
-			w.cpu, n/w.cpu, g.cpu, n/g.cpu)
+		fmt.Printf("  CPU   : wget %.2f s (%.0f pages per CPU-s), gyre %.2f s (%.0f pages per CPU-s); the file server's share is in neither: %.2f s while wget ran, %.2f s while gyre ran; the machine's cores idle %.2f s while wget ran, %.2f s while gyre ran\n",
+			w.cpu, n/w.cpu, g.cpu, n/g.cpu, wLog.serverCPU, gLog.serverCPU, wLog.idleCPU, gLog.idleCPU)
 		fmt.Printf("  peak RSS: wget %.1f MB (GNU time); gyre %.1f MB (its VmHWM; ru_maxrss %.1f MB, never below this process's); Go runtime at the end: %.0f MiB from the OS, heap %.0f MiB of which %.0f released, stacks %.1f MiB; %d collections, %.0f %% of its CPU\n",
 			float64(w.maxRSSKiB)/1024, float64(g.VmHWMKiB)/1024, float64(g.maxRSSKiB)/1024, g.SysMiB, g.HeapSysMiB, g.HeapReleasedMiB, g.StackMiB, g.NumGC, 100*g.GCCPUFraction)
 		for _, e := range g.FirstErrors {
@@ -232,8 +233,9 @@ func run(cache string, maxPages, workers, perHost, runs int, full bool, cpuprofi
 		median(oldRatios), median(gPerCPU), median(wPerCPU), float64(gMaxRSS)/1024, float64(wMaxRSS)/1024)
 	if versus != "" {
 		fmt.Printf("-versus %s, same runs: median pages per CPU-second %.0f (this build %.0f); median ratio to wget %.2f (this build %.2f); "+
-			"median of the runs' CPU ratios this/other %.3f (range %.3f–%.3f); max peak RSS %.1f MB (this build %.1f MB)\n",
+			"median of the runs' CPU ratios this/other %.3f (range %.3f–%.3f), of their whole-process time ratios %.3f (range %.3f–%.3f); max peak RSS %.1f MB (this build %.1f MB)\n",
 			versus, median(vPerCPU), median(gPerCPU), median(vRatios), median(ratios), median(cpuRatios), slices.Min(cpuRatios), slices.Max(cpuRatios),
+			median(wallRatios), slices.Min(wallRatios), slices.Max(wallRatios),
 			float64(vMaxRSS)/1024, float64(gMaxRSS)/1024)
 	}
 	return nil

@@ -10,8 +10,10 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -123,6 +125,13 @@ type served struct {
 	first, last time.Time       // the first request's arrival, the last response's end
 	pages       map[string]bool // HTML pages answered 200 ("/" is /index.html)
 	other       map[string]int  // every other request, "status path" → count
+	// serverCPU is this process's user and system time from reset to take:
+	// the file server's work for the crawler (nothing else runs here then).
+	serverCPU float64
+	// idleCPU is the machine's idle time (all cores, /proc/stat) from reset
+	// to take: the cores that neither the crawler, the server nor anything
+	// else used.
+	idleCPU float64
 }
 
 // window is the time from the first request to the last response.
@@ -183,22 +192,35 @@ func setDiff(a, b map[string]bool) string {
 
 // requestLog records what the file server answers, one crawler at a time.
 type requestLog struct {
-	mu  sync.Mutex
-	cur served
+	mu    sync.Mutex
+	cur   served
+	cpu0  float64 // selfCPU at reset
+	idle0 float64 // machineIdle at reset
 }
 
 func (l *requestLog) reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.cur = served{pages: map[string]bool{}, other: map[string]int{}}
+	l.cpu0, l.idle0 = selfCPU(), machineIdle()
 }
 
 func (l *requestLog) take() served {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	s := l.cur
+	s.serverCPU, s.idleCPU = selfCPU()-l.cpu0, machineIdle()-l.idle0
 	l.cur = served{pages: map[string]bool{}, other: map[string]int{}}
 	return s
+}
+
+// selfCPU is this process's user and system time so far, in seconds.
+func selfCPU() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 func (l *requestLog) wrap(h http.Handler) http.Handler {
@@ -235,4 +257,24 @@ type statusWriter struct {
 func (w *statusWriter) WriteHeader(code int) {
 	w.status = code
 	w.ResponseWriter.WriteHeader(code)
+}
+
+// machineIdle is the idle and I/O wait time of all the machine's cores
+// since boot, in seconds (/proc/stat; 0 where it cannot be read).
+func machineIdle() float64 {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 6 || f[0] != "cpu" {
+		return 0
+	}
+	var ticks float64
+	for _, v := range f[4:6] { // idle, iowait
+		n, _ := strconv.ParseFloat(v, 64)
+		ticks += n
+	}
+	return ticks / 100 // USER_HZ
 }

@@ -302,17 +302,19 @@ func (s *Service) Fetch(ctx context.Context, workspaceID string, req FetchReques
 // into upstream_error. It returns the result and, apart, the trace of the
 // tiers tried.
 //
-// gate, when not nil, bounds the conversions of HTTP-tier pages: each takes
-// a slot of gate, waiting for one, and holds it while it converts (the
-// browser renders a few tabs at a time already). Gyre passes one so that
-// parses, which are CPU-bound, stay few while many requests wait on the
-// network; Fetch passes none.
-func (s *Service) fetchPage(ctx context.Context, req FetchRequest, gate chan struct{}) (*FetchResult, []TraceStep, error) {
+// gate, when not nil, is a crawl's (see crawlGate); Fetch passes none.
+func (s *Service) fetchPage(ctx context.Context, req FetchRequest, gate *crawlGate) (*FetchResult, []TraceStep, error) {
 	ctx, cancel := context.WithTimeout(ctx, req.timeout())
 	defer cancel()
 
 	var res *FetchResult
 	judge := func(ctx context.Context, tier string, resp *fetch.Response) (content.Verdict, error) {
+		if gate != nil && gate.answered != nil && (tier != TierHTTP || s.Browser == nil || req.Tier == TierHTTP) {
+			// No tier follows this one (acquire.Acquirer.Get escalates
+			// only from HTTP to a browser, and only under auto): the
+			// page's requests are over.
+			gate.answered()
+		}
 		var err error
 		res, err = s.convertTier(ctx, tier, resp, req, gate)
 		if err != nil {
@@ -361,15 +363,30 @@ func (s *Service) acquirer() *acquire.Acquirer {
 	return &acquire.Acquirer{HTTP: s.HTTP, Browser: s.Browser, Budget: s.Convert}
 }
 
+// crawlGate is what a crawl gives fetchPage for each page.
+type crawlGate struct {
+	// slots bound the conversions of HTTP-tier pages: each takes a slot,
+	// waiting for one, and holds it while it converts (the browser renders
+	// a few tabs at a time already), so that parses, which are CPU-bound,
+	// stay few while many requests wait on the network.
+	slots chan struct{}
+	// answered, when not nil, is called once the page's last request is
+	// over (its answer read, no tier left to try), before the page waits
+	// for a slot and is converted: the crawl's per-host limit counts
+	// requests, and the host may take the next one meanwhile. It is not
+	// called when the fetch fails.
+	answered func()
+}
+
 // convertTier converts one tier's answer; gate is fetchPage's.
-func (s *Service) convertTier(ctx context.Context, tier string, resp *fetch.Response, req FetchRequest, gate chan struct{}) (*FetchResult, error) {
+func (s *Service) convertTier(ctx context.Context, tier string, resp *fetch.Response, req FetchRequest, gate *crawlGate) (*FetchResult, error) {
 	if gate != nil && tier != TierBrowser {
 		select {
-		case gate <- struct{}{}:
+		case gate.slots <- struct{}{}:
 		case <-ctx.Done():
 			return nil, model.Wrap(model.CodeTimeout, ctx.Err(), "the crawl ran out of time")
 		}
-		defer func() { <-gate }()
+		defer func() { <-gate.slots }()
 	}
 	// The node's conversion budget: a crawl's pages wait their turn (the
 	// crawl bounds how many), a caller's own page is refused when the queue

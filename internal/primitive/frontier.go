@@ -60,6 +60,7 @@ type frontier[T any] struct {
 
 	wg       sync.WaitGroup
 	reports  chan crawlReport[T]
+	answered chan *crawlJob // see requestOver
 	hostInfo chan crawlHostInfo
 	calls    chan func()
 
@@ -102,6 +103,9 @@ type crawlJob struct {
 	taken bool
 	page  string
 	links []*crawlJob
+	// answered: the page's requests are over before its report (see
+	// requestOver); its host's slot is free already.
+	answered bool
 }
 
 // crawlHost is the queue and the limits of one scheme and host.
@@ -130,6 +134,7 @@ type crawlReport[T any] struct {
 
 func (f *frontier[T]) init() {
 	f.reports = make(chan crawlReport[T])
+	f.answered = make(chan *crawlJob)
 	f.hostInfo = make(chan crawlHostInfo)
 	f.calls = make(chan func())
 	f.jobs = make(map[string]*crawlJob)
@@ -166,11 +171,16 @@ func (f *frontier[T]) run(ctx context.Context, start string) {
 		select {
 		case r := <-f.reports:
 			f.inflight--
-			r.job.host.inflight--
+			if !r.job.answered {
+				r.job.host.inflight--
+			}
 			if r.disallowed {
 				f.requested--
 			}
 			f.deliver(ctx, r)
+		case j := <-f.answered:
+			j.answered = true
+			j.host.inflight--
 		case hi := <-f.hostInfo:
 			f.robots--
 			hi.host.ready = true
@@ -388,6 +398,18 @@ func (f *frontier[T]) pick() (*crawlJob, bool) {
 		return j, true
 	}
 	return nil, false
+}
+
+// requestOver tells the frontier, from the worker of j, that the requests
+// of j's page are over (its answer read) while the worker goes on with the
+// page (converting it): the host may take its next request. The per-host
+// limit counts requests, not pages; the workers bound the pages. A worker
+// calls it at most once, before its report, or not at all.
+func (f *frontier[T]) requestOver(ctx context.Context, j *crawlJob) {
+	select {
+	case f.answered <- j:
+	case <-ctx.Done():
+	}
 }
 
 // work checks robots.txt, waits for the host's pace and visits the page.

@@ -317,10 +317,12 @@ func (s *Service) Gyre(ctx context.Context, workspaceID string, req GyreRequest,
 // 10 × maxPages URLs (100 at least) to its frontier.
 //
 // Pages are fetched as Fetch fetches them (tiers, auto escalation,
-// conversion), opt.Workers at a time and opt.PerHost at a time per host,
-// and converted GOMAXPROCS at a time; they are returned in the order they
-// complete. A failed fetch, an answer with an HTTP error status and a page
-// that robots.txt refuses go to Errors and cost nothing. robots.txt is
+// conversion), opt.Workers at a time, with opt.PerHost requests at a time
+// per host (a page's requests are over once its answer is read: the host
+// takes the next while the page is converted), and converted GOMAXPROCS at
+// a time; they are returned in the order they complete. A failed fetch, an
+// answer with an HTTP error status and a page that robots.txt refuses go
+// to Errors and cost nothing. robots.txt is
 // read once per scheme and host before its first page; a Crawl-delay (or
 // opt.Delay) makes that host one request at a time, spaced by the delay.
 // Sitemaps are read outside the per-host limit, as Map reads them.
@@ -506,10 +508,11 @@ func (g *gyre) startError() error {
 func (g *gyre) visit(ctx context.Context, j *crawlJob) gyreOutcome {
 	var o gyreOutcome
 	// As Fetch fetches, without the page store and the trace; g.cpu bounds
-	// the conversions.
+	// the conversions, and the host may take its next request while this
+	// page waits for one and is converted.
 	res, _, err := g.s.fetchPage(ctx, FetchRequest{
 		URL: j.url, Formats: g.formats, OnlyMainContent: g.req.OnlyMainContent, Tier: g.req.Tier,
-	}, g.cpu)
+	}, &crawlGate{slots: g.cpu, answered: func() { g.f.requestOver(ctx, j) }})
 	if err != nil {
 		o.err = err
 		return o

@@ -282,3 +282,56 @@ func TestFrontierRelax(t *testing.T) {
 		}
 	}
 }
+
+// TestFrontierRequestOver: the per-host limit counts requests, not pages.
+// With one request at a time per host, a page whose worker says its
+// request is over (requestOver) while it goes on (converting) lets the
+// host's next page start; a page that does not say so holds the host
+// until its report.
+func TestFrontierRequestOver(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler()) // robots.txt: 404, all allowed
+	t.Cleanup(srv.Close)
+	for _, over := range []bool{true, false} {
+		var mu sync.Mutex
+		started := map[string]bool{}
+		running := 0
+		both := make(chan struct{})
+		var overlapped bool
+		f := &frontier[struct{}]{s: gyreService(true), filter: &linkFilter{hosts: newSiteScope("127.0.0.1", false)},
+			capacity: 10, maxDepth: 5, workers: 4, perHost: 1,
+			mayStart: func(int) bool { return true },
+			take:     func(context.Context, crawlReport[struct{}]) {},
+		}
+		f.visit = func(ctx context.Context, j *crawlJob) struct{} {
+			mu.Lock()
+			started[j.url] = true
+			if running++; running == 2 {
+				overlapped = true
+				close(both)
+			}
+			mu.Unlock()
+			if over {
+				f.requestOver(ctx, j)
+			}
+			select {
+			case <-both:
+			case <-time.After(time.Second):
+			}
+			mu.Lock()
+			running--
+			mu.Unlock()
+			return struct{}{}
+		}
+		f.init()
+		ctx := context.Background()
+		c, ok := f.filter.vet(srv.URL+"/b", nil)
+		if !ok {
+			t.Fatal("/b refused")
+		}
+		f.admit(ctx, c, srv.URL+"/a", 1)
+		f.run(ctx, srv.URL+"/a")
+		if len(started) != 2 || overlapped != over {
+			t.Errorf("requestOver %v: %d pages started, pages overlapped %v; want 2, %v", over, len(started), overlapped, over)
+		}
+	}
+}
