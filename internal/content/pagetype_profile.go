@@ -1,7 +1,6 @@
 package content
 
 import (
-	"os"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -291,9 +290,6 @@ func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns) *html.Node 
 	if body == nil {
 		return nil
 	}
-	if os.Getenv("I6_DEBUG") != "" {
-		println("itemsContentOf")
-	}
 	// A WooCommerce shop's own grid of products (pagetype_platform.go)
 	// is the page's items, whatever the generic run finds.
 	if g := wooGrid(body); g != nil {
@@ -323,23 +319,6 @@ func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns) *html.Node 
 		st := textStats(art, nil)
 		if artWords >= 50 && st.linkLen < 0.05*float64(st.length) && readsAsProse(at, artWords) &&
 			!(own-words < artWords && wordsWithin(at, nodeText(grid))) {
-			// A category's introduction between its <h1> and its
-			// items is the article; the items follow it.
-			if os.Getenv("I6_DEBUG") != "" {
-				println("prose guard: art", artWords, "items", words)
-			}
-			if i6Join2 && words >= artWords {
-				r := climbRun(body, grid, run)
-				if l := joinArticle(body, r, art, artWords); l != nil {
-					return itemsCopy(l)
-				}
-			}
-			if i6Join && words >= artWords {
-				r := climbRun(body, grid, run)
-				if intro := introBefore(body, r); len(intro) > 1 && wordsWithin(at, introText(intro)) {
-					return joinIntro(intro, itemsCopy(r))
-				}
-			}
 			return nil
 		}
 	}
@@ -348,13 +327,10 @@ func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns) *html.Node 
 	}
 	// The heading and the count of results above a grid belong to it:
 	// climb while the parent adds little text (climbItems, from the
-	// runs of words).
+	// runs of words). A title and an introduction above the region, in
+	// a row of their own, belong to it too (pagetype_category.go).
 	r := climbRun(body, grid, run)
-	k := itemsCopy(r)
-	if i6Strip && r != grid {
-		k = stripRegion(k, words)
-	}
-	return joinIntro(introBefore(body, r), k)
+	return joinIntro(introBefore(body, r), itemsCopy(r))
 }
 
 // itemsCopy returns the detached copy of an item region that the item
