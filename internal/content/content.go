@@ -232,9 +232,6 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 			// (pagetype_category.go).
 			c.textOK = false
 		}
-		if node != nil && c.probs[typeIndex(TypeCollection)]+c.probs[typeIndex(TypeListing)] >= itemsProb && titleFirst(root, node) {
-			c.textOK = false
-		}
 		if node != nil && typ == typeIndex(TypeProduct) && c.probs[typ] >= profileProb {
 			// A product page's panels written twice (pagetype_product.go).
 			dedupBlocks(node)

@@ -330,11 +330,6 @@ func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns) *html.Node 
 	// runs of words). A title and an introduction above the region, in
 	// a row of their own, belong to it too (pagetype_category.go).
 	r := climbRun(body, grid, run)
-	if i6Cut {
-		if k := cutBeforeH1(body, r, grid); k != nil {
-			return k
-		}
-	}
 	return joinIntro(introBefore(body, r), itemsCopy(r))
 }
 
@@ -342,12 +337,7 @@ func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns) *html.Node 
 // profile and the selector's item candidate return: pruned, without
 // controls, forms unwrapped, a card's parts set apart.
 func itemsCopy(grid *html.Node) *html.Node {
-	return itemsFinish(cloneTree(grid))
-}
-
-// itemsFinish makes k, a copy of an item region, what itemsCopy
-// returns.
-func itemsFinish(k *html.Node) *html.Node {
+	k := cloneTree(grid)
 	prune(k)
 	// Controls are not content: a card's "Add to cart" and "Compare"
 	// buttons and the quantity box say the same on every item.
