@@ -339,7 +339,6 @@ func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns) *html.Node 
 func itemsCopy(grid *html.Node) *html.Node {
 	k := cloneTree(grid)
 	prune(k)
-	removeCheckLists(k)
 	// Controls are not content: a card's "Add to cart" and "Compare"
 	// buttons and the quantity box say the same on every item.
 	removeTags(k, func(n *html.Node) bool {
