@@ -227,6 +227,11 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 			// holds while nothing below changes what textOf reads.
 			c.text, c.words, c.textOK = text, words, true
 		}
+		if node != nil && c.probs[typeIndex(TypeCollection)]+c.probs[typeIndex(TypeListing)] >= itemsProb && removePagers(node) {
+			// The page numbers under a collection's or listing's items
+			// (pagetype_category.go).
+			c.textOK = false
+		}
 		if node != nil && typ == typeIndex(TypeProduct) && c.probs[typ] >= profileProb {
 			// A product page's panels written twice (pagetype_product.go).
 			dedupBlocks(node)

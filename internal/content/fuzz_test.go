@@ -56,6 +56,12 @@ func FuzzHTML(f *testing.F) {
 		// cards without text, a grid of two, a grid inside a card.
 		`<ul class="products"><li class="product"><ul class="products"><li class="product"></li><li class="product">x</li><li class="product"><a></a></li></ul></li>` +
 			`<li class="product"></li><li class="product">$1</li></ul><ul class="products"><li class="product">a</li><li class="product">b</li></ul>`,
+		// A category page (pagetype_category.go): an <h1> in the header
+		// and one beside a bare introduction, a grid inside a pager, the
+		// page numbers after it, an <h1> after the grid.
+		`<header><h1>Shop</h1></header><div><h1>Tools</h1>` + strings.Repeat("intro words ", 10) + `<a href=/x>` + strings.Repeat("link words ", 10) + `</a>` +
+			`<p>` + strings.Repeat("more intro ", 10) + `</p></div><div class="pager"><ul class="grid">` + strings.Repeat(`<li class="card"><a href=/p><img src=x>Rake</a><span>$9</span></li>`, 4) +
+			`</ul></div><div class="pagination"><a href=?p=2>2</a></div><h1>After</h1>`,
 		// React's streamed boundaries: a slot inside its own content, a
 		// duplicate slot, an unclosed fallback, nested and segment slots.
 		`<!--$?--><template id="B:0"></template><p>Loading</p><div hidden id="S:0"><template id="B:0"></template><!--$?--><template id="P:1"></template></div>` +

@@ -293,7 +293,8 @@ func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns) *html.Node 
 	// A WooCommerce shop's own grid of products (pagetype_platform.go)
 	// is the page's items, whatever the generic run finds.
 	if g := wooGrid(body); g != nil {
-		return itemsCopy(climbItems(body, g))
+		r := climbItems(body, g)
+		return joinIntro(introBefore(body, r), itemsCopy(r))
 	}
 	grid, words := runs.of(body)
 	if grid == nil {
@@ -326,8 +327,10 @@ func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns) *html.Node 
 	}
 	// The heading and the count of results above a grid belong to it:
 	// climb while the parent adds little text (climbItems, from the
-	// runs of words).
-	return itemsCopy(climbRun(body, grid, run))
+	// runs of words). A title and an introduction above the region, in
+	// a row of their own, belong to it too (pagetype_category.go).
+	r := climbRun(body, grid, run)
+	return joinIntro(introBefore(body, r), itemsCopy(r))
 }
 
 // itemsCopy returns the detached copy of an item region that the item
