@@ -46,7 +46,7 @@ func TestChosenTextIsTextOf(t *testing.T) {
 		}
 		s := scan(root, base, false)
 		doc := &Document{Metadata: s.meta, signals: s.sig}
-		c := contentNode(root, s, Options{OnlyMainContent: true}, doc)
+		c := contentNode(root, s, Options{OnlyMainContent: true}, doc, nil)
 		pages++
 		if !c.textOK {
 			if c.text != "" {

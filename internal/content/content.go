@@ -139,11 +139,17 @@ func HTML(body []byte, pageURL string, opt Options) (*Document, error) {
 
 // fromTree runs the pipeline on a parsed document. The tree is modified.
 func fromTree(root *html.Node, pageURL string, opt Options) *Document {
+	return fromTreeWith(root, pageURL, opt, nil)
+}
+
+// fromTreeWith is fromTree; with blocks, the main content's leaf blocks
+// are put there and not filtered (the trainer's view, Blocks).
+func fromTreeWith(root *html.Node, pageURL string, opt Options, blocks *[]leafBlock) *Document {
 	base, _ := url.Parse(pageURL)
 	s := scan(root, base, opt.IncludeLinks)
 
 	doc := &Document{Metadata: s.meta, Links: s.links, signals: s.sig, Confidence: -1}
-	c := contentNode(root, s, opt, doc)
+	c := contentNode(root, s, opt, doc, blocks)
 	if c.textOK {
 		doc.Text = c.text
 		renderMarkup(doc, c.node, opt)
@@ -183,8 +189,9 @@ type chosen struct {
 
 // contentNode classifies the page (doc's page type) and returns the tree
 // that the outputs are made from: the main content or the whole body, per
-// opt, ready to render.
-func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chosen {
+// opt, ready to render. With blocks, the main content's leaf blocks
+// are put there instead of filtered (Blocks).
+func contentNode(root *html.Node, s scanResult, opt Options, doc *Document, blocks *[]leafBlock) chosen {
 	var c chosen
 	// The walk that counts the page's words and prices takes the body's
 	// bounds for the selector's views on the way (viewBound).
@@ -230,6 +237,12 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		if node != nil && typ == typeIndex(TypeProduct) && c.probs[typ] >= profileProb {
 			// A product page's panels written twice (pagetype_product.go).
 			dedupBlocks(node)
+			c.textOK = false
+		}
+		if node != nil && blocks != nil {
+			*blocks = leafBlocks(node, &c.probs)
+		} else if node != nil && blockFilterOn && blockFilter(node, &c.probs) {
+			// Leaf blocks the block model drops (blocks.go).
 			c.textOK = false
 		}
 	}

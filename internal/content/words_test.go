@@ -136,7 +136,7 @@ func missingWords(body []byte, pageURL string) (missing []string, inside int) {
 	bodyIdx := suffixarray.New([]byte(strings.Join(words, "")))
 	opt := Options{OnlyMainContent: true}
 	doc := &Document{Metadata: s.meta, signals: s.sig}
-	node := contentNode(root, s, opt, doc).node
+	node := contentNode(root, s, opt, doc, nil).node
 	var st contentStream
 	st.node(node)
 	st.edge = append(st.edge, true)
