@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"os"
 	"sort"
 )
 
@@ -223,7 +224,7 @@ func gbDrops(p *sPage, e *ensemble, upto int, cut, guard float64) []bool {
 	var d []bool
 	for bi, b := range p.Blocks {
 		total += len(p.blocks[bi])
-		if !(*keepCaptions && b.Caption) && 1/(1+math.Exp(-e.margin(b.Features, upto))) < cut {
+		if !(opt.captions && b.Caption) && 1/(1+math.Exp(-e.margin(b.Features, upto))) < cut {
 			if d == nil {
 				d = make([]bool, len(p.Blocks))
 			}
@@ -298,7 +299,7 @@ func gbCrossValidate(ps []*sPage, k int, mask []bool, rate float64) []gbResult {
 		if i >= 25 {
 			break
 		}
-		printResult(fmtDepth(r), r.result)
+		printResult(os.Stdout, fmtDepth(r), r.result)
 	}
 	return rs
 }

@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"go/format"
 	"hash/fnv"
+	"io"
 	"math"
 	"net/url"
 	"os"
@@ -60,14 +61,51 @@ type sPage struct {
 	base   float64
 }
 
+// options are the trainer's choices; the committed model records them.
+type options struct {
+	nopos    bool   // leave out the position features
+	norepeat bool   // leave out "repeats an earlier block"
+	captions bool   // never drop a caption (blockKeepCaptions)
+	soft     bool   // fit the share of the block's shingles, not share >= 0.5
+	weight   string // block weights: sqrt, page or mix
+	folds    int
+	on       bool // blockFilterOn
+}
+
+// opt is the run's options (flags).
+var opt = options{weight: "sqrt", folds: 5, on: true}
+
+func (o options) String() string {
+	var f []string
+	for _, x := range []struct {
+		on   bool
+		name string
+	}{{o.nopos, "-nopos"}, {o.norepeat, "-norepeat"}, {o.captions, "-captions"}, {o.soft, "-soft"}, {!o.on, "-on=false"}} {
+		if x.on {
+			f = append(f, x.name)
+		}
+	}
+	if o.weight != "sqrt" {
+		f = append(f, "-weight "+o.weight)
+	}
+	if o.folds != 5 {
+		f = append(f, fmt.Sprintf("-folds %d", o.folds))
+	}
+	return strings.Join(f, " ")
+}
+
 func main() {
 	dir := flag.String("wcxb", "../shared/corpus/wcxb-dev", "folder of wcxb-dev")
 	out := flag.String("out", "", "write blocks_model.go to this folder")
 	cache := flag.String("cache", "", "read the half-A blocks from FILE if it exists, else write them there")
-	nopos := flag.Bool("nopos", false, "leave out the position features")
-	folds := flag.Int("folds", 5, "cross-validation folds (by host)")
-	norepeat := flag.Bool("norepeat", false, "leave out the feature of a block repeating an earlier one")
-	model := flag.String("model", "logistic", "logistic or gbdt")
+	flag.BoolVar(&opt.nopos, "nopos", false, "leave out the position features")
+	flag.IntVar(&opt.folds, "folds", 5, "cross-validation folds (by host)")
+	flag.BoolVar(&opt.norepeat, "norepeat", false, "leave out the feature of a block repeating an earlier one (its product with p(forum) stays)")
+	flag.BoolVar(&opt.captions, "captions", false, "never drop a caption or a block inside a <figure> (blockKeepCaptions)")
+	flag.BoolVar(&opt.soft, "soft", false, "fit the share of the block's shingles in the reference, not share >= 0.5")
+	flag.StringVar(&opt.weight, "weight", "sqrt", "block weights: sqrt (√words + 1), page (words / the page's block words), mix")
+	flag.BoolVar(&opt.on, "on", true, "write the model switched on (blockFilterOn)")
+	model := flag.String("model", "logistic", "logistic or gbdt (gbdt: cross-validation only)")
 	rate := flag.Float64("rate", 0.1, "gbdt: shrinkage")
 	pertype := flag.Bool("pertype", false, "compare one cut with a cut per page type (L2 0.001, guard 0.5) and exit")
 	showOracle := flag.Bool("oracle", false, "print the F1 of dropping exactly the blocks labelled out, and exit")
@@ -78,58 +116,77 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	ps := prepare(pages, *folds)
+	ps := prepare(pages, opt.folds)
 	if *showOracle {
 		oracle(ps)
 		return
 	}
-	mask := make([]bool, content.BlockFeatureCount)
-	for i := range mask {
-		mask[i] = true
-	}
-	if *norepeat {
-		mask[content.BlockRepeatFeature] = false
-	}
-	if *nopos {
-		for _, i := range content.BlockPositionFeatures {
-			mask[i] = false
-		}
-	}
+	mask := opt.mask()
 	if *pertype {
-		perTypeCuts(ps, *folds, mask, 0.001, 0.5)
+		perTypeCuts(ps, opt.folds, mask, 0.001, 0.5)
 		return
 	}
 	if *model == "gbdt" {
-		gbCrossValidate(ps, *folds, mask, *rate)
+		gbCrossValidate(ps, opt.folds, mask, *rate)
 		return
 	}
-	res := crossValidate(ps, *folds, mask)
-	best := res[0]
-	fmt.Printf("chosen: L2 %g cut %.2f guard %.2f: CV F1 %.4f (base %.4f, %+.4f), up %d down %d\n",
-		best.lambda, best.cut, best.guard, best.f1, best.base, best.f1-best.base, best.up, best.down)
-	for t, d := range best.byType {
-		fmt.Printf("  %-14s %+.4f\n", t, d)
-	}
-	w := fit(ps, best.lambda, mask)
-	for i, n := range content.BlockFeatureNames {
-		fmt.Printf("  %-34s %+.4f\n", n, w[i])
+	src, err := train(ps, opt, os.Stdout)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
 	if *out != "" {
-		if err := writeModel(filepath.Join(*out, "blocks_model.go"), w, best, *nopos, len(ps)); err != nil {
+		if err := os.WriteFile(filepath.Join(*out, "blocks_model.go"), src, 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 	}
 }
 
-var (
-	softLabels = flag.Bool("soft", false, "fit the share of the block's shingles in the reference, not share >= 0.5")
-	keepCaptions = flag.Bool("captions", false, "never drop a caption or a block inside a <figure> (blockKeepCaptions)")
-	weightMode = flag.String("weight", "sqrt", "block weights: sqrt (√words + 1), page (words / the page's block words), mix (their product)")
-)
+// mask is which features the fit uses.
+func (o options) mask() []bool {
+	mask := make([]bool, content.BlockFeatureCount)
+	for i := range mask {
+		mask[i] = true
+	}
+	if o.norepeat {
+		mask[content.BlockRepeatFeature] = false
+	}
+	if o.nopos {
+		for _, i := range content.BlockPositionFeatures {
+			mask[i] = false
+		}
+	}
+	return mask
+}
 
+// train cross-validates, fits the chosen setting on all of ps and
+// returns blocks_model.go's source; the table goes to w.
+func train(ps []*sPage, o options, w io.Writer) ([]byte, error) {
+	mask := o.mask()
+	res := crossValidate(ps, o.folds, mask, w)
+	best := res[0]
+	fmt.Fprintf(w, "chosen: L2 %g cut %.2f guard %.2f: CV F1 %.4f (base %.4f, %+.4f), up %d down %d\n",
+		best.lambda, best.cut, best.guard, best.f1, best.base, best.f1-best.base, best.up, best.down)
+	var ts []string
+	for t := range best.byType {
+		ts = append(ts, t)
+	}
+	sort.Strings(ts)
+	for _, t := range ts {
+		fmt.Fprintf(w, "  %-14s %+.4f\n", t, best.byType[t])
+	}
+	wt := fit(ps, best.lambda, mask)
+	for i, n := range content.BlockFeatureNames {
+		fmt.Fprintf(w, "  %-40s %+.4f\n", n, wt[i])
+	}
+	return modelSource(wt, best, o, len(ps))
+}
+
+// labelOf is the fit's target for a block whose shingles are share l
+// in the reference.
 func labelOf(l float64) float64 {
-	if *softLabels {
+	if opt.soft {
 		return l
 	}
 	if l >= 0.5 {
@@ -138,9 +195,10 @@ func labelOf(l float64) float64 {
 	return 0
 }
 
+// weightOf is block bi's weight in the fit.
 func weightOf(p *sPage, bi int) float64 {
 	n := float64(len(p.blocks[bi]))
-	switch *weightMode {
+	switch opt.weight {
 	case "page":
 		return 100 * n / float64(max(p.nblock, 1))
 	case "mix":
@@ -484,7 +542,7 @@ func drops(p *sPage, w []float64, cut, guard float64) []bool {
 	var d []bool
 	for bi, b := range p.Blocks {
 		total += len(p.blocks[bi])
-		if !(*keepCaptions && b.Caption) && score(w, b.Features) < cut {
+		if !(opt.captions && b.Caption) && score(w, b.Features) < cut {
 			if d == nil {
 				d = make([]bool, len(p.Blocks))
 			}
@@ -511,7 +569,7 @@ var (
 	guards  = []float64{0.1, 0.2, 0.3, 0.5, 1}
 )
 
-func crossValidate(ps []*sPage, k int, mask []bool) []result {
+func crossValidate(ps []*sPage, k int, mask []bool, w io.Writer) []result {
 	var rs []result
 	base := 0.0
 	for _, p := range ps {
@@ -560,12 +618,12 @@ func crossValidate(ps []*sPage, k int, mask []bool) []result {
 		if i >= 25 {
 			break
 		}
-		printResult(fmt.Sprintf("L2 %-5g", r.lambda), r)
+		printResult(w, fmt.Sprintf("L2 %-5g", r.lambda), r)
 	}
 	return rs
 }
 
-func printResult(head string, r result) {
+func printResult(w io.Writer, head string, r result) {
 	var ts []string
 	for t := range r.byType {
 		ts = append(ts, t)
@@ -575,33 +633,25 @@ func printResult(head string, r result) {
 	for _, t := range ts {
 		parts = append(parts, fmt.Sprintf("%s %+.4f", t[:4], r.byType[t]))
 	}
-	fmt.Printf("%s cut %.2f guard %.2f  CV F1 %.4f (%+.4f) up %3d down %3d  %s\n", head, r.cut, r.guard, r.f1, r.f1-r.base, r.up, r.down, strings.Join(parts, " "))
+	fmt.Fprintf(w, "%s cut %.2f guard %.2f  CV F1 %.4f (%+.4f) up %3d down %3d  %s\n", head, r.cut, r.guard, r.f1, r.f1-r.base, r.up, r.down, strings.Join(parts, " "))
 }
 
 func fmtDepth(r gbResult) string { return fmt.Sprintf("depth %d trees %3d", r.depth, r.trees) }
 
-func writeModel(path string, w []float64, r result, nopos bool, pages int) error {
+func modelSource(w []float64, r result, o options, pages int) ([]byte, error) {
 	var b strings.Builder
 	b.WriteString("// Code generated by go run ./bench/blockml; DO NOT EDIT.\n\npackage content\n\n")
-	pos := "with"
-	if nopos {
-		pos = "without"
-	}
-	fmt.Fprintf(&b, "// The block filter's weights, fitted on wcxb-dev half A (%d pages) %s the\n", pages, pos)
-	fmt.Fprintf(&b, "// position features; L2 %g, cut and guard chosen by cross-validation on A\n", r.lambda)
-	fmt.Fprintf(&b, "// with folds by host (page word F1 %.4f against %.4f unfiltered).\n", r.f1, r.base)
-	fmt.Fprintf(&b, "// go run ./bench/blockml %s -out internal/content\n\n", strings.Join(os.Args[1:len(os.Args)-2], " "))
-	b.WriteString("const blockFilterOn = true\n\n")
-	fmt.Fprintf(&b, "const blockKeepCaptions = %v\n\n", *keepCaptions)
+	fmt.Fprintf(&b, "// The block filter's weights, fitted on wcxb-dev half A (%d pages):\n", pages)
+	fmt.Fprintf(&b, "// go run ./bench/blockml %s -out internal/content\n", o)
+	fmt.Fprintf(&b, "// L2 %g, cut and guard chosen by cross-validation on A with folds by\n", r.lambda)
+	fmt.Fprintf(&b, "// host (page word F1 %.4f against %.4f unfiltered).\n\n", r.f1, r.base)
+	fmt.Fprintf(&b, "const blockFilterOn = %v\n\n", o.on)
+	fmt.Fprintf(&b, "const blockKeepCaptions = %v\n\n", o.captions)
 	fmt.Fprintf(&b, "const blockCut = %g\n\nconst blockGuard = %g\n\n", r.cut, r.guard)
 	b.WriteString("var blockWeights = [numBlockFeatures]float64{\n")
 	for i, n := range content.BlockFeatureNames {
 		fmt.Fprintf(&b, "\t%.6f, // %s\n", w[i], n)
 	}
 	b.WriteString("}\n")
-	src, err := format.Source([]byte(b.String()))
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, src, 0o644)
+	return format.Source([]byte(b.String()))
 }
