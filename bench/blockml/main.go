@@ -164,10 +164,18 @@ func (o options) mask() []bool {
 // returns blocks_model.go's source; the table goes to w.
 func train(ps []*sPage, o options, w io.Writer) ([]byte, error) {
 	mask := o.mask()
+	nb := 0
+	for _, p := range ps {
+		nb += len(p.Blocks)
+	}
+	fmt.Fprintf(w, "%d pages, %d blocks\n", len(ps), nb)
 	res := crossValidate(ps, o.folds, mask, w)
 	best := res[0]
-	fmt.Fprintf(w, "chosen: L2 %g cut %.2f guard %.2f: CV F1 %.4f (base %.4f, %+.4f), up %d down %d\n",
-		best.lambda, best.cut, best.guard, best.f1, best.base, best.f1-best.base, best.up, best.down)
+	n := float64(len(ps))
+	gain := best.f1 - best.base
+	se := math.Sqrt((best.sq/n - gain*gain) / n)
+	fmt.Fprintf(w, "chosen: L2 %g cut %.2f guard %.2f: CV F1 %.4f (base %.4f, %+.4f ± %.4f), up %d down %d\n",
+		best.lambda, best.cut, best.guard, best.f1, best.base, gain, se, best.up, best.down)
 	var ts []string
 	for t := range best.byType {
 		ts = append(ts, t)
@@ -559,6 +567,7 @@ func drops(p *sPage, w []float64, cut, guard float64) []bool {
 type result struct {
 	lambda, cut, guard float64
 	f1, base           float64
+	sq                 float64 // sum of squared per-page changes
 	up, down           int
 	byType             map[string]float64
 }
@@ -597,6 +606,7 @@ func crossValidate(ps []*sPage, k int, mask []bool, w io.Writer) []result {
 						f1 = p.f1(d)
 					}
 					r.f1 += f1
+					r.sq += (f1 - p.base) * (f1 - p.base)
 					r.byType[p.Type] += f1 - p.base
 					nType[p.Type]++
 					if f1 > p.base+0.0005 {
