@@ -232,6 +232,9 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 			dedupBlocks(node)
 			c.textOK = false
 		}
+		if node != nil && boxOn && k == nil && dropTrailingBox(node) { // trailbox.go
+			c.textOK = false
+		}
 	}
 	c.main = node != nil
 	if node == nil {
