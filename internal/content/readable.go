@@ -1,6 +1,8 @@
 package content
 
 import (
+	"fmt"
+	"os"
 	"net/url"
 	"slices"
 	"strings"
@@ -689,6 +691,9 @@ func (r *readable) attempt(flags int) *html.Node {
 			if k := r.copyTree(c); k != nil {
 				article.AppendChild(k)
 				joined[c] = true
+				if joinDebug && c != best {
+					fmt.Fprintf(os.Stderr, "E5JOIN %s.%s %q\n", c.Data, attr(c, "class"), collapse(nodeText(k)))
+				}
 			}
 		}
 	}
