@@ -446,3 +446,4 @@ func sameTemplate(a, b *html.Node) bool {
 	}
 	return true
 }
+var nfcOn = os.Getenv("E5_NFC") != ""
