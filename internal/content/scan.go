@@ -11,7 +11,6 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
-	"golang.org/x/text/unicode/norm"
 )
 
 // scanResult is what one walk over the whole tree gathers.
@@ -197,9 +196,6 @@ func (s *scanner) walk(n *html.Node, inBody bool) {
 		// word; in text and markdown it splits the word for search.
 		if strings.Contains(n.Data, "\u00ad") {
 			n.Data = strings.ReplaceAll(n.Data, "\u00ad", "")
-		}
-		if nfcOn && !norm.NFC.IsNormalString(n.Data) {
-			n.Data = norm.NFC.String(n.Data)
 		}
 		if inBody {
 			k := countWords(n.Data)

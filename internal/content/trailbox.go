@@ -446,4 +446,3 @@ func sameTemplate(a, b *html.Node) bool {
 	}
 	return true
 }
-var nfcOn = os.Getenv("E5_NFC") != ""
