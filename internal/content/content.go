@@ -235,21 +235,6 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 			dedupBlocks(node)
 			c.textOK = false
 		}
-		if node != nil && boxOn && !midBox && !tailOdd && !dangle && !trailRun && k == nil && dropTrailingBox(node) { // trailbox.go
-			c.textOK = false
-		}
-		if node != nil && midBox && k == nil && dropMidBoxes(node) { // trailbox.go
-			c.textOK = false
-		}
-		if node != nil && tailOdd && k == nil && dropOddTail(node) { // trailbox.go
-			c.textOK = false
-		}
-		if node != nil && dangle && k == nil && dropDangling(node) { // trailbox.go
-			c.textOK = false
-		}
-		if node != nil && trailRun && k == nil && dropTrailRun(node) { // trailbox.go
-			c.textOK = false
-		}
 	}
 	c.main = node != nil
 	if node == nil {

@@ -1,8 +1,6 @@
 package content
 
 import (
-	"fmt"
-	"os"
 	"net/url"
 	"slices"
 	"strings"
@@ -691,9 +689,6 @@ func (r *readable) attempt(flags int) *html.Node {
 			if k := r.copyTree(c); k != nil {
 				article.AppendChild(k)
 				joined[c] = true
-				if joinDebug && c != best {
-					fmt.Fprintf(os.Stderr, "E5JOIN %s.%s %q\n", c.Data, attr(c, "class"), collapse(nodeText(k)))
-				}
 			}
 		}
 	}
