@@ -150,6 +150,9 @@ func fromTree(root *html.Node, pageURL string, opt Options) *Document {
 	} else {
 		render(doc, c.node, opt)
 	}
+	if composeOutputs(doc) {
+		c.textOK = false
+	}
 	if c.textOK {
 		doc.textWords = c.words
 	} else {

@@ -931,7 +931,7 @@ func Candidates(body []byte, pageURL string) ([]Candidate, []float64, error) {
 		}
 		normalizeTables(n)
 		absolutize(n, s.base, nil)
-		out[i].Text = textOf(n)
+		out[i].Text = composed(textOf(n))
 	}
 	return out, probs[:], nil
 }
