@@ -406,6 +406,7 @@ func (s *Service) convertTier(ctx context.Context, tier string, resp *fetch.Resp
 	}
 	done := make(chan converted, 1)
 	go func() {
+		_ = growStack()
 		res, err := convert(ctx, resp, req)
 		done <- converted{res, err}
 	}()

@@ -369,6 +369,7 @@ func (f *frontier[T]) schedule(ctx context.Context) {
 		f.wg.Add(1)
 		go func() {
 			defer f.wg.Done()
+			_ = growStack()
 			r := f.work(ctx, j)
 			select {
 			case f.reports <- r:
