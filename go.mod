@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	code.dny.dev/ssrf v0.3.0
 	github.com/JohannesKaufmann/html-to-markdown/v2 v2.5.2
+	github.com/RadhiFadlillah/whatlanggo v0.0.0-20240916001553-aac1f0f737fc
 	github.com/alecthomas/kong v1.17.0
 	github.com/andybalholm/brotli v1.1.1
 	github.com/andybalholm/cascadia v1.3.4
@@ -42,7 +43,6 @@ require (
 require (
 	github.com/JohannesKaufmann/dom v0.3.1 // indirect
 	github.com/PuerkitoBio/goquery v1.8.0 // indirect
-	github.com/RadhiFadlillah/whatlanggo v0.0.0-20240916001553-aac1f0f737fc // indirect
 	github.com/araddon/dateparse v0.0.0-20210429162001-6b43995a97de // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
@@ -101,3 +101,5 @@ require (
 )
 
 replace github.com/markusmobius/go-dateparser => ./third_party/dateparser-off
+
+replace github.com/RadhiFadlillah/whatlanggo => ./third_party/whatlanggo-off

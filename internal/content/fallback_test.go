@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/RadhiFadlillah/whatlanggo"
 	dateparser "github.com/markusmobius/go-dateparser"
 	"github.com/markusmobius/go-trafilatura"
 	"golang.org/x/net/html"
@@ -97,5 +98,21 @@ func TestTrafilaturaDatesOff(t *testing.T) {
 	var p dateparser.Parser
 	if _, err := p.Parse(&dateparser.Configuration{}, "12 August 2021"); !errors.Is(err, dateparser.ErrDisabled) {
 		t.Fatalf("the linked date parser is not the stand-in (err %v): update third_party/README.md", err)
+	}
+}
+
+// TestTrafilaturaLanguageUnread: trafilatura is asked for no language,
+// and the language detector it calls on every text it extracts is the
+// build's stand-in, which detects none (third_party/README.md:
+// whatlanggo's detection is left out because nothing here reads what it
+// finds; the page's language comes from its markup). Setting a target
+// language, or dropping the replacement without reading that note, fails
+// here.
+func TestTrafilaturaLanguageUnread(t *testing.T) {
+	if lang := trafilaturaOptions(nil).TargetLanguage; lang != "" {
+		t.Fatalf("trafilatura is given the target language %q: whatlanggo is replaced by a stand-in that detects none, so every page would fail it", lang)
+	}
+	if l := whatlanggo.DetectLang("Hier ist ein Text auf Deutsch, und er ist lang genug."); l != whatlanggo.Unknown || l.Iso6391() != "" {
+		t.Fatalf("the linked language detector is not the stand-in (it found %q): update third_party/README.md", l.Iso6391())
 	}
 }
