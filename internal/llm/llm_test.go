@@ -415,7 +415,13 @@ func TestExtractProviderErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeProvider(t, func(i int, c call) (int, string) { return tt.status, tt.body })
-			cfg := Config{Provider: "openai", BaseURL: f.URL + "/v1", APIKey: "sk-secret-123", Model: "m", Timeout: 300 * time.Millisecond}
+			// A provider that answers has all the time a loaded machine needs;
+			// one that hangs is given up on after 300 ms.
+			timeout := 10 * time.Second
+			if tt.status == 0 {
+				timeout = 300 * time.Millisecond
+			}
+			cfg := Config{Provider: "openai", BaseURL: f.URL + "/v1", APIKey: "sk-secret-123", Model: "m", Timeout: timeout}
 			if tt.provider != "" {
 				cfg.Provider, cfg.BaseURL = tt.provider, f.URL
 			}
