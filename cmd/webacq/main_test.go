@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -148,7 +149,7 @@ func startServer(t *testing.T, dbURL string, env ...string) *server {
 // startServerWith starts `serve` of the binary bin (see plainBinary).
 func startServerWith(t *testing.T, bin, dbURL string, env ...string) *server {
 	t.Helper()
-	addr := freeAddr(t)
+	addr, release := reserveAddr(t)
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(append(os.Environ(), "WEBACQ_DATABASE_URL="+dbURL, "WEBACQ_ADDR="+addr), env...)
 	s := &server{cmd: cmd, url: "http://" + addr, stderr: &syncBuffer{}}
@@ -176,6 +177,7 @@ func startServerWith(t *testing.T, bin, dbURL string, env ...string) *server {
 	}()
 	select {
 	case <-ready:
+		release()
 	case <-time.After(30 * time.Second):
 		t.Fatalf("server did not start:\n%s", s.stderr.String())
 	}
@@ -257,12 +259,30 @@ func TestTwoServersShareRevocation(t *testing.T) {
 	}
 }
 
-func freeAddr(t *testing.T) string {
+// reserveAddr picks a free port of 127.0.0.1 for a serve to listen on and
+// keeps it bound, not listening, with SO_REUSEADDR until release: the
+// kernel gives it to no other socket meanwhile (a port picked and closed
+// at once may go to any connection of the machine before serve binds it),
+// while serve, which sets SO_REUSEADDR too, may bind and listen on it.
+// Call release once serve listens; it also runs at the test's end.
+func reserveAddr(t *testing.T) (addr string, release func()) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	var once sync.Once
+	release = func() { once.Do(func() { syscall.Close(fd) }) }
+	t.Cleanup(release)
+	if err := syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(sa.(*syscall.SockaddrInet4).Port)), release
 }
