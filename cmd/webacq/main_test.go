@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -13,11 +12,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"webacq/internal/porttest"
 	"webacq/internal/store"
 	"webacq/internal/store/storetest"
 )
@@ -149,7 +148,7 @@ func startServer(t *testing.T, dbURL string, env ...string) *server {
 // startServerWith starts `serve` of the binary bin (see plainBinary).
 func startServerWith(t *testing.T, bin, dbURL string, env ...string) *server {
 	t.Helper()
-	addr, release := reserveAddr(t)
+	addr, release := porttest.Reserve(t)
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(append(os.Environ(), "WEBACQ_DATABASE_URL="+dbURL, "WEBACQ_ADDR="+addr), env...)
 	s := &server{cmd: cmd, url: "http://" + addr, stderr: &syncBuffer{}}
@@ -257,32 +256,4 @@ func TestTwoServersShareRevocation(t *testing.T) {
 	if code := a.health(t, key); code != 401 {
 		t.Fatalf("server a answered %d for the revoked key, want 401", code)
 	}
-}
-
-// reserveAddr picks a free port of 127.0.0.1 for a serve to listen on and
-// keeps it bound, not listening, with SO_REUSEADDR until release: the
-// kernel gives it to no other socket meanwhile (a port picked and closed
-// at once may go to any connection of the machine before serve binds it),
-// while serve, which sets SO_REUSEADDR too, may bind and listen on it.
-// Call release once serve listens; it also runs at the test's end.
-func reserveAddr(t *testing.T) (addr string, release func()) {
-	t.Helper()
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var once sync.Once
-	release = func() { once.Do(func() { syscall.Close(fd) }) }
-	t.Cleanup(release)
-	if err := syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		t.Fatal(err)
-	}
-	sa, err := syscall.Getsockname(fd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return net.JoinHostPort("127.0.0.1", strconv.Itoa(sa.(*syscall.SockaddrInet4).Port)), release
 }

@@ -9,16 +9,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -26,6 +23,7 @@ import (
 	"golang.org/x/text/encoding/japanese"
 
 	"webacq/internal/model"
+	"webacq/internal/porttest"
 )
 
 // countingServer starts a loopback server that counts the requests it sees.
@@ -492,7 +490,7 @@ func TestTimeout(t *testing.T) {
 }
 
 func TestUpstreamErrors(t *testing.T) {
-	addr := refusingAddr(t)
+	addr := porttest.Refusing(t)
 	c := New(Config{AllowPrivate: true, Timeout: 5 * time.Second})
 	_, err := c.Get(context.Background(), Request{URL: "http://" + addr + "/"})
 	wantCode(t, err, model.CodeUpstreamError)
@@ -536,25 +534,4 @@ func TestHeaders(t *testing.T) {
 	if string(resp.Body) != want {
 		t.Fatalf("body = %q, want %q", resp.Body, want)
 	}
-}
-
-// refusingAddr is an address of 127.0.0.1 where nothing listens and
-// nothing can until the test ends: its port stays bound, not listening, so
-// a connection is refused. (A port picked and closed at once may go to
-// another socket of the machine before the test connects.)
-func refusingAddr(t *testing.T) string {
-	t.Helper()
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { syscall.Close(fd) })
-	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		t.Fatal(err)
-	}
-	sa, err := syscall.Getsockname(fd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return net.JoinHostPort("127.0.0.1", strconv.Itoa(sa.(*syscall.SockaddrInet4).Port))
 }

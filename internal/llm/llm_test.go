@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"webacq/internal/model"
+	"webacq/internal/porttest"
 )
 
 // call is one request a fake provider received.
@@ -454,10 +455,7 @@ func TestExtractProviderErrors(t *testing.T) {
 }
 
 func TestExtractUnreachable(t *testing.T) {
-	f := newFakeProvider(t, nil)
-	base := f.URL
-	f.Close()
-	c, err := New(Config{Provider: "openai", BaseURL: base, Model: "m"}, nil)
+	c, err := New(Config{Provider: "openai", BaseURL: "http://" + porttest.Refusing(t), Model: "m"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

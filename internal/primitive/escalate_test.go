@@ -5,18 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"webacq/internal/fetch"
 	"webacq/internal/model"
+	"webacq/internal/porttest"
 )
 
 // autoService is a service with both tiers; the browser starts only if a
@@ -57,7 +55,7 @@ func traceTiers(trace []TraceStep) string {
 // HTTP tier is reported in its own words, without a browser step.
 func TestNoEscalationOnNetworkErrors(t *testing.T) {
 	s := autoService(t)
-	closedPort := "http://" + refusingAddr(t) + "/"
+	closedPort := "http://" + porttest.Refusing(t) + "/"
 	dropper := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		conn, _, err := w.(http.Hijacker).Hijack()
 		if err == nil {
@@ -185,25 +183,4 @@ func TestSiteRetryAfter(t *testing.T) {
 			t.Errorf("siteRetryAfter(%d, %q) = %v, want %v", c.status, c.h, got, c.want)
 		}
 	}
-}
-
-// refusingAddr is an address of 127.0.0.1 where nothing listens and
-// nothing can until the test ends: its port stays bound, not listening, so
-// a connection is refused. (A port picked and closed at once may go to
-// another socket of the machine before the test connects.)
-func refusingAddr(t *testing.T) string {
-	t.Helper()
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { syscall.Close(fd) })
-	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		t.Fatal(err)
-	}
-	sa, err := syscall.Getsockname(fd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return net.JoinHostPort("127.0.0.1", strconv.Itoa(sa.(*syscall.SockaddrInet4).Port))
 }
