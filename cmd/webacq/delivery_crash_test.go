@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"webacq/internal/porttest"
 	"webacq/internal/store"
 	"webacq/internal/store/storetest"
 )
@@ -523,7 +524,7 @@ type crashNode struct {
 // startCrashNode starts `webacq serve` and waits until it listens.
 func startCrashNode(t *testing.T, bin, dbURL string, env []string) *crashNode {
 	t.Helper()
-	addr := freeAddr(t)
+	addr, release := porttest.Reserve(t)
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(append(os.Environ(), "WEBACQ_DATABASE_URL="+dbURL, "WEBACQ_ADDR="+addr), env...)
 	pr, pw := io.Pipe()
@@ -548,6 +549,7 @@ func startCrashNode(t *testing.T, bin, dbURL string, env []string) *crashNode {
 	}()
 	select {
 	case <-ready:
+		release()
 	case <-n.exited:
 		t.Fatalf("serve exited before listening:\n%s", n.log.String())
 	case <-time.After(30 * time.Second):

@@ -29,10 +29,23 @@ func TestEdgarPaceIsSharedByAllNodes(t *testing.T) {
 	const monitors = 25
 	var mu sync.Mutex
 	var times []time.Time
+	// EDGAR answers no request until every monitor is registered: a check
+	// holds its worker until then, so the first node's 16 workers are all
+	// taken and the second node takes the rest, however slowly a loaded
+	// machine registers the monitors. (Answering at once, the first node
+	// kept up with a slow registration and took every check.) The pace is
+	// measured as the requests arrive, gate or not.
+	gate := make(chan struct{})
+	var openGate sync.Once
+	defer openGate.Do(func() { close(gate) })
 	sec := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		times = append(times, time.Now())
 		mu.Unlock()
+		select {
+		case <-gate:
+		case <-time.After(60 * time.Second):
+		}
 		if !strings.HasPrefix(r.URL.Path, "/submissions/CIK") {
 			http.NotFound(w, r)
 			return
@@ -68,6 +81,7 @@ func TestEdgarPaceIsSharedByAllNodes(t *testing.T) {
 		var out map[string]any
 		return apiCall(ctx, api.url, key, "POST", "/api/v1/monitor/register", body, &out)
 	})
+	openGate.Do(func() { close(gate) })
 	waitCount(ctx, t, db, `SELECT count(*) FROM monitor_runs WHERE channel = 'edgar_8k'`, monitors, 60*time.Second,
 		"the edgar_8k runs")
 

@@ -24,11 +24,14 @@ type logSink struct {
 
 const flushEvery = 100 * time.Millisecond
 
-func newLogSink(w io.Writer) *logSink {
+func newLogSink(w io.Writer) *logSink { return newLogSinkEvery(w, flushEvery) }
+
+// newLogSinkEvery is newLogSink flushing every every.
+func newLogSinkEvery(w io.Writer, every time.Duration) *logSink {
 	s := &logSink{w: bufio.NewWriterSize(w, 64<<10), stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
-		t := time.NewTicker(flushEvery)
+		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
 			select {

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"webacq/internal/porttest"
 	"webacq/internal/store"
 	"webacq/internal/store/storetest"
 )
@@ -148,7 +148,7 @@ func startServer(t *testing.T, dbURL string, env ...string) *server {
 // startServerWith starts `serve` of the binary bin (see plainBinary).
 func startServerWith(t *testing.T, bin, dbURL string, env ...string) *server {
 	t.Helper()
-	addr := freeAddr(t)
+	addr, release := porttest.Reserve(t)
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(append(os.Environ(), "WEBACQ_DATABASE_URL="+dbURL, "WEBACQ_ADDR="+addr), env...)
 	s := &server{cmd: cmd, url: "http://" + addr, stderr: &syncBuffer{}}
@@ -176,6 +176,7 @@ func startServerWith(t *testing.T, bin, dbURL string, env ...string) *server {
 	}()
 	select {
 	case <-ready:
+		release()
 	case <-time.After(30 * time.Second):
 		t.Fatalf("server did not start:\n%s", s.stderr.String())
 	}
@@ -255,14 +256,4 @@ func TestTwoServersShareRevocation(t *testing.T) {
 	if code := a.health(t, key); code != 401 {
 		t.Fatalf("server a answered %d for the revoked key, want 401", code)
 	}
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }

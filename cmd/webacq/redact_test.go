@@ -49,8 +49,19 @@ func TestKeysInPathsAreRedacted(t *testing.T) {
 			t.Errorf("%s does not show the redacted key:\n%s", path, body)
 		}
 	}
-	time.Sleep(300 * time.Millisecond) // serve flushes its log every 100 ms
-	log := s.stderr.String()
+	// serve writes a request's access line after its answer and flushes its
+	// log every 100 ms: wait for the line of the last call above (so every
+	// earlier line is out too) rather than for a fixed time a loaded machine
+	// may outlast.
+	var log string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if log = s.stderr.String(); strings.Contains(log, "path=/api/v1/usage ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no access line of the last call after 10 s:\n%s", log)
+		}
+	}
 	if strings.Contains(log, tail[:8]) {
 		t.Errorf("the log holds the key:\n%s", log)
 	}

@@ -515,7 +515,10 @@ func TestRetriesEndInFailed(t *testing.T) {
 // and fails the delivery, a receiver that does not answer in time is
 // retried.
 func TestReceiverAnswers(t *testing.T) {
-	e := newEnv(t, store.SQLite, func(s *alert.Service) { s.Timeout = 300 * time.Millisecond })
+	// An attempt's time is well above what a loaded machine takes to get the
+	// 429 or the 302; the slow receiver holds its first answer until the
+	// attempt gives up, however long that takes.
+	e := newEnv(t, store.SQLite, func(s *alert.Service) { s.Timeout = 2 * time.Second })
 	var followed atomic.Int32
 	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { followed.Add(1) }))
 	defer elsewhere.Close()
@@ -533,7 +536,12 @@ func TestReceiverAnswers(t *testing.T) {
 		case m == "302":
 			http.Redirect(w, r, elsewhere.URL, http.StatusFound)
 		case m == "slow" && n == 1:
-			time.Sleep(time.Second)
+			// The body read, the server notices the attempt hang up.
+			_, _ = io.Copy(io.Discard, r.Body)
+			select {
+			case <-r.Context().Done():
+			case <-time.After(30 * time.Second):
+			}
 		}
 	}))
 	defer srv.Close()

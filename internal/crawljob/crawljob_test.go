@@ -33,6 +33,27 @@ type orderedSite struct {
 	mu     sync.Mutex
 	hits   map[string]int
 	served map[string]chan struct{}
+	saved  func() int // the pages the crawl has saved (taken), once known
+}
+
+// servedAndSaved tells how many pages have been answered and how many the
+// crawl has saved. A crawl takes one page at a time, so a page saved is
+// one whose links the crawl follows before it takes the next answer.
+func (s *orderedSite) servedAndSaved() (served, saved int) {
+	s.mu.Lock()
+	for _, c := range s.served {
+		select {
+		case <-c:
+			served++
+		default:
+		}
+	}
+	f := s.saved
+	s.mu.Unlock()
+	if f != nil {
+		saved = f()
+	}
+	return served, saved
 }
 
 var orderedLinks = map[string][]string{
@@ -57,7 +78,15 @@ func newOrderedSite(t *testing.T, waitFor map[string]string) *orderedSite {
 		if other := s.waitFor[r.URL.Path]; other != "" {
 			select {
 			case <-s.served[other]:
-				time.Sleep(150 * time.Millisecond) // the crawl takes the other page
+				// The crawl takes the other page (and every page answered so
+				// far) before this one answers: waited for, not slept on, so
+				// a loaded machine cannot turn the order round.
+				served, _ := s.servedAndSaved()
+				for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && r.Context().Err() == nil; time.Sleep(5 * time.Millisecond) {
+					if _, saved := s.servedAndSaved(); saved >= served {
+						break
+					}
+				}
 			case <-time.After(10 * time.Second):
 			case <-r.Context().Done():
 				return
@@ -132,6 +161,15 @@ func TestJobDepthShortestPath(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				site.mu.Lock()
+				site.saved = func() int {
+					rows, err := st.GyreJobPages(ctx, queued.JobID, -1, 0)
+					if err != nil {
+						return 0
+					}
+					return len(rows)
+				}
+				site.mu.Unlock()
 				var st2 *Status
 				for deadline := time.Now().Add(30 * time.Second); ; {
 					if st2, err = svc.Read(ctx, ws.ID, queued.JobID, 100, ""); err != nil {

@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -24,6 +23,7 @@ import (
 	"golang.org/x/text/encoding/japanese"
 
 	"webacq/internal/model"
+	"webacq/internal/porttest"
 )
 
 // countingServer starts a loopback server that counts the requests it sees.
@@ -490,14 +490,9 @@ func TestTimeout(t *testing.T) {
 }
 
 func TestUpstreamErrors(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := porttest.Refusing(t)
 	c := New(Config{AllowPrivate: true, Timeout: 5 * time.Second})
-	_, err = c.Get(context.Background(), Request{URL: "http://" + addr + "/"})
+	_, err := c.Get(context.Background(), Request{URL: "http://" + addr + "/"})
 	wantCode(t, err, model.CodeUpstreamError)
 	if msg := model.ErrorMessage(err); strings.Contains(msg, "127.0.0.1") {
 		t.Fatalf("message leaks the address: %q", msg)

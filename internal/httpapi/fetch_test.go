@@ -12,6 +12,7 @@ import (
 
 	"webacq/internal/config"
 	"webacq/internal/content/contenttest"
+	"webacq/internal/porttest"
 	"webacq/internal/primitive"
 	"webacq/internal/store"
 	"webacq/internal/store/storetest"
@@ -123,9 +124,7 @@ func TestFetchFailuresAreRefunded(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		e.store.AddCredits(ctx, e.ws.ID, 5)
-		dead := httptest.NewServer(http.NotFoundHandler())
-		deadURL := dead.URL
-		dead.Close()
+		deadURL := "http://" + porttest.Refusing(t)
 		s := newSite(t, map[string]http.HandlerFunc{
 			"/boom": func(w http.ResponseWriter, r *http.Request) { http.Error(w, "oops", 500) },
 			"/slow": func(w http.ResponseWriter, r *http.Request) {

@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"webacq/internal/config"
+	"webacq/internal/porttest"
 	"webacq/internal/primitive"
 	"webacq/internal/store"
 	"webacq/internal/store/storetest"
@@ -69,9 +69,7 @@ func TestMapSite(t *testing.T) {
 func TestMapFailuresAndValidation(t *testing.T) {
 	e := newEnv(t, store.SQLite)
 	e.store.AddCredits(ctx, e.ws.ID, 3)
-	dead := httptest.NewServer(http.NotFoundHandler())
-	deadURL := dead.URL
-	dead.Close()
+	deadURL := "http://" + porttest.Refusing(t)
 	wantError(t, e.post("/api/v1/map", `{"url":"`+deadURL+`/"}`), 502, "upstream_error")
 	for name, body := range map[string]string{
 		"no url":       `{}`,

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"webacq/internal/model"
+	"webacq/internal/porttest"
 )
 
 // call is one request a fake provider received.
@@ -415,7 +416,13 @@ func TestExtractProviderErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeProvider(t, func(i int, c call) (int, string) { return tt.status, tt.body })
-			cfg := Config{Provider: "openai", BaseURL: f.URL + "/v1", APIKey: "sk-secret-123", Model: "m", Timeout: 300 * time.Millisecond}
+			// A provider that answers has all the time a loaded machine needs;
+			// one that hangs is given up on after 300 ms.
+			timeout := 10 * time.Second
+			if tt.status == 0 {
+				timeout = 300 * time.Millisecond
+			}
+			cfg := Config{Provider: "openai", BaseURL: f.URL + "/v1", APIKey: "sk-secret-123", Model: "m", Timeout: timeout}
 			if tt.provider != "" {
 				cfg.Provider, cfg.BaseURL = tt.provider, f.URL
 			}
@@ -448,10 +455,7 @@ func TestExtractProviderErrors(t *testing.T) {
 }
 
 func TestExtractUnreachable(t *testing.T) {
-	f := newFakeProvider(t, nil)
-	base := f.URL
-	f.Close()
-	c, err := New(Config{Provider: "openai", BaseURL: base, Model: "m"}, nil)
+	c, err := New(Config{Provider: "openai", BaseURL: "http://" + porttest.Refusing(t), Model: "m"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,12 +3,12 @@ package monitor_test
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
 	"testing"
 	"time"
 
 	"webacq/internal/model"
 	"webacq/internal/monitor"
+	"webacq/internal/porttest"
 	"webacq/internal/store/storetest"
 )
 
@@ -95,9 +95,7 @@ func TestCheckNowIsBilledAsAScheduledRun(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
-		gone := httptest.NewServer(nil)
-		url := gone.URL + "/ir"
-		gone.Close()
+		url := "http://" + porttest.Refusing(t) + "/ir"
 		id := e.register(t, monitor.RegisterRequest{URL: url})
 		first := e.runs(t, id, 1)[0]
 		if first.Outcome != model.OutcomeError || first.Credits != 0 {

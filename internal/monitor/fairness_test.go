@@ -99,6 +99,12 @@ func stallTest(t *testing.T, perHost, nHosts int) {
 			t.Fatal(err)
 		}
 		pB := &model.Principal{WorkspaceID: wsB.ID, Monitoring: true}
+		// B's first run, on an idle node, is the baseline of what a check
+		// takes on this machine now: the check-now below may take a few
+		// times as long on a loaded machine without any unfairness, which
+		// would hold it as long as A's slow checks last (their job's
+		// timeout, a minute): the bounds stay well under that.
+		registered := time.Now()
 		mB, err := e.svc.Register(ctx, pB, monitor.RegisterRequest{URL: hosts.bases[0] + "/fast"})
 		if err != nil {
 			t.Fatal(err)
@@ -106,6 +112,9 @@ func stallTest(t *testing.T, perHost, nHosts int) {
 		if r := e.runs(t, mB.ID, 1)[0]; r.Outcome != model.OutcomeAnchored {
 			t.Fatalf("B's first run: %s %s", r.Outcome, r.Error)
 		}
+		alone := time.Since(registered)
+		within := min(max(2*time.Second, 4*alone), 20*time.Second)
+		giveUp := min(max(5*time.Second, 10*alone), 30*time.Second)
 
 		for i := range 60 {
 			e.register(t, monitor.RegisterRequest{URL: fmt.Sprintf("%s/slow/%d", hosts.bases[i%len(hosts.bases)], i)})
@@ -150,15 +159,15 @@ func stallTest(t *testing.T, perHost, nHosts int) {
 			if len(rs) >= 2 {
 				break
 			}
-			if time.Since(start) > 5*time.Second {
-				t.Fatalf("B's check-now had no run after 5 s while A's slow checks ran")
+			if time.Since(start) > giveUp {
+				t.Fatalf("B's check-now had no run after %s while A's slow checks ran (its first run took %s)", giveUp, alone)
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
 		took := time.Since(start)
-		t.Logf("B's check-now took %s", took)
-		if took > 2*time.Second {
-			t.Errorf("B's check-now took %s, want under 2 s", took)
+		t.Logf("B's check-now took %s; its first run on the idle node %s", took, alone)
+		if took > within {
+			t.Errorf("B's check-now took %s, want under %s (2 s, or four times its first run's %s)", took, within, alone)
 		}
 		_, most, byHost := hosts.counts()
 		if most > workers {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"webacq/internal/fetch"
 	"webacq/internal/model"
+	"webacq/internal/porttest"
 )
 
 // autoService is a service with both tiers; the browser starts only if a
@@ -55,12 +55,7 @@ func traceTiers(trace []TraceStep) string {
 // HTTP tier is reported in its own words, without a browser step.
 func TestNoEscalationOnNetworkErrors(t *testing.T) {
 	s := autoService(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closedPort := "http://" + ln.Addr().String() + "/"
-	ln.Close()
+	closedPort := "http://" + porttest.Refusing(t) + "/"
 	dropper := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		conn, _, err := w.(http.Hijacker).Hijack()
 		if err == nil {

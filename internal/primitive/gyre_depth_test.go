@@ -29,6 +29,29 @@ type depthSite struct {
 	mu     sync.Mutex
 	hits   map[string]int
 	served map[string]chan struct{} // closed once the path has been answered
+	taken  int                      // pages the crawl has taken, as its progress says
+}
+
+// progress is the crawl's progress callback: it counts the pages taken.
+func (s *depthSite) progress(done, _ int) {
+	s.mu.Lock()
+	s.taken = done
+	s.mu.Unlock()
+}
+
+// servedAndTaken tells how many pages have been answered and how many the
+// crawl has taken.
+func (s *depthSite) servedAndTaken() (served, taken int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.served {
+		select {
+		case <-c:
+			served++
+		default:
+		}
+	}
+	return served, s.taken
 }
 
 var depthSiteLinks = map[string][]string{
@@ -64,9 +87,15 @@ func (s *depthSite) serve(w http.ResponseWriter, r *http.Request) {
 	if other := s.waitFor[r.URL.Path]; other != "" {
 		select {
 		case <-s.served[other]:
-			// Time for the crawl to take the other page before this one
-			// answers.
-			time.Sleep(150 * time.Millisecond)
+			// The crawl takes the other page (and every page answered so
+			// far) before this one answers: waited for, not slept on, so a
+			// loaded machine cannot turn the order round.
+			served, _ := s.servedAndTaken()
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && r.Context().Err() == nil; time.Sleep(time.Millisecond) {
+				if _, taken := s.servedAndTaken(); taken >= served {
+					break
+				}
+			}
 		case <-time.After(10 * time.Second):
 		case <-r.Context().Done():
 			return
@@ -153,14 +182,20 @@ func TestGyreDepthShortestPath(t *testing.T) {
 	} {
 		t.Run(tc.name+"/sync", func(t *testing.T) {
 			s := newDepthSite(t, tc.waitFor)
-			res := gyreOrFail(t, gyreService(true), depthRequest(s), GyreOptions{})
+			res, err := gyreService(true).GyreWith(context.Background(), "", depthRequest(s), GyreOptions{}, s.progress)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.TotalPages != len(res.Pages) {
+				t.Errorf("totalPages = %d, want len(pages) = %d", res.TotalPages, len(res.Pages))
+			}
 			depthCheck(t, s, res, tc.tVia)
 		})
 		t.Run(tc.name+"/journaled", func(t *testing.T) {
 			s := newDepthSite(t, tc.waitFor)
 			svc := gyreService(true)
 			j := newMemJournal(nil)
-			res, err := svc.GyreJournaled(context.Background(), "", depthRequest(s), &j.GyreJournal, nil)
+			res, err := svc.GyreJournaled(context.Background(), "", depthRequest(s), &j.GyreJournal, s.progress)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -313,9 +348,16 @@ func TestFrontierRequestOver(t *testing.T) {
 			if over {
 				f.requestOver(ctx, j)
 			}
+			// Where the pages may overlap, the first waits for the second
+			// as long as a loaded machine may take to start it; where they
+			// may not, a second in which none started is the finding.
+			wait := time.Second
+			if over {
+				wait = 20 * time.Second
+			}
 			select {
 			case <-both:
-			case <-time.After(time.Second):
+			case <-time.After(wait):
 			}
 			mu.Lock()
 			running--
