@@ -387,22 +387,11 @@ func TestMapTimeoutReturnsPartial(t *testing.T) {
 	}
 	site.html("/", "Home", links.String())
 
-	// A loaded machine may not even get the start page within 500 ms (Map
-	// then answers timeout with nothing): that attempt measured the
-	// machine, not Map, and the next one has twice the time.
 	var res *MapResult
-	var err error
-	var elapsed time.Duration
-	timeout := 500
-	for attempt := 1; ; attempt, timeout = attempt+1, timeout*2 {
-		begin := time.Now()
+	timeout, elapsed, err := withGrowingTimeout(t, func(timeout int) (err error) {
 		res, err = newMapService(true).Map(context.Background(), MapRequest{URL: site.base, Timeout: intPtr(timeout)})
-		elapsed = time.Since(begin)
-		if model.ErrorCode(err) != model.CodeTimeout || attempt == 3 {
-			break
-		}
-		t.Logf("no start page within %d ms (%v); again with twice the time", timeout, err)
-	}
+		return err
+	})
 	if err != nil {
 		t.Fatalf("Map: %v", err)
 	}
@@ -695,5 +684,25 @@ func TestMapSitemapTakesTheBudget(t *testing.T) {
 	}
 	if _, _, inUse := budget.Stats(); inUse != 0 {
 		t.Errorf("%d bytes of the budget still held after map", inUse)
+	}
+}
+
+// withGrowingTimeout calls call with a timeout of 500 ms and answers the
+// timeout it used, how long the call took and its error. A loaded machine
+// may not even get the start page within 500 ms (the call then answers
+// timeout with nothing): that attempt measured the machine, not the
+// partial answer, so the call is made again with twice the time, at most
+// three times in all.
+func withGrowingTimeout(t *testing.T, call func(timeoutMs int) error) (timeout int, took time.Duration, err error) {
+	t.Helper()
+	timeout = 500
+	for attempt := 1; ; attempt, timeout = attempt+1, timeout*2 {
+		begin := time.Now()
+		err = call(timeout)
+		took = time.Since(begin)
+		if model.ErrorCode(err) != model.CodeTimeout || attempt == 3 {
+			return timeout, took, err
+		}
+		t.Logf("no start page within %d ms (%v); again with twice the time", timeout, err)
 	}
 }
