@@ -27,7 +27,7 @@ func phpbbThread(body *html.Node) *html.Node {
 			if c.Type != html.ElementNode {
 				continue
 			}
-			if phpbbPostID(attr(c, "id")) && hasClassToken(c, "post") {
+			if numberedID(attr(c, "id"), "p") && hasClassToken(c, "post") {
 				// Posts do not nest: a post-like block without a
 				// postbody and its content is not walked again, so
 				// nested blocks cost one pass over the page.
@@ -58,19 +58,6 @@ func phpbbThread(body *html.Node) *html.Node {
 		thread.AppendChild(text)
 	}
 	return thread
-}
-
-// phpbbPostID reports whether id is a post's: "p" and digits.
-func phpbbPostID(id string) bool {
-	if len(id) < 2 || id[0] != 'p' {
-		return false
-	}
-	for i := 1; i < len(id); i++ {
-		if id[i] < '0' || id[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // phpbbAuthor returns the name of the author of post p, or "".
