@@ -36,6 +36,11 @@ func FuzzHTML(f *testing.F) {
 		"<div class=\"side\">" + strings.Repeat("<div><h4>Desk</h4><span>$5</span></div>", 12) + "</div><form><form><ul class=\"grid\">" +
 			strings.Repeat("<li class=\"card\"><a href=/p><img src=x>Desk</a><span>$9</span><label>Qty:</label><input><button>Add</button><select><option>1</select></li>", 6) + "</ul></form>",
 		`<div itemtype="https://schema.org/DiscussionForumPosting"><a href="/t/1">t</a></div>$` + "\xe2\x82",
+		// A script shell's <noscript> thread beside the page's header
+		// or a loading line (Discourse's crawler view): posts nested in
+		// posts, unclosed.
+		`<header role="banner">Forums</header><section id=d-splash>Loading</section><noscript data-path="/t/1"><div itemscope itemtype="http://schema.org/DiscussionForumPosting"><p>` +
+			strings.Repeat("post text, ", 30) + `<div itemscope itemtype="http://schema.org/Comment"><div itemscope itemtype=Comment><p>r</noscript><section id=main></section>`,
 		// phpBB's posts: nested post blocks, a postbody without content,
 		// an author line without a date, a code box without its header.
 		`<div id="p1" class="post"><div id="p2" class="post"><div class="postbody"><p class="author">by <strong>x</strong> &raquo;</p>` +

@@ -353,3 +353,109 @@ func TestPhpbbNestedBounded(t *testing.T) {
 	}
 	checkText(t, textOf(k), []string{"date2", "text2", "date3", "text3"}, nil)
 }
+
+// crawlerShell is a script shell of forum software (Discourse) as the
+// HTTP tier fetches it: a theme's header with the site's name, an empty
+// mount point, and the thread in a <noscript> view for clients without
+// scripts, each post marked DiscussionForumPosting or Comment. rendered
+// puts the thread in the mount point as well, as the browser tier sees
+// it.
+func crawlerShell(rendered bool) string {
+	return crawlerShellWith(rendered, `<div class="preloader-image"></div>`, true)
+}
+
+// crawlerShellWith is crawlerShell with splash inside the loading screen
+// (Discourse's section#d-splash: an image, or a "Loading" line) and the
+// theme's header beside the <noscript> or not.
+func crawlerShellWith(rendered bool, splash string, header bool) string {
+	var posts strings.Builder
+	for i := 1; i <= 3; i++ {
+		kind, prop := "DiscussionForumPosting", ""
+		if i > 1 {
+			kind, prop = "Comment", ` itemprop='comment'`
+		}
+		fmt.Fprintf(&posts, `<div id='post_%d'%s itemscope itemtype='http://schema.org/%s' class='topic-body crawler-post'>
+<div class='crawler-post-meta'><span class="creator" itemprop="author" itemscope itemtype="http://schema.org/Person"><a itemprop="url" href='/u/user%d'><span itemprop='name'>user%d</span></a></span>
+<time itemprop='datePublished' datetime='2024-11-08T20:42:42Z'>November 8, 2024, 8:42pm</time></div>
+<div class='post' itemprop='text'><p>Post%d: the resolver in the container points at the host's stub address, which is not reachable from the container's own network namespace, so name lookups fail until a user-defined network is used.</p></div>
+</div>`, i, prop, kind, i, i, i)
+	}
+	thread := `<div id="main-outlet" class="wrap" role="main"><div id="topic-title"><h1><a href="/t/resolver/1">Confusing resolver structure</a></h1></div>` +
+		posts.String() + `</div>`
+	main := ""
+	if rendered {
+		main = thread
+	}
+	themeHeader := ""
+	if header {
+		themeHeader = `<header class="header"><nav><a href="/">Community Forums</a> <a href="/docs">Docs</a> <a href="/get">Get the app</a></nav>
+<div class="hero-text"><h1>Community Forums</h1><p>Share and learn in the community.</p></div></header>`
+	}
+	return `<!doctype html><html><head><title>Confusing resolver structure - Community Forums</title>
+<meta name="generator" content="Discourse 2026.2.0-latest"></head><body>
+<section id="d-splash">` + splash + `</section>
+<noscript data-path="/t/resolver/1"><header><a href="/">Community Forums</a></header>` + thread + `</noscript>
+` + themeHeader + `
+<section id='main'>` + main + `</section>
+<form id='hidden-login-form' method="post" action="/login" style="display: none;"><input name="username"></form>
+</body></html>`
+}
+
+// TestForumCrawlerView: a script shell's <noscript> view of a thread is
+// read when the page's own header stands beside it (Discourse under a
+// theme's custom header), every post once; when the thread is rendered
+// beside it (the browser tier), the <noscript> copy stays out.
+func TestForumCrawlerView(t *testing.T) {
+	text := forumText(t, crawlerShell(false))
+	checkText(t, text, []string{"Post1:", "Post2:", "Post3:", "user2"}, []string{"Share and learn"})
+	for i := 1; i <= 3; i++ {
+		if n := strings.Count(text, fmt.Sprintf("Post%d:", i)); n != 1 {
+			t.Errorf("Post%d: %d times, want 1:\n%s", i, n, text)
+		}
+	}
+	text = forumText(t, crawlerShell(true))
+	for i := 1; i <= 3; i++ {
+		if n := strings.Count(text, fmt.Sprintf("Post%d:", i)); n != 1 {
+			t.Errorf("rendered: Post%d: %d times, want 1:\n%s", i, n, text)
+		}
+	}
+}
+
+// TestNoscriptBesideChrome: beside the page's header, a <noscript> of
+// prose that is not a marked thread stays out (the header is no reason
+// to read a "please enable JavaScript" notice or a second copy).
+func TestNoscriptBesideChrome(t *testing.T) {
+	page := `<html><head><title>Budget approved</title></head><body>
+<header><a href="/">The Daily</a> <span>News of the valley since 1901</span></header>
+<noscript><p>` + strings.Repeat("Please enable JavaScript in your browser to read the news of the valley. ", 4) + `</p></noscript>
+<div id="main"><article><h1>Budget approved</h1><p>` + strings.Repeat(ruleProse, 3) + `</p></article></div></body></html>`
+	checkText(t, mainText(t, page), []string{"The council met"}, []string{"enable JavaScript"})
+}
+
+// TestForumCrawlerViewBesideSplash: the <noscript> view of a thread is
+// read beside the shell's loading screen, whose only text is a short
+// line ("Loading"), with or without a theme's header; a rendered thread
+// beside it still keeps the <noscript> copy out, and a sibling with more
+// than a line of text (a rendered page's own content) keeps it out too.
+func TestForumCrawlerViewBesideSplash(t *testing.T) {
+	splash := `<div class="preloader-text-wrapper"><div class="preloader-text">Loading</div></div>`
+	for _, header := range []bool{false, true} {
+		text := forumText(t, crawlerShellWith(false, splash, header))
+		for i := 1; i <= 3; i++ {
+			if n := strings.Count(text, fmt.Sprintf("Post%d:", i)); n != 1 {
+				t.Errorf("header %v: Post%d: %d times, want 1:\n%s", header, i, n, text)
+			}
+		}
+		text = forumText(t, crawlerShellWith(true, splash, header))
+		for i := 1; i <= 3; i++ {
+			if n := strings.Count(text, fmt.Sprintf("Post%d:", i)); n != 1 {
+				t.Errorf("header %v, rendered: Post%d: %d times, want 1:\n%s", header, i, n, text)
+			}
+		}
+	}
+	long := `<div class="intro">` + strings.Repeat("Welcome to the community forums of the project. ", 3) + `</div>`
+	text := forumText(t, crawlerShellWith(false, long, false))
+	if strings.Contains(text, "Post1:") {
+		t.Errorf("beside a sibling of prose the <noscript> view was read:\n%s", text)
+	}
+}

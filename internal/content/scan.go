@@ -449,8 +449,10 @@ var noscriptsWeighed atomic.Int64
 // a <noscript>). The HTTP tier runs no script, so the <noscript> is
 // what such a page shows; it stands in for the block only when it
 // holds prose (paragraphs, 200 characters of text or more) and
-// nothing else in its parent has text, so a rendered page (the browser
-// tier) that shows the block does not get it twice, and the usual
+// nothing else in its parent has text (but the page's chrome or a
+// shell's loading line of 40 characters or fewer, when the <noscript>
+// holds a marked thread: crawlerThread), so a rendered page
+// (the browser tier) that shows the block does not get it twice, and the usual
 // "please enable JavaScript" or tracking-pixel <noscript> stays out.
 func (s *scanner) expandNoscript(parent, ns *html.Node) *html.Node {
 	raw := ns.FirstChild
@@ -460,13 +462,17 @@ func (s *scanner) expandNoscript(parent, ns *html.Node) *html.Node {
 	}
 	s.noscriptTries++
 	noscriptsWeighed.Add(1)
+	chrome := false // a sibling with text is the page's chrome or a loading line
 	for c := parent.FirstChild; c != nil; c = c.NextSibling {
 		if c == ns || c.Type == html.ElementNode && (c.DataAtom == atom.Script || c.DataAtom == atom.Template ||
 			c.DataAtom == atom.Style || c.DataAtom == atom.Noscript) {
 			continue
 		}
 		if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" || c.Type == html.ElementNode && hasText(c) {
-			return nil
+			if c.Type != html.ElementNode || !pageChrome(c) && textWithin(c, 40) < 0 {
+				return nil
+			}
+			chrome = true
 		}
 	}
 	ctx := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
@@ -482,7 +488,7 @@ func (s *scanner) expandNoscript(parent, ns *html.Node) *html.Node {
 	// tail of this one's, and a chain of them would parse the same bytes
 	// once per level.
 	removeTags(holder, func(n *html.Node) bool { return n.DataAtom == atom.Noscript })
-	if holder.FirstChild == nil || textWithin(holder, 199) >= 0 {
+	if holder.FirstChild == nil || textWithin(holder, 199) >= 0 || chrome && !crawlerThread(holder) {
 		return nil
 	}
 	first := holder.FirstChild
@@ -492,6 +498,49 @@ func (s *scanner) expandNoscript(parent, ns *html.Node) *html.Node {
 	}
 	parent.RemoveChild(ns)
 	return first
+}
+
+// pageChrome reports whether n is the page's banner, navigation or
+// footer (the element or its landmark role). Beside a script shell's
+// <noscript> view of a thread (Discourse's crawler view, under a theme's
+// custom header) it is not a rendered copy of the thread.
+func pageChrome(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Header, atom.Nav, atom.Footer:
+		return true
+	}
+	switch strings.ToLower(strings.TrimSpace(attr(n, "role"))) {
+	case "banner", "navigation", "contentinfo":
+		return true
+	}
+	return false
+}
+
+// crawlerThread reports whether n holds a thread of two posts or more
+// marked with schema.org microdata (postType), as forum software writes
+// its view for clients without scripts (Discourse's <noscript
+// data-path> crawler view marks each post DiscussionForumPosting).
+func crawlerThread(n *html.Node) bool {
+	// An iterative walk: the markup is hostile input, nested at will.
+	posts := 0
+	for d := n.FirstChild; d != nil && d != n; {
+		if postType(d) != "" {
+			if posts++; posts >= 2 {
+				return true
+			}
+		}
+		if d.FirstChild != nil {
+			d = d.FirstChild
+			continue
+		}
+		for d != n && d.NextSibling == nil {
+			d = d.Parent
+		}
+		if d != n {
+			d = d.NextSibling
+		}
+	}
+	return false
 }
 
 func removable(n *html.Node) bool {
