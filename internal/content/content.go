@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -210,20 +209,6 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		node = &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
 	} else if opt.OnlyMainContent {
 		c.facts.listing = typ == typeIndex(TypeListing)
-		switch os.Getenv("PW_R4") {
-		case "listing":
-			if typ == typeIndex(TypeListing) {
-				markBlockLinks(root)
-			}
-		case "items":
-			if c.probs[typeIndex(TypeCollection)]+c.probs[typeIndex(TypeListing)] >= itemsProb {
-				markBlockLinks(root)
-			}
-		case "nonarticle":
-			if typ != typeIndex(TypeArticle) {
-				markBlockLinks(root)
-			}
-		}
 		node, langs = mainContent(root, s.base, s.sig, s.meta.Title, &c.facts)
 		if c.facts.tallies != nil {
 			// The selector's peeks at its views read the words scan
@@ -238,15 +223,6 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		} else if pick != nil {
 			k = pick
 		}
-		if os.Getenv("PW_DBG") != "" {
-			kind := "article"
-			if pick != nil && pick != node {
-				kind = "selector"
-			} else if k != nil {
-				kind = "profile"
-			}
-			fmt.Fprintf(os.Stderr, "PWDBG type=%s pick=%s fallback=%v\n", doc.PageType, kind, c.facts.fallback)
-		}
 		if k != nil {
 			node, langs, c.facts.profile = k, nil, true
 		} else if measured && node != nil {
@@ -257,9 +233,6 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		if node != nil && c.probs[typeIndex(TypeCollection)]+c.probs[typeIndex(TypeListing)] >= itemsProb && removePagers(node) {
 			// The page numbers under a collection's or listing's items
 			// (pagetype_category.go).
-			c.textOK = false
-		}
-		if node != nil && os.Getenv("PW_R1") != "" && dropSiteHeaders(node) {
 			c.textOK = false
 		}
 		if node != nil && typ == typeIndex(TypeProduct) && c.probs[typ] >= profileProb {

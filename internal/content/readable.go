@@ -1,11 +1,8 @@
 package content
 
 import (
-	"fmt"
 	"net/url"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -566,9 +563,6 @@ func (r *readable) attempt(flags int) *html.Node {
 	}
 	article := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
 	if len(top) == 0 || top[0] == r.body {
-		if os.Getenv("PW_DBG") != "" {
-			fmt.Fprintf(os.Stderr, "PWDBG bodybest attempt %d\n", flags)
-		}
 		for c := r.body.FirstChild; c != nil; c = c.NextSibling {
 			if k := r.copyTree(c); k != nil {
 				article.AppendChild(k)
@@ -629,11 +623,8 @@ func (r *readable) attempt(flags int) *html.Node {
 		last = s
 	}
 	// An only child stands for its parent.
-	innerScore, _ := r.scoreOf(best)
-	climbed := false
-	for p := best.Parent; p != nil && p != r.body && (elementChildren(p) == 1 || pwR5 && heldChildren(p, best) == 1); p = best.Parent {
+	for p := best.Parent; p != nil && p != r.body && elementChildren(p) == 1; p = best.Parent {
 		best = p
-		climbed = true
 	}
 	bestScore, ok = r.scoreOf(best)
 	if !ok {
@@ -643,15 +634,6 @@ func (r *readable) attempt(flags int) *html.Node {
 
 	// Siblings that score close to the best, or read like prose, join it.
 	limit := max(10, bestScore*0.2)
-	if os.Getenv("PW_DBG") != "" {
-		fmt.Fprintf(os.Stderr, "PWDBG attempt %d top0=%s %.1f best=%s %.1f limit %.1f parent=%s kids=%d\n", flags, dbgLabel(top[0]), topScores[0], dbgLabel(best), bestScore, limit, dbgLabel(best.Parent), elementChildren(best.Parent))
-		for c := best.Parent.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type == html.ElementNode {
-				s, ok := r.scoreOf(c)
-				fmt.Fprintf(os.Stderr, "PWDBG   sib %s score %.1f %v len %d\n", dbgLabel(c), s, ok, textStats(c, r.dropped).length)
-			}
-		}
-	}
 	bestClass := attr(best, "class")
 	parent := best.Parent
 	var run []*html.Node // phrasing nodes between blocks: an implicit <p>
@@ -696,8 +678,6 @@ func (r *readable) attempt(flags int) *html.Node {
 				bonus = bestScore * 0.2
 			}
 			if s, ok := r.scoreOf(c); ok && s+bonus >= limit {
-				keep = true
-			} else if climbed && pwR2 && r.chainScore(c) >= max(10, innerScore*0.2) {
 				keep = true
 			} else if c.DataAtom == atom.P || r.marks[c]&(markAsP|markCollapsed) != 0 {
 				st := textStats(c, r.dropped)
@@ -1474,19 +1454,13 @@ const (
 	anchorInPage = iota // to a place on the page
 	anchorDoc           // to a document
 	anchorOut           // to another page
-	anchorBlock         // a card made one link (markBlockLinks)
 )
 
 // linkWeights are the weights of the text of each kind of <a>.
-var linkWeights = [...]float64{anchorInPage: 0.3, anchorDoc: 0, anchorOut: 1, anchorBlock: pwR4W}
-
-var pwR4W, _ = strconv.ParseFloat(os.Getenv("PW_R4W"), 64)
+var linkWeights = [...]float64{anchorInPage: 0.3, anchorDoc: 0, anchorOut: 1}
 
 // anchorKind is the kind of <a> n.
 func anchorKind(n *html.Node) uint8 {
-	if len(n.Attr) > 0 && blockLink(n) {
-		return anchorBlock
-	}
 	href := attr(n, "href")
 	if strings.HasPrefix(href, "#") {
 		return anchorInPage
@@ -1633,54 +1607,4 @@ func ancestors(n *html.Node) []*html.Node {
 		a = append(a, p)
 	}
 	return a
-}
-
-func dbgLabel(n *html.Node) string {
-	s := n.Data
-	if v := attr(n, "id"); v != "" {
-		s += "#" + v
-	}
-	if v := attr(n, "class"); v != "" {
-		if len(v) > 40 {
-			v = v[:40]
-		}
-		s += "." + v
-	}
-	return s
-}
-
-var pwR2 = os.Getenv("PW_R2") != ""
-
-// chainScore is the best score among the descendants of n reached
-// through only children (n's only element child, its only element
-// child, and so on), at most maxChainDepth levels down; 0 when none
-// scores.
-func (r *readable) chainScore(n *html.Node) float64 {
-	best := 0.0
-	for d := 0; d < maxChainDepth && elementChildren(n) == 1; d++ {
-		n = firstElementChild(n)
-		if s, ok := r.scoreOf(n); ok && s > best {
-			best = s
-		}
-	}
-	return best
-}
-
-const maxChainDepth = 16
-
-var pwR5 = os.Getenv("PW_R5") != ""
-
-// heldChildren counts the element children of p that hold text or media,
-// and child, up to 2.
-func heldChildren(p, child *html.Node) int {
-	k := 0
-	for c := p.FirstChild; c != nil && k < 2; c = c.NextSibling {
-		if c.Type != html.ElementNode {
-			continue
-		}
-		if c == child || lengthWithin(c, 1) > 0 || hasMedia(c) {
-			k++
-		}
-	}
-	return k
 }

@@ -1,9 +1,6 @@
 package content
 
 import (
-	"fmt"
-	"os"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -621,12 +618,6 @@ func (r *readable) boilerplate(n *html.Node, tag atom.Atom, lists *cleanLists, a
 	// A block named like a footer or header that holds most of the
 	// article is the article ("above-footer" around the whole page).
 	if weight < 0 && !(pageRegion(matchString(n)) && 2*f.length > textStats(r.art, nil).length) {
-		if pwR3 && f.commas >= pwR3Commas && f.length > 0 && f.linkLen/float64(f.length) < pwR3Link {
-			if os.Getenv("PW_DBG") != "" {
-				fmt.Fprintf(os.Stderr, "PWDBG R3 spares %s commas %d len %d\n", dbgLabel(n), f.commas, f.length)
-			}
-			return false
-		}
 		return true
 	}
 	if f.commas >= 10 {
@@ -705,7 +696,3 @@ func hasText(n *html.Node) bool {
 	}
 	return false
 }
-
-var pwR3 = os.Getenv("PW_R3") != ""
-var pwR3Commas, _ = strconv.Atoi(os.Getenv("PW_R3"))
-var pwR3Link, _ = strconv.ParseFloat(os.Getenv("PW_R3L"), 64)

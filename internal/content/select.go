@@ -2,9 +2,7 @@ package content
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -435,9 +433,6 @@ func selectContentText(root, art, cur *html.Node, sig signals, readableOK bool, 
 	if i < 0 {
 		putCandidates(cs)
 		return nil, artText, words, ok
-	}
-	if os.Getenv("PW_DBG") != "" {
-		fmt.Fprintf(os.Stderr, "PWDBG selector kind=%s\n", CandidateKinds[cs[i].kind])
 	}
 	n = cs[i].tree()
 	putCandidates(cs)
