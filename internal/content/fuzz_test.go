@@ -36,6 +36,10 @@ func FuzzHTML(f *testing.F) {
 		"<div class=\"side\">" + strings.Repeat("<div><h4>Desk</h4><span>$5</span></div>", 12) + "</div><form><form><ul class=\"grid\">" +
 			strings.Repeat("<li class=\"card\"><a href=/p><img src=x>Desk</a><span>$9</span><label>Qty:</label><input><button>Add</button><select><option>1</select></li>", 6) + "</ul></form>",
 		`<div itemtype="https://schema.org/DiscussionForumPosting"><a href="/t/1">t</a></div>$` + "\xe2\x82",
+		// A page mostly hidden (shown whole by settleHidden): hidden
+		// blocks nested, side by side and around a <noscript>.
+		`<div hidden><p>` + strings.Repeat("hidden words ", 40) + `<span style="display:none">in</span></p></div><div aria-hidden=true><noscript><p>` +
+			strings.Repeat("n ", 120) + `</p></noscript></div><p>shown</p><div style="DISPLAY: NONE"><div hidden>x</div></div>`,
 		// A script shell's <noscript> thread beside the page's header
 		// or a loading line (Discourse's crawler view): posts nested in
 		// posts, unclosed.

@@ -3,6 +3,7 @@ package content
 import (
 	"encoding/json"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -124,6 +125,12 @@ type scanner struct {
 	emptyRoot    bool
 	// noscriptTries counts the <noscript> elements weighed as content.
 	noscriptTries int
+	// hidden are the body's hidden elements walked and not yet removed,
+	// with their texts' span in texts, in the order their walks ended
+	// (see settleHidden); hiddenGone counts the words of those removed at
+	// once past maxHidden.
+	hidden     []hiddenBlock
+	hiddenGone int
 	// ld is the JSON-LD of the page, parsed by metadata.
 	ld jsonLD
 	// slots are the placeholders of React's streamed boundaries by id
@@ -184,8 +191,87 @@ func walkPage(root *html.Node, pageURL *url.URL, wantLinks bool) *scanner {
 	}
 	s.texts = (*textLists.Get().(*[]textCount))[:0]
 	s.walk(root, false)
+	s.settleHidden()
 	s.fillSlots()
 	return s
+}
+
+// hiddenBlock is a hidden element of the body that the walk kept for
+// settleHidden, and the span of its texts in scanner.texts.
+type hiddenBlock struct {
+	node     *html.Node
+	from, to int
+}
+
+// maxHidden is the most hidden elements of a page that settleHidden
+// weighs; those past it are removed as they are walked.
+const maxHidden = 4096
+
+// shownFifths is the share of the body's words, in fifths, that must be
+// hidden for settleHidden to show a page whole.
+const shownFifths = 4
+
+// settleHidden removes the hidden elements the walk kept, and their
+// texts, unless four fifths or more of the body's words (of 100 or
+// more) are hidden. Such a page is sent inside display:none wrappers
+// that its script reveals (an eBay grid, a shop's product, a tutorial's
+// tabs all hidden until the script runs): a browser shows what they
+// hold, and without it the page would have no main content. Its hidden
+// elements then stay, their hiding attributes taken off. Hidden menus,
+// dialogs and panels beside a shown page hold far less of its words.
+func (s *scanner) settleHidden() {
+	if len(s.hidden) == 0 {
+		return
+	}
+	// Spans nest (an inner element's walk ends first) or are disjoint:
+	// keep the outermost, in document order.
+	spans := make([]hiddenBlock, 0, len(s.hidden))
+	for _, h := range s.hidden {
+		for len(spans) > 0 && spans[len(spans)-1].from >= h.from {
+			spans = spans[:len(spans)-1]
+		}
+		spans = append(spans, h)
+	}
+	hidden := s.hiddenGone
+	for _, h := range spans {
+		for _, t := range s.texts[h.from:h.to] {
+			hidden += t.words
+		}
+	}
+	if s.words >= 100 && hidden*5 >= s.words*shownFifths {
+		for _, h := range s.hidden {
+			h.node.Attr = slices.DeleteFunc(h.node.Attr, func(a html.Attribute) bool {
+				return a.Namespace == "" && (a.Key == "hidden" || a.Key == "aria-hidden" || a.Key == "style")
+			})
+		}
+		s.hidden = nil
+		return
+	}
+	for _, h := range s.hidden {
+		if h.node.Parent != nil {
+			h.node.Parent.RemoveChild(h.node)
+		}
+	}
+	kept, next := s.texts[:spans[0].from], spans[0].from
+	for _, h := range spans {
+		kept = append(kept, s.texts[next:h.from]...)
+		next = h.to
+	}
+	s.texts = append(kept, s.texts[next:]...)
+	s.hidden = nil
+}
+
+// hiddenOnly tells whether removable would remove n for being hidden
+// alone (not as a comment, script, style or other element never shown).
+func hiddenOnly(n *html.Node) bool {
+	if n.Type != html.ElementNode {
+		return false
+	}
+	switch n.DataAtom {
+	case atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Rt, atom.Rp, atom.Script:
+		return false
+	}
+	return true
 }
 
 // walk visits n and its subtree. inBody tells whether visible text counts.
@@ -304,6 +390,15 @@ func (s *scanner) walkChildren(n *html.Node, inBody bool) {
 		texts := len(s.texts)
 		s.walk(c, inBody)
 		if removable(c) {
+			if inBody && hiddenOnly(c) {
+				if len(s.hidden) < maxHidden {
+					s.hidden = append(s.hidden, hiddenBlock{c, texts, len(s.texts)})
+					continue
+				}
+				for _, t := range s.texts[texts:] {
+					s.hiddenGone += t.words
+				}
+			}
 			n.RemoveChild(c)
 			s.texts = s.texts[:texts]
 		}
@@ -463,10 +558,18 @@ func (s *scanner) expandNoscript(parent, ns *html.Node) *html.Node {
 	s.noscriptTries++
 	noscriptsWeighed.Add(1)
 	chrome := false // a sibling with text is the page's chrome or a loading line
+	walked := true  // c comes before ns: the walk has been through it
 	for c := parent.FirstChild; c != nil; c = c.NextSibling {
-		if c == ns || c.Type == html.ElementNode && (c.DataAtom == atom.Script || c.DataAtom == atom.Template ||
+		if c == ns {
+			walked = false
+			continue
+		}
+		if c.Type == html.ElementNode && (c.DataAtom == atom.Script || c.DataAtom == atom.Template ||
 			c.DataAtom == atom.Style || c.DataAtom == atom.Noscript) {
 			continue
+		}
+		if walked && hiddenOnly(c) && removable(c) {
+			continue // kept for settleHidden, as good as removed
 		}
 		if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" || c.Type == html.ElementNode && hasText(c) {
 			if c.Type != html.ElementNode || !pageChrome(c) && textWithin(c, 40) < 0 {
