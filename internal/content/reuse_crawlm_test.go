@@ -89,3 +89,41 @@ func zeroNode(k *html.Node) bool {
 	return k.Parent == nil && k.FirstChild == nil && k.LastChild == nil && k.PrevSibling == nil && k.NextSibling == nil &&
 		k.Type == 0 && k.DataAtom == 0 && k.Data == "" && k.Namespace == "" && k.Attr == nil
 }
+
+// mayMarkPosts holds on every page whose posts one of forumContent's
+// three walks reads (microdata, phpBB, XenForo, MyBB), and not on a page
+// without what they look for, where the three find no thread; the walk
+// is bounded on deep nesting.
+func TestMayMarkPosts(t *testing.T) {
+	for name, page := range map[string]string{
+		"microdata": threadPage(true), "phpbb": phpbbPage(false), "phpbb old": phpbbPage(true),
+		"xenforo": enginePage("xenforo"), "mybb": enginePage("mybb"),
+	} {
+		_, body := parseBody(t, page)
+		if !mayMarkPosts(body) {
+			t.Errorf("%s: mayMarkPosts false on a thread", name)
+		}
+		if markedThread(body) == nil && phpbbThread(body) == nil && engineThread(body) == nil {
+			t.Errorf("%s: no walk finds the thread", name)
+		}
+	}
+	plain := `<html><body><div class="navheader"><a href="a.html">Prev</a></div><div class="sect1" id="x"><h2 class="title">Title</h2>` +
+		strings.Repeat(`<p class="para">Words of the manual, <code class="literal">code</code>.</p>`, 50) +
+		`<article><p>An article element.</p></article><ul><li id="post_1">A numbered item</li><li id="p2">Another</li></ul></div></body></html>`
+	_, body := parseBody(t, plain)
+	if mayMarkPosts(body) {
+		t.Error("mayMarkPosts true on a page without posts")
+	}
+	// Each mark alone lets the walks run.
+	for _, mark := range []string{`itemscope`, `data-author="x"`, `class="postbit"`} {
+		_, body := parseBody(t, `<html><body><div><span `+mark+`>a</span></div></body></html>`)
+		if !mayMarkPosts(body) {
+			t.Errorf("mayMarkPosts false with %s", mark)
+		}
+	}
+	deep := "<html><body>" + strings.Repeat("<div>", 500) + "<span class=post id=p1>x</span></body></html>"
+	_, body = parseBody(t, deep)
+	if !mayMarkPosts(body) {
+		t.Error("mayMarkPosts false under deep nesting")
+	}
+}
