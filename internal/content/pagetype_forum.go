@@ -152,7 +152,7 @@ func mayMarkPosts(body *html.Node) bool {
 				case "itemscope", "data-author":
 					return true
 				case "class":
-					if strings.Contains(a.Val, "post") {
+					if holdsPost(a.Val) {
 						return true
 					}
 				}
@@ -167,6 +167,17 @@ func mayMarkPosts(body *html.Node) bool {
 		}
 		if d != body {
 			d = d.NextSibling
+		}
+	}
+	return false
+}
+
+// holdsPost tells whether v holds "post" (strings.Contains, without its
+// call on the short values of classes).
+func holdsPost(v string) bool {
+	for i := 0; i+4 <= len(v); i++ {
+		if v[i] == 'p' && v[i+1:i+4] == "ost" {
+			return true
 		}
 	}
 	return false

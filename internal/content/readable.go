@@ -384,19 +384,27 @@ var nodeChunks = sync.Pool{New: func() any { return new([nodeChunk]html.Node) }}
 // done (done: the pipeline's end, when no node of the page is read
 // again). An arena never given back leaves its chunks to the collector.
 type nodeArena struct {
-	free   []html.Node // the rest of the last chunk
+	cur    *[nodeChunk]html.Node // the last chunk taken
+	left   int                   // its nodes not handed out yet
 	chunks []*[nodeChunk]html.Node
 }
 
+// node returns a zeroed node (inlined: grow is the rare call).
 func (a *nodeArena) node() *html.Node {
-	if len(a.free) == 0 {
-		c := nodeChunks.Get().(*[nodeChunk]html.Node)
-		a.chunks = append(a.chunks, c)
-		a.free = c[:]
+	if a.left == 0 {
+		a.grow()
 	}
-	k := &a.free[0]
-	a.free = a.free[1:]
-	return k
+	a.left--
+	return &a.cur[nodeChunk-1-a.left]
+}
+
+// grow takes a chunk from nodeChunks.
+//
+//go:noinline
+func (a *nodeArena) grow() {
+	a.cur = nodeChunks.Get().(*[nodeChunk]html.Node)
+	a.chunks = append(a.chunks, a.cur)
+	a.left = nodeChunk
 }
 
 // done zeroes the arena's chunks and gives them back to nodeChunks (a
@@ -410,13 +418,13 @@ func (a *nodeArena) done() {
 	for i, c := range a.chunks {
 		used := c[:]
 		if i == len(a.chunks)-1 {
-			used = c[:nodeChunk-len(a.free)]
+			used = c[:nodeChunk-a.left]
 		}
 		clear(used)
 		nodeChunks.Put(c)
 		a.chunks[i] = nil
 	}
-	a.chunks, a.free = a.chunks[:0], nil
+	a.chunks, a.cur, a.left = a.chunks[:0], nil, 0
 }
 
 // pageWrapper tells whether n, named like a header, footer or popup,

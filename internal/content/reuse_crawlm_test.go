@@ -29,8 +29,8 @@ func TestNodeArenaGivesBackZeroed(t *testing.T) {
 		t.Fatalf("%d chunks for %d nodes, want 4", len(a.chunks), 3*nodeChunk+5)
 	}
 	a.done()
-	if len(a.chunks) != 0 || a.free != nil {
-		t.Fatalf("after done: %d chunks, %d free", len(a.chunks), len(a.free))
+	if len(a.chunks) != 0 || a.cur != nil || a.left != 0 {
+		t.Fatalf("after done: %d chunks, %d left", len(a.chunks), a.left)
 	}
 	var nilArena *nodeArena
 	nilArena.done()
