@@ -127,3 +127,23 @@ func TestMayMarkPosts(t *testing.T) {
 		t.Error("mayMarkPosts false under deep nesting")
 	}
 }
+
+// bodyMarkers finds every marker at every offset of a body, in any
+// case, between letters that make the common pairs its window moves on,
+// and at the body's end, as the lowered copy does.
+func TestBodyMarkersEveryOffset(t *testing.T) {
+	fill := "the rest of the access reference verification re"
+	for _, l := range [][]string{captchaMarkers, blockedMarkers, rateLimitMarkers} {
+		for _, m := range l {
+			for _, w := range []string{m, strings.ToUpper(m)} {
+				for off := 0; off <= 24; off++ {
+					for _, b := range []string{fill[:off] + w, fill[:off] + w + fill, w[:len(w)-1] + fill[:off] + w[1:]} {
+						if got, want := bodyMarkers([]byte(b)), bodyMarkersLowered([]byte(b)); got != want {
+							t.Fatalf("bodyMarkers(%q) = %b, want %b", b, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
