@@ -70,13 +70,22 @@ func TestConversionReusesCopies(t *testing.T) {
 		}
 		return after.TotalAlloc - before.TotalAlloc, doc
 	}
-	bytesOf() // the pools filled
-	bytesOf()
-	reused, doc := bytesOf()
+	// The least of five runs: TotalAlloc counts what other goroutines
+	// of the test binary allocate meanwhile, which only adds.
+	least := func() (uint64, *Document) {
+		bytesOf() // the pools filled, or emptied
+		m, doc := bytesOf()
+		for range 4 {
+			if n, _ := bytesOf(); n < m {
+				m = n
+			}
+		}
+		return m, doc
+	}
+	reused, doc := least()
 	reuseCopies = false
 	defer func() { reuseCopies = true }()
-	bytesOf()
-	fresh, doc2 := bytesOf()
+	fresh, doc2 := least()
 	if doc.Markdown != doc2.Markdown || doc.Text != doc2.Text {
 		t.Fatal("outputs differ with and without reuse")
 	}
