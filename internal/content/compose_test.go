@@ -3,6 +3,10 @@ package content
 import (
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // A page that writes "ü" as "u" and a combining diaeresis (U+0308), as
@@ -47,5 +51,60 @@ func TestComposedPassesNFC(t *testing.T) {
 		if got != s {
 			t.Errorf("composed(%q) = %q, want it unchanged", s, got)
 		}
+	}
+}
+
+// plainNFC passes the texts most pages write (dashes, quotes, CJK,
+// Cyrillic) without norm's reading of every byte, and leaves to norm
+// any text holding a combining mark, a character NFC replaces
+// (U+2126 OHM SIGN, U+212B ANGSTROM SIGN, the CJK compatibility
+// ideographs), a Hangul vowel or final jamo or an invalid byte.
+func TestPlainNFC(t *testing.T) {
+	for _, s := range []string{"", "plain ASCII text, longer than eight bytes", "Grüße aus Köln – „Anführung“ … ©",
+		"東京 ソウル Москва Αθήνα", "한국어 텍스트", "PostgreSQL — the “manual”\u00a0•\u00a0→ 8.0"} {
+		if !plainNFC(s) {
+			t.Errorf("plainNFC(%q) = false, want true", s)
+		}
+	}
+	for _, s := range []string{"e\u0301", "x\u0323\u0307 marks", "10 \u2126", "\u212b", "\uf900", "\u1100\u1161",
+		"\uac00\u11a8", "ok \xcc\x80", "cut \xe2\x80"} {
+		if plainNFC(s) {
+			t.Errorf("plainNFC(%q) = true, want false", s)
+		}
+		if composed(s) != norm.NFC.String(s) {
+			t.Errorf("composed(%q) = %q, want norm's %q", s, composed(s), norm.NFC.String(s))
+		}
+	}
+}
+
+// plainNFC says true only of texts norm says are in NFC: every
+// character it lets through keeps a text in NFC whatever stands before
+// or after it (here: letters, a Hangul leading jamo and syllable that
+// compose with what follows, combining marks and itself).
+func TestPlainNFCAgreesWithNorm(t *testing.T) {
+	around := []string{"e", "\u1100", "\uac00", "\u0301"}
+	plain := 0
+	for r := rune(0x300); r <= unicode.MaxRune; r++ {
+		if !utf8.ValidRune(r) {
+			continue
+		}
+		c := string(r)
+		if !plainStarter(c) {
+			continue
+		}
+		plain++
+		for _, x := range around {
+			for _, s := range []string{c, x + c, c + x} {
+				if plainNFC(s) && !norm.NFC.IsNormalString(s) {
+					t.Fatalf("plainNFC(%q) = true, norm says it is not NFC", s)
+				}
+			}
+		}
+		if s := c + c; plainNFC(s) != norm.NFC.IsNormalString(s) {
+			t.Fatalf("plainNFC(%q) = %v, norm says %v", s, plainNFC(s), norm.NFC.IsNormalString(s))
+		}
+	}
+	if plain < 100000 {
+		t.Errorf("%d plain characters from U+0300 up, want most", plain)
 	}
 }

@@ -32,6 +32,9 @@ type extractFacts struct {
 	// of the page's texts, which the selector's measures read again
 	// (the caller gives them back: done).
 	tallies *tallies
+	// nodes are the readability pass's copies (the caller gives them
+	// back when no node of the page is read again: done).
+	nodes *nodeArena
 }
 
 func (x *extractFacts) note(r *readable) {

@@ -164,6 +164,7 @@ func fromTree(root *html.Node, pageURL string, opt Options) *Document {
 		doc.Confidence = confidenceOf(&doc.confFeatures)
 	}
 	c.facts.tallies.done()
+	c.facts.nodes.done()
 	s.texts.done()
 	return doc
 }

@@ -741,7 +741,11 @@ func pageFeaturesBound(root *html.Node, pageURL *url.URL, ldTypes []string, ogTy
 // relNext tells whether a link or anchor points to the next or previous
 // page of a paginated list.
 func relNext(n *html.Node) bool {
-	for w := range strings.FieldsSeq(strings.ToLower(attr(n, "rel"))) {
+	rel := attr(n, "rel")
+	if rel == "" {
+		return false // most links: no lower-casing, no iterator
+	}
+	for w := range strings.FieldsSeq(strings.ToLower(rel)) {
 		if w == "next" || w == "prev" {
 			return true
 		}

@@ -2,9 +2,7 @@ package content
 
 import (
 	"bytes"
-	"encoding/binary"
 	"io"
-	"math/bits"
 	"strings"
 )
 
@@ -260,38 +258,23 @@ func rawCuts(b []byte) []cut {
 // "script" or "style" is those bytes in some ASCII case (it lower-cases
 // A-Z only, and any other byte ends the name or makes it another): a
 // body without them has no cut, whatever its markup, and is not read
-// tag by tag. It reads eight bytes at a time for a '<' followed by 's'
-// or 'S', which few tags begin with.
+// tag by tag. It goes from '<' to '<' (bytes.IndexByte) and reads on
+// only at one followed by 's' or 'S', which few tags begin with: on
+// bench/gyre's site 35.5 M instructions for the 1,000 pages, against
+// 62.3 M reading sixteen bytes at a time for such a pair, and 106.1 M
+// with bytes.Index for "<s", then for "<S".
 func hasRawStart(b []byte) bool {
-	i := 0
-	for ; len(b)-i >= 17; i += 16 {
-		// Bytes of '<' followed by 's' or 'S' (the latter read with
-		// 0x20 set), two words of eight at a time: a byte is zero in the
-		// OR of the two tests where both hold.
-		m0 := zeroBytes((binary.LittleEndian.Uint64(b[i:]) ^ 0x3c3c3c3c3c3c3c3c) |
-			(binary.LittleEndian.Uint64(b[i+1:]) | 0x2020202020202020 ^ 0x7373737373737373))
-		m1 := zeroBytes((binary.LittleEndian.Uint64(b[i+8:]) ^ 0x3c3c3c3c3c3c3c3c) |
-			(binary.LittleEndian.Uint64(b[i+9:]) | 0x2020202020202020 ^ 0x7373737373737373))
-		if m0|m1 == 0 {
-			continue
+	for i := 0; ; {
+		j := bytes.IndexByte(b[i:], '<')
+		if j < 0 {
+			return false
 		}
-		for m := m0; m != 0; m &= m - 1 {
-			if rawStartAt(b, i+bits.TrailingZeros64(m)/8) {
-				return true
-			}
-		}
-		for m := m1; m != 0; m &= m - 1 {
-			if rawStartAt(b, i+8+bits.TrailingZeros64(m)/8) {
-				return true
-			}
-		}
-	}
-	for ; i < len(b); i++ {
-		if b[i] == '<' && rawStartAt(b, i) {
+		i += j
+		if i+1 < len(b) && b[i+1]|0x20 == 's' && rawStartAt(b, i) {
 			return true
 		}
+		i++
 	}
-	return false
 }
 
 // rawStartAt tells whether b holds at i "<script" or "<style" in any

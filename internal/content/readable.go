@@ -88,11 +88,13 @@ type readable struct {
 	// bodyText is textStats(body, dropped) (length and link length),
 	// summed by visit: the body's link density without a walk of its own.
 	bodyText stats
-	// nodes are zeroed nodes for copyTree, allocated nodeChunk at a time,
-	// and made the number of them the attempt took (the nodes of its
-	// article, and more).
-	nodes []html.Node
+	// nodes gives copyTree its zeroed nodes, and made is the number of
+	// them the attempt took (the nodes of its article, and more).
+	nodes nodeArena
 	made  int
+	// maps holds scored, dropped, collapsed and marks, taken from
+	// readMapsPool (see putMaps).
+	maps *readMaps
 	// names keeps the matchFacts of the class values (of elements
 	// without an id) that drop has read, for every attempt (see
 	// matchFactsOf).
@@ -362,19 +364,67 @@ func hintAtString(h *hints, s string, i int) bool {
 	return false
 }
 
-// nodeChunk is how many nodes copyTree allocates at once: one
-// allocation instead of one a node (an article is a few hundred).
-const nodeChunk = 64
-
 // newNode returns a zeroed node for a copy.
 func (r *readable) newNode() *html.Node {
 	r.made++
-	if len(r.nodes) == 0 {
-		r.nodes = make([]html.Node, nodeChunk)
+	return r.nodes.node()
+}
+
+// nodeChunk is how many nodes a nodeArena takes at once: one allocation
+// instead of one a node (an article is a few hundred).
+const nodeChunk = 64
+
+// nodeChunks keeps the chunks of nodeArenas from page to page, zeroed:
+// the copies of the articles were a sixth of the bytes a page's
+// conversion allocated, which the collector then paid for.
+var nodeChunks = sync.Pool{New: func() any { return new([nodeChunk]html.Node) }}
+
+// nodeArena hands out the zeroed nodes of the readability pass's
+// copies, from chunks that go back to nodeChunks when the page is
+// done (done: the pipeline's end, when no node of the page is read
+// again). An arena never given back leaves its chunks to the collector.
+type nodeArena struct {
+	cur    *[nodeChunk]html.Node // the last chunk taken
+	left   int                   // its nodes not handed out yet
+	chunks []*[nodeChunk]html.Node
+}
+
+// node returns a zeroed node (inlined: grow is the rare call).
+func (a *nodeArena) node() *html.Node {
+	if a.left == 0 {
+		a.grow()
 	}
-	k := &r.nodes[0]
-	r.nodes = r.nodes[1:]
-	return k
+	a.left--
+	return &a.cur[nodeChunk-1-a.left]
+}
+
+// grow takes a chunk from nodeChunks.
+//
+//go:noinline
+func (a *nodeArena) grow() {
+	a.cur = nodeChunks.Get().(*[nodeChunk]html.Node)
+	a.chunks = append(a.chunks, a.cur)
+	a.left = nodeChunk
+}
+
+// done zeroes the arena's chunks and gives them back to nodeChunks (a
+// nil arena: none); no node a handed out is read after. The chunks go
+// back without the pointers their nodes held, so the pool keeps no page
+// alive.
+func (a *nodeArena) done() {
+	if a == nil || !reuseCopies {
+		return
+	}
+	for i, c := range a.chunks {
+		used := c[:]
+		if i == len(a.chunks)-1 {
+			used = c[:nodeChunk-a.left]
+		}
+		clear(used)
+		nodeChunks.Put(c)
+		a.chunks[i] = nil
+	}
+	a.chunks, a.cur, a.left = a.chunks[:0], nil, 0
 }
 
 // pageWrapper tells whether n, named like a header, footer or popup,
@@ -434,9 +484,12 @@ func readableContent(root *html.Node, base *url.URL, title string, facts *extrac
 	r.tallies = takeTallies()
 	if facts != nil {
 		facts.tallies = r.tallies
+		facts.nodes = &r.nodes
 	} else {
 		defer r.tallies.done()
 	}
+	// The attempts' maps go back for the next page (see readMaps).
+	defer r.putMaps()
 	nodes := factNodesPool.Get().(*[]factNode)
 	r.factNodes = (*nodes)[:0]
 	defer func() {
@@ -485,15 +538,57 @@ func readableContent(root *html.Node, base *url.URL, title string, facts *extrac
 	return best, false
 }
 
+// readMaps are the maps of an attempt, kept from page to page
+// (readMapsPool), empty: the scores' map alone was 3 % of the bytes a
+// page's conversion allocated. Maps that grew past maxReadMap entries
+// (a large page) are left to the collector, so the pool keeps few
+// large maps and clearing one costs about what its page did.
+type readMaps struct {
+	scored    map[*html.Node]int32
+	dropped   map[*html.Node]bool
+	collapsed map[*html.Node]bool
+	marks     map[*html.Node]uint8
+}
+
+var readMapsPool = sync.Pool{New: func() any {
+	return &readMaps{
+		scored:    make(map[*html.Node]int32, 256),
+		dropped:   make(map[*html.Node]bool),
+		collapsed: make(map[*html.Node]bool),
+		marks:     make(map[*html.Node]uint8),
+	}
+}}
+
+const maxReadMap = 4096
+
+// reuseCopies gives the copies' chunks and the attempts' maps back for
+// the next page; tests turn it off to compare.
+var reuseCopies = true
+
+// putMaps gives r's maps back to readMapsPool, empty; r takes new ones
+// if it attempts again.
+func (r *readable) putMaps() {
+	m := r.maps
+	if m == nil {
+		return
+	}
+	if reuseCopies && len(m.scored) <= maxReadMap && len(m.dropped) <= maxReadMap && len(m.collapsed) <= maxReadMap && len(m.marks) <= maxReadMap {
+		clear(m.scored)
+		clear(m.dropped)
+		clear(m.collapsed)
+		clear(m.marks)
+		readMapsPool.Put(m)
+	}
+	r.maps, r.scored, r.dropped, r.collapsed, r.marks = nil, nil, nil, nil, nil
+}
+
 func (r *readable) attempt(flags int) *html.Node {
 	r.flags = flags
 	// A later attempt reuses the maps of the one before (nothing keeps
 	// them once an attempt returns its copy).
 	if r.scored == nil {
-		r.scored = make(map[*html.Node]int32, 256)
-		r.dropped = make(map[*html.Node]bool)
-		r.collapsed = make(map[*html.Node]bool)
-		r.marks = make(map[*html.Node]uint8)
+		r.maps = readMapsPool.Get().(*readMaps)
+		r.scored, r.dropped, r.collapsed, r.marks = r.maps.scored, r.maps.dropped, r.maps.collapsed, r.maps.marks
 	} else {
 		clear(r.scored)
 		clear(r.dropped)

@@ -214,43 +214,82 @@ func bodyMarkers(body []byte) int {
 		}
 		return found
 	}
-	m := &bodyMarkerSet
+	// The markers' occurrences are found as Wu and Manber's search does:
+	// a window of the shortest marker's length (markerScan.min) slides
+	// along body, and the two bytes at its end, A-Z lowered, tell how far
+	// it may move without passing an occurrence's first bytes (shift);
+	// where it may not move, the markers whose first min bytes end in
+	// those two are compared at the window's start. Most windows move
+	// several bytes at a time, where a test at every byte read each
+	// common pair of letters that starts a marker.
+	m := &markerScan
 	found := 0
-	for i := 0; i+1 < len(body); i++ {
-		if !m.pairs.has(body[i], body[i+1]) {
+	for i := m.min - 1; i < len(body); {
+		blk := uint16(foldAZ[body[i-1]])<<8 | uint16(foldAZ[body[i]])
+		if s := m.shift[blk]; s > 0 {
+			i += int(s)
 			continue
 		}
-		for _, k := range m.byFirst[body[i]] {
-			if found&k.set == 0 && len(body)-i >= len(k.word) && lowerIs(body[i:i+len(k.word)], k.word) {
+		start := i - m.min + 1
+		for _, k := range m.byBlock[blk] {
+			if found&k.set == 0 && len(body)-start >= len(k.word) && lowerIs(body[start:start+len(k.word)], k.word) {
 				if found |= k.set; found == allMarkers {
 					return found
 				}
 			}
 		}
+		i++
 	}
 	return found
 }
 
-// bodyMarkerSet holds the markers for bodyMarkers: their first two bytes
-// in every ASCII case, and the markers by their first byte in both.
-var bodyMarkerSet = func() (m struct {
-	pairs   pairSet
-	byFirst [256][]setWord
+// foldAZ maps A-Z to a-z and every other byte to itself.
+var foldAZ = func() (t [256]byte) {
+	for c := range t {
+		t[c] = byte(c)
+		if 'A' <= c && c <= 'Z' {
+			t[c] = byte(c) + 'a' - 'A'
+		}
+	}
+	return t
+}()
+
+// markerScan holds the markers for bodyMarkers: min is the shortest
+// marker's length; for each pair of bytes (lower case), shift is how far
+// the window may move when its last two bytes are the pair: min-1 for a
+// pair in no marker's first min bytes, else min minus the pair's end in
+// the marker nearest the end (0: the pair ends a marker's first min
+// bytes, and byBlock lists those markers).
+var markerScan = func() (m struct {
+	min     int
+	shift   [1 << 16]uint8
+	byBlock map[uint16][]setWord
 }) {
-	for _, l := range []struct {
+	lists := []struct {
 		set   int
 		words []string
-	}{{captchaMarker, captchaMarkers}, {blockedMarker, blockedMarkers}, {rateLimitMarker, rateLimitMarkers}} {
+	}{{captchaMarker, captchaMarkers}, {blockedMarker, blockedMarkers}, {rateLimitMarker, rateLimitMarkers}}
+	m.min = 255
+	for _, l := range lists {
 		for _, w := range l.words {
 			if len(w) < 2 || strings.ToLower(w) != w || !isASCII(w) {
 				panic("content: a marker bodyMarkers cannot read: " + w)
 			}
-			for _, a := range caseOf(w[0]) {
-				for _, b := range caseOf(w[1]) {
-					m.pairs.add(a, b)
-				}
-				m.byFirst[a] = append(m.byFirst[a], setWord{w, l.set})
+			m.min = min(m.min, len(w))
+		}
+	}
+	for i := range m.shift {
+		m.shift[i] = uint8(m.min - 1)
+	}
+	m.byBlock = make(map[uint16][]setWord)
+	for _, l := range lists {
+		for _, w := range l.words {
+			for q := 2; q <= m.min; q++ {
+				blk := uint16(w[q-2])<<8 | uint16(w[q-1])
+				m.shift[blk] = min(m.shift[blk], uint8(m.min-q))
 			}
+			blk := uint16(w[m.min-2])<<8 | uint16(w[m.min-1])
+			m.byBlock[blk] = append(m.byBlock[blk], setWord{w, l.set})
 		}
 	}
 	return m
@@ -286,14 +325,6 @@ func isASCII(s string) bool {
 type setWord struct {
 	word string
 	set  int
-}
-
-// caseOf returns c and, for a lower-case ASCII letter, its upper case.
-func caseOf(c byte) []byte {
-	if 'a' <= c && c <= 'z' {
-		return []byte{c, c - ('a' - 'A')}
-	}
-	return []byte{c}
 }
 
 // The marker lists as sets matched in one pass over the body each: a
