@@ -145,7 +145,7 @@ func forumContent(root, body, art *html.Node) *html.Node {
 // their three (the engines' walk read every element's class tokens).
 // The walk is iterative: nesting is the page's.
 func mayMarkPosts(body *html.Node) bool {
-	for d := body.FirstChild; d != nil && d != body; {
+	for d := body.FirstChild; d != nil; d = nextWithin(d, body) {
 		if d.Type == html.ElementNode {
 			for _, a := range d.Attr {
 				switch a.Key {
@@ -157,16 +157,6 @@ func mayMarkPosts(body *html.Node) bool {
 					}
 				}
 			}
-		}
-		if d.FirstChild != nil {
-			d = d.FirstChild
-			continue
-		}
-		for d != body && d.NextSibling == nil {
-			d = d.Parent
-		}
-		if d != body {
-			d = d.NextSibling
 		}
 	}
 	return false

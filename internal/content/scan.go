@@ -628,24 +628,31 @@ func pageChrome(n *html.Node) bool {
 func crawlerThread(n *html.Node) bool {
 	// An iterative walk: the markup is hostile input, nested at will.
 	posts := 0
-	for d := n.FirstChild; d != nil && d != n; {
+	for d := n.FirstChild; d != nil; d = nextWithin(d, n) {
 		if postType(d) != "" {
 			if posts++; posts >= 2 {
 				return true
 			}
 		}
-		if d.FirstChild != nil {
-			d = d.FirstChild
-			continue
-		}
-		for d != n && d.NextSibling == nil {
-			d = d.Parent
-		}
-		if d != n {
-			d = d.NextSibling
-		}
 	}
 	return false
+}
+
+// nextWithin is the node after d in document order inside root's
+// subtree (d's first child, else the next sibling of d or of its nearest
+// ancestor below root that has one), or nil past root's last node: a
+// walk with it is iterative, however deep the page nests.
+func nextWithin(d, root *html.Node) *html.Node {
+	if d.FirstChild != nil {
+		return d.FirstChild
+	}
+	for d != root && d.NextSibling == nil {
+		d = d.Parent
+	}
+	if d == root {
+		return nil
+	}
+	return d.NextSibling
 }
 
 func removable(n *html.Node) bool {
