@@ -285,6 +285,7 @@ func dropBoilerplate(art *html.Node) {
 	memo := make(kindsMemo)
 	removeTags(art, func(n *html.Node) bool {
 		if labelLine(n) || ctaParagraph(n) {
+			traceClean(art, "boiler label/cta line", n)
 			return true
 		}
 		nested := n.DataAtom == atom.Article && n.Parent != art
@@ -299,6 +300,7 @@ func dropBoilerplate(art *html.Node) {
 		// Another post's teaser: short, and mostly links or a linked
 		// title (a forum's posts are <article>s too, and longer).
 		if nested && st.length < 500 && (st.linkLen > 0.25*float64(st.length) || linkedHeading(n)) {
+			traceClean(art, "boiler nested teaser", n)
 			return true
 		}
 		// An inline element counts only as a line of its own: a
@@ -309,13 +311,22 @@ func dropBoilerplate(art *html.Node) {
 		}
 		switch {
 		case k&(kindRelated|kindBio|kindCTA) != 0:
+			traceClean(art, "boiler named related/bio/cta", n)
 			return true
 		case k&kindCredit != 0:
-			return st.length < 200 && !inCaption(n)
+			if st.length < 200 && !inCaption(n) {
+				traceClean(art, "boiler named credit", n)
+				return true
+			}
+			return false
 		case k&kindMeta != 0:
 			// Dates, bylines and tag lists are short lines; a long
 			// block named "post-meta" holds more than that.
-			return st.length < 200
+			if st.length < 200 {
+				traceClean(art, "boiler named meta", n)
+				return true
+			}
+			return false
 		}
 		return false
 	})
