@@ -1,6 +1,8 @@
 package content
 
 import (
+	"fmt"
+
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -35,7 +37,12 @@ func (r *readable) cleanWhy(n *html.Node, tag atom.Atom, lists *cleanLists, at i
 	weight := r.classWeight(n)
 	why := tag.String()
 	if weight < 0 {
-		return why + " weight<0"
+		ld := 0.0
+		if f.length > 0 {
+			ld = f.linkLen / float64(f.length)
+		}
+		return why + fmt.Sprintf(" weight<0 (weight %d, p %d, li %d, img %d, commas %d, length %d, links %.2f)",
+			weight, f.p, f.li, f.img, f.commas, f.length, ld)
 	}
 	if f.length <= 20 && adOrLoading(collapse(nodeText(n))) {
 		return why + " ad"

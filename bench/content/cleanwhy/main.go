@@ -50,6 +50,9 @@ func main() {
 	which := flag.String("corpus", "", "wcxb, eval or readability (all when empty)")
 	typ := flag.String("type", "", "wcxb-dev page type (all when empty)")
 	verbose := flag.Int("v", 0, "print the removals with this many wrong words or more (0: none)")
+	attempts := flag.Bool("attempts", false, "print every event of every attempt")
+	page := flag.String("page", "", "this page only")
+	grep := flag.String("grep", "", "print every removal whose reason holds this")
 	flag.Parse()
 	if *half != corpus.HalfA {
 		fmt.Fprintln(os.Stderr, "cleanwhy reads references: half A only")
@@ -65,13 +68,19 @@ func main() {
 	var chosen []event
 	content.CleanTrace = func(art *html.Node, why string, n *html.Node) {
 		if why == "returned" {
+			if *attempts {
+				fmt.Printf("returned %p\n", art)
+			}
 			chosen = events[art]
 			return
+		}
+		if *attempts {
+			fmt.Printf("attempt %p: %s %s %.200s\n", art, why, shape(n), corpus.NormSpace(blockText(n)))
 		}
 		events[art] = append(events[art], event{why: why, text: blockText(n), shape: shape(n)})
 	}
 	for _, p := range pages {
-		if p.Half != *half || *which != "" && p.Corpus != *which || *typ != "" && p.Type != *typ {
+		if p.Half != *half || *which != "" && p.Corpus != *which || *typ != "" && p.Type != *typ || *page != "" && p.Name != *page {
 			continue
 		}
 		body, err := p.Body()
@@ -125,7 +134,16 @@ func main() {
 				return
 			}
 		}
+		if *attempts {
+			fmt.Printf("%s %s returned %d events\n", p.Corpus, p.Name, len(chosen))
+		}
 		for _, e := range chosen {
+			if strings.HasPrefix(e.why, "spared") {
+				if *grep != "" && strings.Contains(e.why, *grep) {
+					fmt.Printf("%s %s [%s] %s\n    %.300s\n", p.Corpus, p.Name, e.why, e.shape, corpus.NormSpace(e.text))
+				}
+				continue
+			}
 			right, wrong := judge(e.text)
 			key := e.why
 			if i := strings.IndexByte(e.why[min(len(e.why), 4):], ' '); strings.HasPrefix(e.why, "form") || strings.HasPrefix(e.why, "fieldset") ||
@@ -150,7 +168,7 @@ func main() {
 			if wrong > 0 {
 				t.pages[p.Name] += wrong
 			}
-			if *verbose > 0 && wrong >= *verbose {
+			if *verbose > 0 && wrong >= *verbose || *grep != "" && strings.Contains(e.why, *grep) {
 				fmt.Printf("%s %s [%s] wrong %d right %d: %s\n    %.300s\n", p.Corpus, p.Name, e.why, wrong, right, e.shape, corpus.NormSpace(e.text))
 			}
 		}
