@@ -1,6 +1,7 @@
 package content
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -300,7 +301,9 @@ func dropBoilerplate(art *html.Node) {
 		// Another post's teaser: short, and mostly links or a linked
 		// title (a forum's posts are <article>s too, and longer).
 		if nested && st.length < 500 && (st.linkLen > 0.25*float64(st.length) || linkedHeading(n)) {
-			traceClean(art, "boiler nested teaser", n)
+			if CleanTrace != nil {
+				CleanTrace(art, fmt.Sprintf("boiler nested teaser (length %d, article %d)", st.length, total), n)
+			}
 			return true
 		}
 		// An inline element counts only as a line of its own: a
