@@ -146,16 +146,14 @@ func main() {
 			}
 			right, wrong := judge(e.text)
 			key := e.why
-			if i := strings.IndexByte(e.why[min(len(e.why), 4):], ' '); strings.HasPrefix(e.why, "form") || strings.HasPrefix(e.why, "fieldset") ||
+			if strings.HasPrefix(e.why, "form") || strings.HasPrefix(e.why, "fieldset") ||
 				strings.HasPrefix(e.why, "table") || strings.HasPrefix(e.why, "ul") || strings.HasPrefix(e.why, "div") {
 				// The deciding condition: the tag and the first one.
-				_ = i
-				f := strings.Fields(e.why)
-				key = f[0]
-				if len(f) > 1 {
-					key += " " + strings.Join(f[1:], " ")
-					key = f[0] + " " + firstCond(e.why[len(f[0])+1:])
+				if tag, conds, ok := strings.Cut(e.why, " "); ok {
+					key = tag + " " + firstCond(conds)
 				}
+			} else if i := strings.Index(key, " ("); i > 0 {
+				key = key[:i] // the counts after the reason
 			}
 			t := m[key]
 			if t == nil {
