@@ -1,6 +1,7 @@
 package content
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -282,9 +283,25 @@ func dropBoilerplate(art *html.Node) {
 		}
 		return 2*l >= total
 	}
+	// The article is a list of teasers (a guide's restaurants, a
+	// blog's posts) when the teasers in runs hold half its text: they
+	// are its content, not the other posts beside it. Measured at the
+	// first teaser, before any removal.
+	list := -1
+	teaserList := func() bool {
+		if list < 0 {
+			length, count := runTeasers(art)
+			list = 0
+			if count >= minTeasers && holdsHalf(length) {
+				list = 1
+			}
+		}
+		return list == 1
+	}
 	memo := make(kindsMemo)
 	removeTags(art, func(n *html.Node) bool {
 		if labelLine(n) || ctaParagraph(n) {
+			traceClean(art, "boiler label/cta line", n)
 			return true
 		}
 		nested := n.DataAtom == atom.Article && n.Parent != art
@@ -296,9 +313,15 @@ func dropBoilerplate(art *html.Node) {
 		if holdsHalf(st.length) {
 			return false
 		}
-		// Another post's teaser: short, and mostly links or a linked
-		// title (a forum's posts are <article>s too, and longer).
-		if nested && st.length < 500 && (st.linkLen > 0.25*float64(st.length) || linkedHeading(n)) {
+		// Another post's teaser, but on a list of them.
+		if nested && teaser(n, st) {
+			if teaserList() {
+				traceClean(art, "spared: teaser list", n)
+				return false
+			}
+			if CleanTrace != nil {
+				CleanTrace(art, fmt.Sprintf("boiler nested teaser (length %d, article %d)", st.length, total), n)
+			}
 			return true
 		}
 		// An inline element counts only as a line of its own: a
@@ -309,16 +332,63 @@ func dropBoilerplate(art *html.Node) {
 		}
 		switch {
 		case k&(kindRelated|kindBio|kindCTA) != 0:
+			traceClean(art, "boiler named related/bio/cta", n)
 			return true
 		case k&kindCredit != 0:
-			return st.length < 200 && !inCaption(n)
+			if st.length < 200 && !inCaption(n) {
+				traceClean(art, "boiler named credit", n)
+				return true
+			}
+			return false
 		case k&kindMeta != 0:
 			// Dates, bylines and tag lists are short lines; a long
 			// block named "post-meta" holds more than that.
-			return st.length < 200
+			if st.length < 200 {
+				traceClean(art, "boiler named meta", n)
+				return true
+			}
+			return false
 		}
 		return false
 	})
+}
+
+// minTeasers is the fewest teasers in runs that make an article their
+// list (runTeasers).
+const minTeasers = 10
+
+// teaser tells whether a nested <article> n of text counts st is
+// another post's teaser: short, and mostly links or a linked title (a
+// forum's posts are <article>s too, and longer).
+func teaser(n *html.Node, st stats) bool {
+	return st.length < 500 && (st.linkLen > 0.25*float64(st.length) || linkedHeading(n))
+}
+
+// runTeasers returns the text length and the number of the nested
+// <article> elements of art that are teasers (teaser) and items of a
+// run (inItemRun: three siblings of their tag and first class word or
+// more). It does not look inside an <article> below art's children, so
+// it reads each node once, and each teaser's siblings at most
+// 2*maxRunLook times.
+func runTeasers(art *html.Node) (length, count int) {
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			if c.DataAtom == atom.Article && c.Parent != art {
+				if st := textStats(c, nil); teaser(c, st) && inItemRun(c) {
+					length += st.length
+					count++
+				}
+				continue
+			}
+			walk(c)
+		}
+	}
+	walk(art)
+	return length, count
 }
 
 // alone tells whether an inline element of text length l is all the

@@ -498,9 +498,11 @@ func dropRelatedLabels(art *html.Node) {
 					break
 				}
 			}
+			traceClean(art, "related label's links", s)
 			s.Parent.RemoveChild(s)
 			s = next
 		}
+		traceClean(art, "related label", n)
 		n.Parent.RemoveChild(n)
 	}
 }

@@ -149,7 +149,11 @@ func dropLinkOnly(art *html.Node, host string) {
 			return false
 		}
 		only, doc, other := linkOnly(n, host)
-		return only && !doc && !other && len(strings.Fields(nodeText(n))) >= 3
+		if only && !doc && !other && len(strings.Fields(nodeText(n))) >= 3 {
+			traceClean(art, "link-only paragraph", n)
+			return true
+		}
+		return false
 	})
 }
 

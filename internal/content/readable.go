@@ -529,11 +529,15 @@ func readableContent(root *html.Node, base *url.URL, title string, facts *extrac
 			facts.note(r)
 		}
 		if n >= minArticleChars {
+			traceClean(art, "returned", nil)
 			return art, true
 		}
 		if n > bestLen {
 			best, bestLen = art, n
 		}
+	}
+	if best != nil {
+		traceClean(best, "returned", nil)
 	}
 	return best, false
 }

@@ -76,6 +76,16 @@ func (r *readable) removeNonContent(n *html.Node, depth int) {
 		}
 		if nonContent(c) || depth > 1 && shareBox(c) ||
 			(c.DataAtom == atom.H1 || c.DataAtom == atom.H2) && r.classWeight(c) < 0 {
+			if CleanTrace != nil {
+				why := "nonContent " + c.Data
+				if !nonContent(c) {
+					why = "heading weight<0"
+					if depth > 1 && shareBox(c) {
+						why = "shareBox"
+					}
+				}
+				CleanTrace(r.art, why, c)
+			}
 			n.RemoveChild(c)
 			continue
 		}
@@ -459,6 +469,9 @@ func (r *readable) cleanConditionally(art *html.Node, tag atom.Atom, lists *clea
 			continue
 		}
 		if r.boilerplate(n, tag, lists, at[i], dataTables) {
+			if CleanTrace != nil {
+				CleanTrace(r.art, r.cleanWhy(n, tag, lists, at[i]), n)
+			}
 			n.Parent.RemoveChild(n)
 			r.cleaned = true
 		}
