@@ -211,8 +211,9 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 	} else if opt.OnlyMainContent {
 		c.facts.listing = typ == typeIndex(TypeListing)
 		node, langs = mainContent(root, s.base, s.sig, s.meta.Title, &c.facts)
-		if len(s.hidden) > 0 && node != nil && s.sig.elements <= maxFallbackElements && svhTyped(typ) {
-			if restoreHidden(s.hidden, coveringNode(findBody(root), node), svhKeep(root)) {
+		if len(s.hidden) > 0 && node != nil && s.sig.elements <= maxFallbackElements && svhTyped(typ, c.probs) {
+			region := coveringNode(findBody(root), node)
+			if restoreHidden(s.hidden, region, svhKeep(root)) {
 				c.facts.tallies.done()
 				c.facts.nodes.done()
 				c.facts = extractFacts{listing: c.facts.listing}

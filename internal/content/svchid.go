@@ -59,8 +59,12 @@ func restoreHidden(aside []asideNode, region *html.Node, keep func(n *html.Node)
 // Experiment switches (removed before merge).
 var svhGate, svhKind = os.Getenv("SVH"), os.Getenv("SVH_K")
 
-func svhTyped(typ int) bool {
+func svhTyped(typ int, probs [len(PageTypes)]float64) bool {
 	switch svhGate {
+	case "p20":
+		return probs[typeIndex(TypeService)] >= 0.2
+	case "p25":
+		return probs[typeIndex(TypeService)] >= 0.25
 	case "s":
 		return typ == typeIndex(TypeService)
 	case "ds":
@@ -118,3 +122,4 @@ func svhKeep(root *html.Node) func(n *html.Node) bool {
 		return id != "" && ids[id]
 	}
 }
+
