@@ -53,9 +53,7 @@ func markH1(n *html.Node) {
 			continue
 		}
 		if c.DataAtom == atom.H1 {
-			if !hasAttr(c, h1Mark) {
-				c.Attr = append(c.Attr, html.Attribute{Key: h1Mark})
-			}
+			c.Attr = append(c.Attr, html.Attribute{Key: h1Mark})
 			continue
 		}
 		markH1(c)
