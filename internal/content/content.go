@@ -211,6 +211,16 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 	} else if opt.OnlyMainContent {
 		c.facts.listing = typ == typeIndex(TypeListing)
 		node, langs = mainContent(root, s.base, s.sig, s.meta.Title, &c.facts)
+		if len(s.hidden) > 0 && node != nil && s.sig.elements <= maxFallbackElements &&
+			c.probs[typeIndex(TypeService)] >= serviceHiddenProb && showPanels(root, node, &s) {
+			// Hidden panels inside the region (hidden_region.go): the
+			// extraction again, with them.
+			c.facts.tallies.done()
+			c.facts.nodes.done()
+			c.facts = extractFacts{listing: c.facts.listing}
+			vb = nil
+			node, langs = mainContent(root, s.base, s.sig, s.meta.Title, &c.facts)
+		}
 		if c.facts.tallies != nil {
 			// The selector's peeks at its views read the words scan
 			// counted (fromTree gives the list back at its end).

@@ -53,7 +53,9 @@ func markH1(n *html.Node) {
 			continue
 		}
 		if c.DataAtom == atom.H1 {
-			c.Attr = append(c.Attr, html.Attribute{Key: h1Mark})
+			if !hasAttr(c, h1Mark) {
+				c.Attr = append(c.Attr, html.Attribute{Key: h1Mark})
+			}
 			continue
 		}
 		markH1(c)

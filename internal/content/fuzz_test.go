@@ -36,6 +36,12 @@ func FuzzHTML(f *testing.F) {
 		"<div class=\"side\">" + strings.Repeat("<div><h4>Desk</h4><span>$5</span></div>", 12) + "</div><form><form><ul class=\"grid\">" +
 			strings.Repeat("<li class=\"card\"><a href=/p><img src=x>Desk</a><span>$9</span><label>Qty:</label><input><button>Add</button><select><option>1</select></li>", 6) + "</ul></form>",
 		`<div itemtype="https://schema.org/DiscussionForumPosting"><a href="/t/1">t</a></div>$` + "\xe2\x82",
+		// A service page's hidden tab panels in the region, put back
+		// (hidden_region.go): panels nested, named by aria-controls,
+		// the tab before one gone with it.
+		`<script type="application/ld+json">{"@type":"Service"}</script><main><h1>Pricing plans</h1><p>` + strings.Repeat("Get a quote for our services. ", 12) +
+			`</p><button aria-controls="t2 t3">B</button><div role=tabpanel id=t1>a</div><div id=t2 hidden><p>b<div role=TABPANEL hidden>c</div></p></div>` +
+			`<span hidden>s</span><div id=t3 style="display:none">d</div></main><div role=tabpanel hidden>out</div>`,
 		// A page mostly hidden (shown whole by settleHidden): hidden
 		// blocks nested, side by side and around a <noscript>.
 		`<div hidden><p>` + strings.Repeat("hidden words ", 40) + `<span style="display:none">in</span></p></div><div aria-hidden=true><noscript><p>` +

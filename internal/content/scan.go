@@ -27,6 +27,9 @@ type scanResult struct {
 	// tree, in document order, with their countWords: the page-type walk
 	// takes its counts from them (see textCounts).
 	texts textCounts
+	// hidden are the hidden elements settleHidden removed from the body,
+	// in the order it removed them, for restoreHidden.
+	hidden []asideNode
 }
 
 // textCount is a text and its countWords.
@@ -131,6 +134,8 @@ type scanner struct {
 	// once past maxHidden.
 	hidden     []hiddenBlock
 	hiddenGone int
+	// aside are the hidden elements settleHidden removed (see asideNode).
+	aside []asideNode
 	// ld is the JSON-LD of the page, parsed by metadata.
 	ld jsonLD
 	// slots are the placeholders of React's streamed boundaries by id
@@ -161,7 +166,7 @@ const (
 func scan(root *html.Node, pageURL *url.URL, wantLinks bool) scanResult {
 	s := walkPage(root, pageURL, wantLinks)
 
-	r := scanResult{base: s.base, links: s.links, resolved: &s.resolved, texts: textCounts{list: s.texts}}
+	r := scanResult{base: s.base, links: s.links, resolved: &s.resolved, texts: textCounts{list: s.texts}, hidden: s.aside}
 	r.meta = s.metadata()
 	r.sig = signals{
 		isHTML:       true,
@@ -247,9 +252,11 @@ func (s *scanner) settleHidden() {
 		s.hidden = nil
 		return
 	}
+	s.aside = make([]asideNode, 0, len(s.hidden))
 	for _, h := range s.hidden {
-		if h.node.Parent != nil {
-			h.node.Parent.RemoveChild(h.node)
+		if p := h.node.Parent; p != nil {
+			s.aside = append(s.aside, asideNode{node: h.node, parent: p, prev: h.node.PrevSibling})
+			p.RemoveChild(h.node)
 		}
 	}
 	kept, next := s.texts[:spans[0].from], spans[0].from
