@@ -33,6 +33,10 @@ type Options struct {
 	IncludeHTML bool
 	// IncludeLinks fills Document.Links with every link of the page.
 	IncludeLinks bool
+
+	// tail, when set, is given the main content instead of the tail
+	// cut (the trainer's view, TailCuts).
+	tail *tailTrace
 }
 
 // Metadata describes a page. Empty fields were not found.
@@ -239,6 +243,12 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		if node != nil && typ == typeIndex(TypeProduct) && c.probs[typ] >= profileProb {
 			// A product page's panels written twice (pagetype_product.go).
 			dedupBlocks(node)
+			c.textOK = false
+		}
+		if node != nil && opt.tail != nil {
+			opt.tail.visit(node, &c.probs, s.sig.bodyWords)
+		} else if node != nil && tailCutOn && tailCut(node, &c.probs, s.sig.bodyWords) {
+			// The content ended at its best boundary (tailcut.go).
 			c.textOK = false
 		}
 	}
