@@ -58,6 +58,7 @@ type options struct {
 	cue   bool    // only boundaries with a structural cue are candidates
 	pagew bool    // boundary weights divided by the page's boundaries
 	label float64 // a boundary is labelled 1 when its gain exceeds this
+	start bool    // start cuts are candidates too (one cut per page, at either end)
 	best  bool    // label 1 only the boundaries within 0.01 of the page's best gain (when it exceeds -label), each page weighing 1
 }
 
@@ -76,6 +77,9 @@ func (o options) String() string {
 	}
 	if o.pagew {
 		f = append(f, "-pagew")
+	}
+	if o.start {
+		f = append(f, "-start")
 	}
 	if o.best {
 		f = append(f, "-best")
@@ -98,6 +102,7 @@ func main() {
 	flag.StringVar(&opt.gate, "gate", "", "fit and cut only pages whose most likely type is this one")
 	flag.BoolVar(&opt.cue, "cue", false, "only boundaries with a structural cue (heading, landmark, cards, boilerplate name, form, table, list, links) are candidates")
 	flag.BoolVar(&opt.pagew, "pagew", false, "divide each boundary's weight by its page's boundaries")
+	flag.BoolVar(&opt.start, "start", false, "start cuts are candidates too (one cut per page at either end; the start features are the end features plus a start flag)")
 	flag.BoolVar(&opt.best, "best", false, "label 1 the boundaries within 0.01 of the page's best gain when it exceeds -label; each page weighs 1")
 	flag.Float64Var(&opt.label, "label", 0, "label a boundary 1 when its gain exceeds this")
 	flag.Parse()
@@ -349,19 +354,35 @@ func train(all []*tPage, o options, w io.Writer) ([]byte, error) {
 // oracle prints the mean F1 of the best boundary (or none) per page.
 func oracle(wc []*tPage, w io.Writer) {
 	base, best := 0.0, 0.0
-	byType := map[string][2]float64{}
+	byType := map[string][3]float64{}
 	for _, p := range wc {
-		b := p.Base
-		for _, s := range p.Score {
+		b, e := p.Base, p.Base
+		for i, s := range p.Score {
 			b = math.Max(b, s)
+			if !p.Bounds[i].Start {
+				e = math.Max(e, s)
+			}
 		}
 		base += p.Base
 		best += b
 		x := byType[p.Type]
-		byType[p.Type] = [2]float64{x[0] + p.Base, x[1] + b}
+		byType[p.Type] = [3]float64{x[0] + p.Base, x[1] + e, x[2] + b}
 	}
 	n := float64(len(wc))
-	fmt.Fprintf(w, "oracle (best boundary or none per page): %.4f from %.4f\n", best/n, base/n)
+	var endOnly, startOnly float64
+	for _, p := range wc {
+		e, st := p.Base, p.Base
+		for i, s := range p.Score {
+			if p.Bounds[i].Start {
+				st = math.Max(st, s)
+			} else {
+				e = math.Max(e, s)
+			}
+		}
+		endOnly += e
+		startOnly += st
+	}
+	fmt.Fprintf(w, "oracle (best boundary or none per page): end %.4f, start %.4f, either %.4f, from %.4f\n", endOnly/n, startOnly/n, best/n, base/n)
 	var ts []string
 	for t := range byType {
 		ts = append(ts, t)
@@ -374,7 +395,7 @@ func oracle(wc []*tPage, w io.Writer) {
 				c++
 			}
 		}
-		fmt.Fprintf(w, "  %-14s %.4f -> %.4f\n", t, byType[t][0]/float64(c), byType[t][1]/float64(c))
+		fmt.Fprintf(w, "  %-14s %.4f -> end %.4f, either %.4f\n", t, byType[t][0]/float64(c), byType[t][1]/float64(c), byType[t][2]/float64(c))
 	}
 	if opt.cue || opt.gate != "" {
 		best = 0
@@ -411,7 +432,26 @@ func gated(p *tPage) bool {
 
 // candidate reports whether boundary b may be chosen.
 func candidate(b content.TailBoundary) bool {
+	if b.Start && !opt.start {
+		return false
+	}
 	return !opt.cue || content.TailCue(b.Features)
+}
+
+// featuresOf is b's row: its features, and with -start the same again
+// for a start cut (zero for an end cut), so that each end has its own
+// weights.
+func featuresOf(b content.TailBoundary) []float64 {
+	if !opt.start {
+		return b.Features
+	}
+	out := make([]float64, 2*len(b.Features))
+	if b.Start {
+		copy(out[len(b.Features):], b.Features)
+	} else {
+		copy(out, b.Features)
+	}
+	return out
 }
 
 // scores are the model's scores of p's boundaries (-1: not a candidate).
@@ -423,7 +463,7 @@ func scores(p *tPage, wt []float64) []float64 {
 			continue
 		}
 		z := 0.0
-		for j, x := range b.Features {
+		for j, x := range featuresOf(b) {
 			z += wt[j] * x
 		}
 		out[i] = 1 / (1 + math.Exp(-z))
@@ -496,6 +536,9 @@ func evalF1(tp, fp, with int) float64 {
 // bias; the weights are returned in the features' own scale.
 func fit(ps []*tPage, lambda float64) []float64 {
 	d := content.TailFeatureCount
+	if opt.start {
+		d *= 2
+	}
 	var xs [][]float64
 	var ys, ws []float64
 	for _, p := range ps {
@@ -519,7 +562,7 @@ func fit(ps []*tPage, lambda float64) []float64 {
 			if g > opt.label {
 				y = 1
 			}
-			xs = append(xs, b.Features)
+			xs = append(xs, featuresOf(b))
 			ys = append(ys, y)
 			wk := math.Abs(g) + 0.001
 			if opt.pagew {

@@ -99,9 +99,12 @@ type tailSeg struct {
 }
 
 // TailBoundary is one place to end a page's content, for the trainer:
-// its features, and Cut, the index of the first block it removes.
+// its features, and Cut, the index of the first block it removes. With
+// Start, the content starts there instead (the blocks before Cut are
+// removed; measured by the trainer, not used at run time).
 type TailBoundary struct {
 	Cut      int
+	Start    bool
 	Features []float64
 }
 
@@ -354,9 +357,9 @@ func tailCut(n *html.Node, probs *[len(PageTypes)]float64, body int) bool {
 
 // TailCuts runs the pipeline on an HTML page (main content) without the
 // tail cut and gives the trainer (bench/tailcut) the content's
-// boundaries: visit is called with cut -1 and the content's text, then
-// with each boundary's Cut and the text the content has when it ends
-// there.
+// boundaries: visit is called with -1 and the content's text, then
+// with each boundary's index in the result and the text the content
+// has when it ends there (or, for a Start boundary, starts there).
 func TailCuts(body []byte, pageURL string, visit func(cut int, text string)) ([]TailBoundary, error) {
 	var out []TailBoundary
 	seen := false
@@ -368,10 +371,10 @@ func TailCuts(body []byte, pageURL string, visit func(cut int, text string)) ([]
 			return
 		}
 		bs := tailBoundaries(segs, probs, body)
-		for i := range bs {
-			// Detach the blocks from i+1 on, read the text, put them back.
+		// without reads n's text with the blocks cut removed and puts
+		// them back.
+		without := func(cut []tailSeg) string {
 			type place struct{ parent, next *html.Node }
-			cut := segs[i+1:]
 			places := make([]place, len(cut))
 			for j, s := range cut {
 				places[j] = place{s.node.Parent, s.node.NextSibling}
@@ -379,11 +382,19 @@ func TailCuts(body []byte, pageURL string, visit func(cut int, text string)) ([]
 			for j := len(cut) - 1; j >= 0; j-- {
 				places[j].parent.RemoveChild(cut[j].node)
 			}
-			visit(i+1, textOf(n))
+			text := textOf(n)
 			for j := len(cut) - 1; j >= 0; j-- {
 				places[j].parent.InsertBefore(cut[j].node, places[j].next)
 			}
+			return text
+		}
+		for i := range bs {
+			visit(len(out), without(segs[i+1:]))
 			out = append(out, TailBoundary{Cut: i + 1, Features: append([]float64(nil), bs[i][:]...)})
+		}
+		for i := range bs {
+			visit(len(out), without(segs[:i+1]))
+			out = append(out, TailBoundary{Cut: i + 1, Start: true, Features: append([]float64(nil), bs[i][:]...)})
 		}
 	}}
 	doc, err := HTML(body, pageURL, Options{OnlyMainContent: true, tail: tr})
