@@ -187,9 +187,12 @@ func TestMonitorCheckRescuedAfterAKill(t *testing.T) {
 	defer cancel()
 	dbURL := storetest.URL(t, store.SQLite)
 	// The rescuer waits out the check's own timeout (4 × WEBACQ_MONITOR_TIMEOUT
-	// + 30 s) besides WEBACQ_JOB_RESCUE_AFTER.
+	// + 30 s) besides WEBACQ_JOB_RESCUE_AFTER. The rescued check downloads
+	// the 2 MB page again before its allowance refuses it: 3 s, not 1 s,
+	// so that a loaded machine (load 28 on two cores failed it at 1 s with
+	// "the site did not answer in time") still reaches the allowance.
 	env := []string{"WEBACQ_ALLOW_PRIVATE=1", "WEBACQ_ACCESS_LOG=0", "WEBACQ_CHROMIUM=none",
-		"WEBACQ_JOB_RESCUE_AFTER=10s", "WEBACQ_MONITOR_TIMEOUT=1s"}
+		"WEBACQ_JOB_RESCUE_AFTER=10s", "WEBACQ_MONITOR_TIMEOUT=3s"}
 	s := startServerWith(t, plainBinary(t), dbURL, env...)
 	key := s.key
 	// The test polls its monitors' runs hundreds of times a minute.
