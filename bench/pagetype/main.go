@@ -54,6 +54,7 @@ func main() {
 	worst := flag.Int("worst", 0, "list the N pages of half A with the lowest F1 per type")
 	only := flag.String("only", "", "score only the pages labelled with this type (quick looks; not with -train)")
 	dump := flag.String("dump", "", "write each page's main-content text to DIR/NNNN.txt")
+	confTSV := flag.String("conftsv", "", "write each page's confidence inputs, F1 and half to FILE (tab-separated; experiments)")
 	sel := flag.Bool("select", false, "score every candidate main content (headroom per type on half A, the selector on both halves)")
 	cache := flag.String("cache", "", "with -select or -train select: read the scored candidates from FILE if it exists, else write them there (quicker refits while the features stay the same)")
 	switches := flag.Bool("switches", false, "with -select: list the half-A pages on which the selector switches, with the candidate's features")
@@ -160,6 +161,9 @@ func main() {
 				p.pred = k
 			}
 		}
+	}
+	if *confTSV != "" {
+		must(writeConfTSV(pages, *confTSV))
 	}
 	switch *train {
 	case "types":
@@ -464,4 +468,43 @@ func spearman(a, b []float64) float64 {
 		return 0
 	}
 	return cov / math.Sqrt(va*vb)
+}
+
+// writeConfTSV writes each page's confidence inputs with its F1, half,
+// label and confidence (a header line first).
+var typeCols = os.Getenv("CONF_TYPECOLS") != ""
+
+func writeConfTSV(pages []*page, path string) error {
+	var b bytes.Buffer
+	b.WriteString("name\thalf\tlabel\tf1\tconfidence\tgot_words\twant_words")
+	for _, n := range content.ConfidenceFeatureNames {
+		b.WriteString("\t" + n)
+	}
+	if typeCols {
+		for _, n := range content.TypeFeatureNames {
+			b.WriteString("\tt_" + n)
+		}
+	}
+	b.WriteString("\n")
+	for _, p := range pages {
+		if p.doc.Confidence < 0 {
+			continue
+		}
+		h := "B"
+		if p.halfA {
+			h = "A"
+		}
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%.4f\t%.2f\t%d\t%d", p.name, h, content.PageTypes[p.label], p.f1, p.doc.Confidence,
+			len(tokens(p.doc.Text)), len(tokens(p.truth)))
+		for _, x := range p.doc.ConfidenceFeatures() {
+			fmt.Fprintf(&b, "\t%.6g", x)
+		}
+		if typeCols {
+			for _, x := range p.doc.TypeFeatures() {
+				fmt.Fprintf(&b, "\t%.6g", x)
+			}
+		}
+		b.WriteString("\n")
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
 }
