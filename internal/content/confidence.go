@@ -81,7 +81,10 @@ const (
 	cImages             = cTimes + 1
 	cTableShare         = cImages + 1
 	cNumLines           = cTableShare + 1
-	nConfidenceFeatures = cNumLines + 1
+	cSelNear            = cNumLines + 1
+	cSelN               = cSelNear + 1
+	cSelMoved           = cSelN + 1
+	nConfidenceFeatures = cSelMoved + 1
 )
 
 // ConfidenceFeatureNames names the confidence model's inputs in order.
@@ -90,7 +93,7 @@ var ConfidenceFeatureNames = [nConfidenceFeatures]string{
 	"lines", "words_per_line", "thin",
 	"p_article", "p_documentation", "p_forum", "p_product", "p_collection", "p_listing", "p_service", "p_max", "profile",
 	"judged", "sel_chosen", "sel_gap", "h1_in", "no_h1", "type_entropy", "short_share", "prose_share",
-	"run_share", "headings", "heading_rate", "dup_lines", "p_share", "li_share", "controls", "times", "images", "table_share", "num_lines",
+	"run_share", "headings", "heading_rate", "dup_lines", "p_share", "li_share", "controls", "times", "images", "table_share", "num_lines", "sel_near", "sel_n", "sel_moved",
 }
 
 type confidenceFeatures [nConfidenceFeatures]float64
@@ -133,6 +136,11 @@ func confidenceInputs(node *html.Node, text string, words int, sig *signals, x *
 		f[cJudged] = 1
 		f[cSelChosen] = x.sel.chosen
 		f[cSelGap] = x.sel.chosen - x.sel.other
+		f[cSelNear] = float64(x.sel.near)
+		f[cSelN] = float64(x.sel.n)
+		if x.sel.moved {
+			f[cSelMoved] = 1
+		}
 	}
 	if h1 := collapse(sig.h1); h1 == "" {
 		f[cNoH1] = 1

@@ -498,6 +498,9 @@ type selectFacts struct {
 	judged bool
 	chosen float64
 	other  float64
+	near   int  // measured candidates within 0.05 of the chosen score
+	n      int  // measured candidates
+	moved  bool // a candidate replaced the current choice
 }
 
 // pick returns the index of the candidate of cs the model prefers to
@@ -533,9 +536,15 @@ func pickScored(cs []candidate, cur *html.Node) (int, selectFacts) {
 	sf := selectFacts{judged: chose >= 0}
 	if chose >= 0 {
 		sf.chosen = selectScore(&cs[chose])
+		sf.moved = chose != curAt
 		for i := range cs {
 			if i != chose && !cs[i].skip {
-				sf.other = max(sf.other, selectScore(&cs[i]))
+				s := selectScore(&cs[i])
+				sf.other = max(sf.other, s)
+				sf.n++
+				if s > sf.chosen-0.05 {
+					sf.near++
+				}
 			}
 		}
 	}
