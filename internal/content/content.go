@@ -160,7 +160,7 @@ func fromTree(root *html.Node, pageURL string, opt Options) *Document {
 	}
 	doc.textCounted = doc.Text
 	if c.main {
-		doc.confFeatures = confidenceInputs(c.node, doc.Text, doc.textWords, &s.sig, &c.facts, c.probs, s.texts.list)
+		doc.confFeatures = confidenceInputs(c.node, doc.Text, doc.textWords, s.sig.bodyWords, &c.facts, c.probs)
 		doc.Confidence = confidenceOf(&doc.confFeatures)
 	}
 	c.facts.tallies.done()
@@ -218,7 +218,7 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		}
 		var runs itemRuns // the item run, walked once for both
 		k := typedContent(root, node, doc.PageType, c.probs, &runs)
-		pick, text, words, measured := selectContentText(root, node, k, s.sig, c.facts.readableOK, c.probs, &runs, vb, c.facts.tallies, &c.facts.sel)
+		pick, text, words, measured := selectContentText(root, node, k, s.sig, c.facts.readableOK, c.probs, &runs, vb, c.facts.tallies)
 		if pick == node {
 			k = nil
 		} else if pick != nil {

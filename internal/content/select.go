@@ -411,16 +411,14 @@ func addedFeatures(f *selectFeatures, text string, words int, st stats, al *artL
 // an article with probability SelectArticleProb or more keep cur
 // without further work.
 func selectContent(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64, runs *itemRuns, vb *viewBound) *html.Node {
-	n, _, _, _ := selectContentText(root, art, cur, sig, readableOK, probs, runs, vb, nil, nil)
+	n, _, _, _ := selectContentText(root, art, cur, sig, readableOK, probs, runs, vb, nil)
 	return n
 }
 
 // selectContentText is selectContent, with art's text as the selector
 // measured it (textOf(art) at the time) and its countWords (words; ok
-// false when it did not measure it). When sf is not nil it receives the
-// selector's predictions on a page it judges (the confidence model reads
-// them).
-func selectContentText(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64, runs *itemRuns, vb *viewBound, tallies *tallies, sf *selectFacts) (n *html.Node, artText string, words int, ok bool) {
+// false when it did not measure it).
+func selectContentText(root, art, cur *html.Node, sig signals, readableOK bool, probs [len(PageTypes)]float64, runs *itemRuns, vb *viewBound, tallies *tallies) (n *html.Node, artText string, words int, ok bool) {
 	if cur == nil {
 		cur = art
 	}
@@ -431,10 +429,7 @@ func selectContentText(root, art, cur *html.Node, sig signals, readableOK bool, 
 	if art != nil && len(cs) > 0 && cs[0].kind == kArticle && cs[0].src == art {
 		artText, words, ok = cs[0].text, cs[0].words, true
 	}
-	i, sc := pickScored(cs, cur)
-	if sf != nil {
-		*sf = sc
-	}
+	i := pick(cs, cur)
 	if i < 0 {
 		putCandidates(cs)
 		return nil, artText, words, ok
@@ -491,67 +486,26 @@ func proseArticle(art *html.Node) bool {
 	return st.linkLen < 0.05*float64(st.length) && countWords(textOf(art)) >= selectProseWords
 }
 
-// selectFacts are the selector's predictions on a page it judged: the
-// predicted F1 of its choice (the current one or the candidate that
-// replaced it) and of the best measured candidate it did not choose.
-type selectFacts struct {
-	judged bool
-	chosen float64
-	other  float64
-	near   int  // measured candidates within 0.05 of the chosen score
-	n      int  // measured candidates
-	moved  bool // a candidate replaced the current choice
-}
-
 // pick returns the index of the candidate of cs the model prefers to
 // cur, or -1 to keep cur.
 func pick(cs []candidate, cur *html.Node) int {
-	i, _ := pickScored(cs, cur)
-	return i
-}
-
-// pickScored is pick, with the predictions behind its choice.
-func pickScored(cs []candidate, cur *html.Node) (int, selectFacts) {
 	best, curScore, bestScore := -1, math.Inf(-1), math.Inf(-1)
-	curAt := -1
 	for i := range cs {
 		if cs[i].skip {
 			continue
 		}
 		s := selectScore(&cs[i])
 		if cur != nil && cs[i].node == cur {
-			curScore, curAt = s, i
+			curScore = s
 		}
 		if s > bestScore {
 			best, bestScore = i, s
 		}
 	}
-	if best < 0 {
-		return -1, selectFacts{}
+	if best < 0 || cs[best].node == cur || bestScore < curScore+selectMargin {
+		return -1
 	}
-	chose := best
-	if cs[best].node == cur || bestScore < curScore+selectMargin {
-		chose = curAt
-	}
-	sf := selectFacts{judged: chose >= 0}
-	if chose >= 0 {
-		sf.chosen = selectScore(&cs[chose])
-		sf.moved = chose != curAt
-		for i := range cs {
-			if i != chose && !cs[i].skip {
-				s := selectScore(&cs[i])
-				sf.other = max(sf.other, s)
-				sf.n++
-				if s > sf.chosen-0.05 {
-					sf.near++
-				}
-			}
-		}
-	}
-	if cs[best].node == cur || bestScore < curScore+selectMargin {
-		return -1, sf
-	}
-	return best, sf
+	return best
 }
 
 // comparedFeatures are the features that compare a candidate with the
