@@ -23,6 +23,7 @@ import (
 	"hash/fnv"
 	"io"
 	"math"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"sort"
@@ -54,6 +55,8 @@ func main() {
 	worst := flag.Int("worst", 0, "list the N pages of half A with the lowest F1 per type")
 	only := flag.String("only", "", "score only the pages labelled with this type (quick looks; not with -train)")
 	dump := flag.String("dump", "", "write each page's main-content text to DIR/NNNN.txt")
+	confTSV := flag.String("conftsv", "", "write each page's confidence inputs, F1 and half to FILE (tab-separated; experiments, see bench/confcv)")
+	flag.BoolVar(&typeCols, "conftypes", false, "with -conftsv: add the page-type classifier's inputs as columns t_NAME")
 	sel := flag.Bool("select", false, "score every candidate main content (headroom per type on half A, the selector on both halves)")
 	cache := flag.String("cache", "", "with -select or -train select: read the scored candidates from FILE if it exists, else write them there (quicker refits while the features stay the same)")
 	switches := flag.Bool("switches", false, "with -select: list the half-A pages on which the selector switches, with the candidate's features")
@@ -160,6 +163,9 @@ func main() {
 				p.pred = k
 			}
 		}
+	}
+	if *confTSV != "" {
+		must(writeConfTSV(pages, *confTSV))
 	}
 	switch *train {
 	case "types":
@@ -371,7 +377,7 @@ func reportF1(pages []*page) {
 		fmt.Printf("| %s | %d | %.3f | %d | %.3f | %.3f |\n", t, c[0], s[0]/float64(max(c[0], 1)), c[1],
 			s[1]/float64(max(c[1], 1)), (s[0]+s[1])/float64(max(c[0]+c[1], 1)))
 	}
-	fmt.Printf("\nconfidence against F1:\n\n| half | Spearman | pages < 0.5 | their F1 | pages ≥ 0.5 | their F1 | MAE |\n|---|---|---|---|---|---|---|\n")
+	fmt.Printf("\nconfidence against F1 (AUC: of confidence for F1 < 0.5; ± the standard deviation over %d resamples of the half's pages):\n\n| half | Spearman | AUC (F1 < 0.5) | pages < 0.5 | their F1 | pages ≥ 0.5 | their F1 | MAE |\n|---|---|---|---|---|---|---|---|\n", resamples)
 	for _, half := range []bool{true, false} {
 		var conf, f []float64
 		var lo, hi, nlo, nhi, mae float64
@@ -394,8 +400,9 @@ func reportF1(pages []*page) {
 		if half {
 			name = "A"
 		}
-		fmt.Printf("| %s | %.3f | %.0f | %.3f | %.0f | %.3f | %.3f |\n", name, spearman(conf, f), nlo, lo/max(nlo, 1),
-			nhi, hi/max(nhi, 1), mae/float64(max(len(conf), 1)))
+		spSD, aucSD := resampleSD(conf, f)
+		fmt.Printf("| %s | %.3f ± %.3f | %.3f ± %.3f | %.0f | %.3f | %.0f | %.3f | %.3f |\n", name, spearman(conf, f), spSD,
+			aucLow(conf, f), aucSD, nlo, lo/max(nlo, 1), nhi, hi/max(nhi, 1), mae/float64(max(len(conf), 1)))
 	}
 }
 
@@ -464,4 +471,108 @@ func spearman(a, b []float64) float64 {
 		return 0
 	}
 	return cov / math.Sqrt(va*vb)
+}
+
+// typeCols adds the classifier's inputs to -conftsv's columns.
+var typeCols bool
+
+// writeConfTSV writes each page's confidence inputs with its F1, half,
+// label and confidence (a header line first).
+func writeConfTSV(pages []*page, path string) error {
+	var b bytes.Buffer
+	b.WriteString("name\thalf\tlabel\tf1\tconfidence\tgot_words\twant_words")
+	for _, n := range content.ConfidenceFeatureNames {
+		b.WriteString("\t" + n)
+	}
+	if typeCols {
+		for _, n := range content.TypeFeatureNames {
+			b.WriteString("\tt_" + n)
+		}
+	}
+	b.WriteString("\n")
+	for _, p := range pages {
+		if p.doc.Confidence < 0 {
+			continue
+		}
+		h := "B"
+		if p.halfA {
+			h = "A"
+		}
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%.4f\t%.2f\t%d\t%d", p.name, h, content.PageTypes[p.label], p.f1, p.doc.Confidence,
+			len(tokens(p.doc.Text)), len(tokens(p.truth)))
+		for _, x := range p.doc.ConfidenceFeatures() {
+			fmt.Fprintf(&b, "\t%.6g", x)
+		}
+		if typeCols {
+			for _, x := range p.doc.TypeFeatures() {
+				fmt.Fprintf(&b, "\t%.6g", x)
+			}
+		}
+		b.WriteString("\n")
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+// resamples is how many resamples of a half's pages resampleSD draws.
+const resamples = 1000
+
+// aucLow is the area under the ROC curve of conf as a score of "F1 <
+// 0.5": the chance that a page under 0.5 gets a lower confidence than a
+// page at 0.5 or more (ties count half). NaN when either side is empty.
+func aucLow(conf, f []float64) float64 {
+	var bad, good []float64
+	for i := range conf {
+		if f[i] < 0.5 {
+			bad = append(bad, conf[i])
+		} else {
+			good = append(good, conf[i])
+		}
+	}
+	if len(bad) == 0 || len(good) == 0 {
+		return math.NaN()
+	}
+	r := ranks(append(bad, good...))
+	s := 0.0
+	for i := range good {
+		s += r[len(bad)+i] + 1
+	}
+	ng, nb := float64(len(good)), float64(len(bad))
+	return (s - ng*(ng+1)/2) / (ng * nb)
+}
+
+// resampleSD returns the standard deviations of Spearman's rank
+// correlation and of aucLow over resamples of the pages (drawn with
+// replacement, seed 1): the spread a change must clear to be more than
+// the draw of pages.
+func resampleSD(conf, f []float64) (sp, auc float64) {
+	rng := rand.New(rand.NewSource(1))
+	var sps, aucs []float64
+	c, g := make([]float64, len(conf)), make([]float64, len(conf))
+	for range resamples {
+		for i := range c {
+			j := rng.Intn(len(conf))
+			c[i], g[i] = conf[j], f[j]
+		}
+		sps = append(sps, spearman(c, g))
+		if a := aucLow(c, g); !math.IsNaN(a) {
+			aucs = append(aucs, a)
+		}
+	}
+	return stdDev(sps), stdDev(aucs)
+}
+
+func stdDev(v []float64) float64 {
+	if len(v) < 2 {
+		return 0
+	}
+	m := 0.0
+	for _, x := range v {
+		m += x
+	}
+	m /= float64(len(v))
+	s := 0.0
+	for _, x := range v {
+		s += (x - m) * (x - m)
+	}
+	return math.Sqrt(s / float64(len(v)-1))
 }

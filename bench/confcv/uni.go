@@ -1,0 +1,19 @@
+package main
+
+import "fmt"
+
+func univariate(hdr []string, rs []row) {
+	for k, h := range hdr {
+		for _, half := range []string{"A", "B"} {
+			var x, f []float64
+			for _, r := range rs {
+				if r.half == half {
+					x = append(x, r.x[k])
+					f = append(f, r.f1)
+				}
+			}
+			fmt.Printf("%-16s %s sp %+.3f auc %.3f   ", h, half, spearman(x, f), auc(x, f))
+		}
+		fmt.Println()
+	}
+}
