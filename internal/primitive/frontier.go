@@ -173,6 +173,7 @@ func (f *frontier[T]) run(ctx context.Context, start string) {
 			f.inflight--
 			if !r.job.answered {
 				r.job.host.inflight--
+				r.job.host.pace.over()
 			}
 			if r.disallowed {
 				f.requested--
@@ -181,6 +182,7 @@ func (f *frontier[T]) run(ctx context.Context, start string) {
 		case j := <-f.answered:
 			j.answered = true
 			j.host.inflight--
+			j.host.pace.over()
 		case hi := <-f.hostInfo:
 			f.robots--
 			hi.host.ready = true
@@ -509,7 +511,11 @@ func (m *linkMemo) add(raw string, j *crawlJob) {
 	}
 }
 
-// pacer spaces requests by a Crawl-delay. A nil pacer does not wait.
+// pacer spaces requests by a Crawl-delay, from the start of one request
+// and from the end of its answer: the next request waits for both, so
+// that the site sees the delay between two requests even when the first
+// was slow to reach it (a loaded machine, a slow network) and the second
+// was not. A nil pacer does not wait.
 type pacer struct {
 	delay time.Duration
 	mu    sync.Mutex
@@ -537,4 +543,17 @@ func (p *pacer) wait(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// over tells p that a request's answer is over: the next request waits
+// the delay from now, if that is later than the delay from its start.
+func (p *pacer) over() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	if at := time.Now().Add(p.delay); at.After(p.next) {
+		p.next = at
+	}
+	p.mu.Unlock()
 }

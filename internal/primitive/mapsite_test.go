@@ -543,6 +543,49 @@ func TestMapCrawlDelay(t *testing.T) {
 	}
 }
 
+// TestMapCrawlDelayFromAnswer: the Crawl-delay is quiet time the site
+// gets between the end of one answer and the next request, so a slow
+// answer does not eat into it (spacing request starts alone would send
+// the next request 200 ms after the last one started, 50 ms after its
+// 150 ms answer ended).
+func TestMapCrawlDelayFromAnswer(t *testing.T) {
+	site := newTestSite(t)
+	site.handle("/robots.txt", "text/plain", "User-agent: *\nCrawl-delay: 0.2\n")
+	var mu sync.Mutex
+	var arrived, ended []time.Time
+	page := func(body string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			arrived = append(arrived, time.Now())
+			mu.Unlock()
+			time.Sleep(150 * time.Millisecond)
+			w.Header().Set("Content-Type", "text/html")
+			_, _ = w.Write([]byte("<html><title>P</title><body>" + body + "</body></html>"))
+			mu.Lock()
+			ended = append(ended, time.Now())
+			mu.Unlock()
+		}
+	}
+	site.handleFunc("/", page(`<a href="/a">A</a><a href="/b">B</a>`))
+	for _, p := range []string{"/a", "/b"} {
+		site.handleFunc(p, page(""))
+	}
+	res := mapOrFail(t, newMapService(true), MapRequest{URL: site.base})
+	if len(res.Links) != 3 {
+		t.Errorf("got %d links, want 3:\n%s", len(res.Links), formatLinks(res.Links))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(arrived) != 3 {
+		t.Fatalf("%d page requests, want 3", len(arrived))
+	}
+	for i := 1; i < len(arrived); i++ {
+		if gap := arrived[i].Sub(ended[i-1]); gap < 180*time.Millisecond {
+			t.Errorf("request %d came %v after answer %d ended, want at least the 200 ms Crawl-delay", i, gap, i-1)
+		}
+	}
+}
+
 func TestMapRequestValidate(t *testing.T) {
 	check := fetch.New(fetch.Config{}).CheckURL
 	tests := []struct {
