@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"strings"
+
+	"webacq/bench/internal/rankstat"
 )
 
 // forward greedy selection by A-CV spearman, starting from start.
@@ -27,7 +29,7 @@ func forward(hdr []string, A, B []row, folds int, lambda float64, steps int) {
 		for i, r := range A {
 			f[i] = r.f1
 		}
-		return spearman(p, f), auc(p, f)
+		return rankstat.Spearman(p, f), rankstat.AUCLow(p, f)
 	}
 	evalB := func(idx []int) (float64, float64) {
 		m := fit(A, idx, lambda)
@@ -37,7 +39,7 @@ func forward(hdr []string, A, B []row, folds int, lambda float64, steps int) {
 			p[i] = m.pred(r)
 			f[i] = r.f1
 		}
-		return spearman(p, f), auc(p, f)
+		return rankstat.Spearman(p, f), rankstat.AUCLow(p, f)
 	}
 	var sel []int
 	used := map[int]bool{}

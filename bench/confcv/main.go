@@ -27,6 +27,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"webacq/bench/internal/rankstat"
 )
 
 type row struct {
@@ -123,67 +125,6 @@ func (m *model) pred(r row) float64 {
 	return math.Round(c*100) / 100
 }
 
-func ranks(x []float64) []float64 {
-	idx := make([]int, len(x))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.Slice(idx, func(a, b int) bool { return x[idx[a]] < x[idx[b]] })
-	r := make([]float64, len(x))
-	for i := 0; i < len(idx); {
-		j := i
-		for j+1 < len(idx) && x[idx[j+1]] == x[idx[i]] {
-			j++
-		}
-		for k := i; k <= j; k++ {
-			r[idx[k]] = float64(i+j) / 2
-		}
-		i = j + 1
-	}
-	return r
-}
-
-func spearman(a, b []float64) float64 {
-	ra, rb := ranks(a), ranks(b)
-	n := float64(len(a))
-	var ma, mb float64
-	for i := range ra {
-		ma += ra[i] / n
-		mb += rb[i] / n
-	}
-	var sab, saa, sbb float64
-	for i := range ra {
-		sab += (ra[i] - ma) * (rb[i] - mb)
-		saa += (ra[i] - ma) * (ra[i] - ma)
-		sbb += (rb[i] - mb) * (rb[i] - mb)
-	}
-	return sab / math.Sqrt(saa*sbb)
-}
-
-// auc: probability that a page with F1 < 0.5 has lower confidence than one with F1 >= 0.5 (ties half).
-func auc(conf, f []float64) float64 {
-	var bad, good []float64
-	for i := range conf {
-		if f[i] < 0.5 {
-			bad = append(bad, conf[i])
-		} else {
-			good = append(good, conf[i])
-		}
-	}
-	if len(bad) == 0 || len(good) == 0 {
-		return math.NaN()
-	}
-	// rank-based
-	all := append(append([]float64{}, bad...), good...)
-	r := ranks(all)
-	s := 0.0
-	for i := range good {
-		s += r[len(bad)+i] + 1
-	}
-	ng, nb := float64(len(good)), float64(len(bad))
-	return (s - ng*(ng+1)/2) / (ng * nb)
-}
-
 func hash(name string) uint32 { h := fnv.New32a(); h.Write([]byte(name)); return h.Sum32() }
 
 func main() {
@@ -264,7 +205,7 @@ func main() {
 		for i, r := range A {
 			f[i] = r.f1
 		}
-		rk := ranks(f)
+		rk := rankstat.Ranks(f)
 		trueF := f
 		for i := range A {
 			switch os.Getenv("TGT") {
@@ -340,7 +281,7 @@ func main() {
 				hi += r.f1
 			}
 		}
-		fmt.Printf("%-6s sp %.3f auc %.3f  <0.5 %3.0f F1 %.3f  >=0.5 %3.0f F1 %.3f mae %.3f | old sp %.3f auc %.3f\n", name, spearman(p, f), auc(p, f), nlo, lo/max(nlo, 1), nhi, hi/max(nhi, 1), mae/float64(len(rows)), spearman(old, f), auc(old, f))
+		fmt.Printf("%-6s sp %.3f auc %.3f  <0.5 %3.0f F1 %.3f  >=0.5 %3.0f F1 %.3f mae %.3f | old sp %.3f auc %.3f\n", name, rankstat.Spearman(p, f), rankstat.AUCLow(p, f), nlo, lo/max(nlo, 1), nhi, hi/max(nhi, 1), mae/float64(len(rows)), rankstat.Spearman(old, f), rankstat.AUCLow(old, f))
 	}
 	pa := make([]float64, len(A))
 	for i, r := range A {
@@ -364,9 +305,9 @@ func main() {
 			o = append(o, B[j].conf)
 			f = append(f, B[j].f1)
 		}
-		dsp = append(dsp, spearman(p, f)-spearman(o, f))
-		ssp = append(ssp, spearman(p, f))
-		a1, a0 := auc(p, f), auc(o, f)
+		dsp = append(dsp, rankstat.Spearman(p, f)-rankstat.Spearman(o, f))
+		ssp = append(ssp, rankstat.Spearman(p, f))
+		a1, a0 := rankstat.AUCLow(p, f), rankstat.AUCLow(o, f)
 		if !math.IsNaN(a1) && !math.IsNaN(a0) {
 			dauc = append(dauc, a1-a0)
 		}

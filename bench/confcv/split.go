@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand"
 	"strings"
+
+	"webacq/bench/internal/rankstat"
 )
 
 type splitModel struct {
@@ -84,7 +86,7 @@ func runSplit(hdr []string, A, B []row, col int, f0, f1 []int, l0, l1 float64, a
 				hi += r.f1
 			}
 		}
-		fmt.Printf("%-5s sp %.3f auc %.3f  <0.5 %3.0f F1 %.3f  >=0.5 %3.0f F1 %.3f mae %.3f | old sp %.3f auc %.3f\n", name, spearman(p, f), auc(p, f), nlo, lo/max(nlo, 1), nhi, hi/max(nhi, 1), mae/float64(len(rows)), spearman(o, f), auc(o, f))
+		fmt.Printf("%-5s sp %.3f auc %.3f  <0.5 %3.0f F1 %.3f  >=0.5 %3.0f F1 %.3f mae %.3f | old sp %.3f auc %.3f\n", name, rankstat.Spearman(p, f), rankstat.AUCLow(p, f), nlo, lo/max(nlo, 1), nhi, hi/max(nhi, 1), mae/float64(len(rows)), rankstat.Spearman(o, f), rankstat.AUCLow(o, f))
 	}
 	pa := make([]float64, len(A))
 	for i, r := range A {
@@ -107,8 +109,8 @@ func runSplit(hdr []string, A, B []row, col int, f0, f1 []int, l0, l1 float64, a
 			o = append(o, B[j].conf)
 			f = append(f, B[j].f1)
 		}
-		dsp = append(dsp, spearman(p, f)-spearman(o, f))
-		dauc = append(dauc, auc(p, f)-auc(o, f))
+		dsp = append(dsp, rankstat.Spearman(p, f)-rankstat.Spearman(o, f))
+		dauc = append(dauc, rankstat.AUCLow(p, f)-rankstat.AUCLow(o, f))
 	}
 	fmt.Printf("B boot dSp mean %+.3f sd %.3f   dAUC mean %+.3f sd %.3f\n", mean(dsp), sd(dsp), mean(dauc), sd(dauc))
 	// CV-A paired bootstrap vs old
@@ -121,7 +123,7 @@ func runSplit(hdr []string, A, B []row, col int, f0, f1 []int, l0, l1 float64, a
 			o = append(o, A[j].conf)
 			f = append(f, A[j].f1)
 		}
-		dspa = append(dspa, spearman(p, f)-spearman(o, f))
+		dspa = append(dspa, rankstat.Spearman(p, f)-rankstat.Spearman(o, f))
 	}
 	fmt.Printf("A-cv boot dSp mean %+.3f sd %.3f\n", mean(dspa), sd(dspa))
 }

@@ -1,6 +1,10 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+
+	"webacq/bench/internal/rankstat"
+)
 
 func univariate(hdr []string, rs []row) {
 	for k, h := range hdr {
@@ -12,7 +16,7 @@ func univariate(hdr []string, rs []row) {
 					f = append(f, r.f1)
 				}
 			}
-			fmt.Printf("%-16s %s sp %+.3f auc %.3f   ", h, half, spearman(x, f), auc(x, f))
+			fmt.Printf("%-16s %s sp %+.3f auc %.3f   ", h, half, rankstat.Spearman(x, f), rankstat.AUCLow(x, f))
 		}
 		fmt.Println()
 	}

@@ -30,6 +30,7 @@ import (
 	"strings"
 	"unicode"
 
+	"webacq/bench/internal/rankstat"
 	"webacq/internal/content"
 	"webacq/internal/fetch"
 )
@@ -401,8 +402,8 @@ func reportF1(pages []*page) {
 			name = "A"
 		}
 		spSD, aucSD := resampleSD(conf, f)
-		fmt.Printf("| %s | %.3f ± %.3f | %.3f ± %.3f | %.0f | %.3f | %.0f | %.3f | %.3f |\n", name, spearman(conf, f), spSD,
-			aucLow(conf, f), aucSD, nlo, lo/max(nlo, 1), nhi, hi/max(nhi, 1), mae/float64(max(len(conf), 1)))
+		fmt.Printf("| %s | %.3f ± %.3f | %.3f ± %.3f | %.0f | %.3f | %.0f | %.3f | %.3f |\n", name, rankstat.Spearman(conf, f), spSD,
+			rankstat.AUCLow(conf, f), aucSD, nlo, lo/max(nlo, 1), nhi, hi/max(nhi, 1), mae/float64(max(len(conf), 1)))
 	}
 }
 
@@ -431,46 +432,6 @@ func listWorst(pages []*page, n int) {
 				content.PageTypes[p.pred], len(tokens(p.doc.Text)), len(tokens(p.truth)), p.url)
 		}
 	}
-}
-
-func ranks(x []float64) []float64 {
-	idx := make([]int, len(x))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return x[idx[a]] < x[idx[b]] })
-	r := make([]float64, len(x))
-	for i := 0; i < len(idx); {
-		j := i
-		for j+1 < len(idx) && x[idx[j+1]] == x[idx[i]] {
-			j++
-		}
-		for k := i; k <= j; k++ {
-			r[idx[k]] = float64(i+j) / 2
-		}
-		i = j + 1
-	}
-	return r
-}
-
-func spearman(a, b []float64) float64 {
-	ra, rb := ranks(a), ranks(b)
-	n := float64(len(a))
-	var ma, mb float64
-	for i := range ra {
-		ma += ra[i] / n
-		mb += rb[i] / n
-	}
-	var cov, va, vb float64
-	for i := range ra {
-		cov += (ra[i] - ma) * (rb[i] - mb)
-		va += (ra[i] - ma) * (ra[i] - ma)
-		vb += (rb[i] - mb) * (rb[i] - mb)
-	}
-	if va == 0 || vb == 0 {
-		return 0
-	}
-	return cov / math.Sqrt(va*vb)
 }
 
 // typeCols adds the classifier's inputs to -conftsv's columns.
@@ -516,30 +477,6 @@ func writeConfTSV(pages []*page, path string) error {
 // resamples is how many resamples of a half's pages resampleSD draws.
 const resamples = 1000
 
-// aucLow is the area under the ROC curve of conf as a score of "F1 <
-// 0.5": the chance that a page under 0.5 gets a lower confidence than a
-// page at 0.5 or more (ties count half). NaN when either side is empty.
-func aucLow(conf, f []float64) float64 {
-	var bad, good []float64
-	for i := range conf {
-		if f[i] < 0.5 {
-			bad = append(bad, conf[i])
-		} else {
-			good = append(good, conf[i])
-		}
-	}
-	if len(bad) == 0 || len(good) == 0 {
-		return math.NaN()
-	}
-	r := ranks(append(bad, good...))
-	s := 0.0
-	for i := range good {
-		s += r[len(bad)+i] + 1
-	}
-	ng, nb := float64(len(good)), float64(len(bad))
-	return (s - ng*(ng+1)/2) / (ng * nb)
-}
-
 // resampleSD returns the standard deviations of Spearman's rank
 // correlation and of aucLow over resamples of the pages (drawn with
 // replacement, seed 1): the spread a change must clear to be more than
@@ -553,8 +490,8 @@ func resampleSD(conf, f []float64) (sp, auc float64) {
 			j := rng.Intn(len(conf))
 			c[i], g[i] = conf[j], f[j]
 		}
-		sps = append(sps, spearman(c, g))
-		if a := aucLow(c, g); !math.IsNaN(a) {
+		sps = append(sps, rankstat.Spearman(c, g))
+		if a := rankstat.AUCLow(c, g); !math.IsNaN(a) {
 			aucs = append(aucs, a)
 		}
 	}
