@@ -3,6 +3,7 @@ package content
 import (
 	"bytes"
 	"math"
+	"math/bits"
 	"net/url"
 	"strings"
 	"unicode/utf8"
@@ -317,6 +318,8 @@ type typeWalk struct {
 	vb *viewBound
 	// texts gives the texts' countWords, from scan's when it has them.
 	texts textCounts
+	// classMemo holds classBits of the long class and id values read.
+	classMemo map[string]uint64
 }
 
 // subtree is what a block holds, for judging runs of repeated siblings.
@@ -538,6 +541,40 @@ func (w *typeWalk) element(n *html.Node, a *typeAttrs, inLink, inP bool) subtree
 // family counts once per element.
 func (w *typeWalk) classes(v string) {
 	var seen uint64
+	if len(v) < classMemoMin {
+		seen = classBits(v)
+	} else if b, ok := w.classMemo[v]; ok {
+		seen = b
+	} else {
+		// Long values (a platform's class lists) come back element
+		// after element: each is read once a page.
+		seen = classBits(v)
+		if w.classMemo == nil {
+			w.classMemo = make(map[string]uint64)
+		}
+		if len(w.classMemo) < classMemoMax {
+			w.classMemo[v] = seen
+		}
+	}
+	for seen != 0 {
+		j := bits.TrailingZeros64(seen)
+		seen &= seen - 1
+		w.f[fClassCart+j]++
+	}
+}
+
+// classMemoMin is the shortest class or id value that typeWalk.classes
+// looks up before reading it (shorter ones cost less to read than to
+// look up); classMemoMax bounds what a page keeps.
+const (
+	classMemoMin = 12
+	classMemoMax = 4096
+)
+
+// classBits returns the class-hint features named by the words of v,
+// each once, as bits from fClassCart.
+func classBits(v string) uint64 {
+	var seen uint64
 	start := -1
 	prev := uint8(0) // letterKind of the byte before i
 	for i := 0; i < len(v); i++ {
@@ -546,18 +583,19 @@ func (w *typeWalk) classes(v string) {
 			if start < 0 {
 				start = i
 			} else if k == upperLetter && prev != upperLetter {
-				w.classWord(v[start:i], &seen)
+				classWord(v[start:i], &seen)
 				start = i
 			}
 		} else if start >= 0 {
-			w.classWord(v[start:i], &seen)
+			classWord(v[start:i], &seen)
 			start = -1
 		}
 		prev = k
 	}
 	if start >= 0 {
-		w.classWord(v[start:], &seen)
+		classWord(v[start:], &seen)
 	}
+	return seen
 }
 
 // letterKind tells ASCII letters, upper-case ones apart, for classes.
@@ -574,7 +612,8 @@ const (
 	upperLetter
 )
 
-func (w *typeWalk) classWord(word string, seen *uint64) {
+// classWord sets in seen the bit of the class hint word names, if any.
+func classWord(word string, seen *uint64) {
 	// Most words are passed over by their first two letters, before
 	// the word is lower-cased.
 	if len(word) < 2 || len(word) > 16 || !classHintPairs.has(word[0]|0x20, word[1]|0x20) {
@@ -588,11 +627,7 @@ func (w *typeWalk) classWord(word string, seen *uint64) {
 	if !ok {
 		return
 	}
-	bit := uint64(1) << uint(i-fClassCart)
-	if *seen&bit == 0 {
-		*seen |= bit
-		w.f[i]++
-	}
+	*seen |= uint64(1) << uint(i-fClassCart)
 }
 
 // prices counts amounts of money in s: a currency sign next to a digit.
