@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"net/url"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -550,7 +551,7 @@ func (w *typeWalk) classes(v string) {
 		// after element: each is read once a page.
 		seen = classBits(v)
 		if w.classMemo == nil {
-			w.classMemo = make(map[string]uint64)
+			w.classMemo = classMemos.Get().(map[string]uint64)
 		}
 		if len(w.classMemo) < classMemoMax {
 			w.classMemo[v] = seen
@@ -570,6 +571,18 @@ const (
 	classMemoMin = 12
 	classMemoMax = 4096
 )
+
+// classMemos keeps the pages' emptied classMemo maps for the next.
+var classMemos = sync.Pool{New: func() any { return make(map[string]uint64) }}
+
+// done gives the walk's memo back, emptied.
+func (w *typeWalk) done() {
+	if w.classMemo != nil {
+		clear(w.classMemo)
+		classMemos.Put(w.classMemo)
+		w.classMemo = nil
+	}
+}
 
 // classBits returns the class-hint features named by the words of v,
 // each once, as bits from fClassCart.
@@ -753,6 +766,7 @@ func pageFeaturesBound(root *html.Node, pageURL *url.URL, ldTypes []string, ogTy
 	if body := findBody(root); body != nil {
 		w.walk(body, false, false)
 	}
+	w.done()
 	if w.words > 0 {
 		f[fParaShare] = float64(w.paraWords) / float64(w.words)
 		f[fLinkShare] = float64(w.linkWords) / float64(w.words)
