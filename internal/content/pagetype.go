@@ -319,8 +319,8 @@ type typeWalk struct {
 	vb *viewBound
 	// texts gives the texts' countWords, from scan's when it has them.
 	texts textCounts
-	// classMemo holds classBits of the long class and id values read.
-	classMemo map[string]uint64
+	// classMemo holds the classFacts of the long class and id values read.
+	classMemo map[string]classFacts
 }
 
 // subtree is what a block holds, for judging runs of repeated siblings.
@@ -383,7 +383,10 @@ func (w *typeWalk) walk(n *html.Node, inLink, inP bool) subtree {
 		}
 		a := typeAttrsOf(c)
 		cst := w.element(c, &a, inLink, inP)
-		class := itemClass(a.class)
+		class := a.item
+		if !a.itemRead {
+			class = itemClass(a.class)
+		}
 		st.words += cst.words
 		st.linkWords += cst.linkWords
 		st.links += cst.links
@@ -422,7 +425,13 @@ func (w *typeWalk) walk(n *html.Node, inLink, inP bool) subtree {
 
 // typeAttrs are the attributes of an element the type walk reads for
 // every element, read in one pass (attr's first of each key).
-type typeAttrs struct{ class, id, itemtype string }
+type typeAttrs struct {
+	class, id, itemtype string
+	// item is itemClass(class) once itemRead: element reads it with
+	// the class's features.
+	item     string
+	itemRead bool
+}
 
 func typeAttrsOf(n *html.Node) typeAttrs {
 	var a typeAttrs
@@ -519,7 +528,7 @@ func (w *typeWalk) element(n *html.Node, a *typeAttrs, inLink, inP bool) subtree
 		}
 	}
 	if a.class != "" {
-		w.classes(a.class)
+		a.item, a.itemRead = w.classValue(a.class), true
 	}
 	if a.id != "" {
 		w.classes(a.id)
@@ -541,22 +550,48 @@ func (w *typeWalk) element(n *html.Node, a *typeAttrs, inLink, inP bool) subtree
 // classes counts the component names of one class or id value; each
 // family counts once per element.
 func (w *typeWalk) classes(v string) {
-	var seen uint64
 	if len(v) < classMemoMin {
-		seen = classBits(v)
-	} else if b, ok := w.classMemo[v]; ok {
-		seen = b
-	} else {
-		// Long values (a platform's class lists) come back element
-		// after element: each is read once a page.
-		seen = classBits(v)
-		if w.classMemo == nil {
-			w.classMemo = classMemos.Get().(map[string]uint64)
-		}
-		if len(w.classMemo) < classMemoMax {
-			w.classMemo[v] = seen
-		}
+		w.count(classBits(v))
+		return
 	}
+	w.count(w.classRead(v).bits)
+}
+
+// classValue is classes for a class value, returning its itemClass.
+func (w *typeWalk) classValue(v string) string {
+	m := w.classRead(v)
+	w.count(m.bits)
+	return m.item
+}
+
+// classFacts are what typeWalk reads in a class or id value: the
+// class-hint families (classBits) and the item class (itemClass).
+type classFacts struct {
+	bits uint64
+	item string
+}
+
+// classRead returns v's classFacts; long values (a platform's class
+// lists) come back element after element, and each is read once a page.
+func (w *typeWalk) classRead(v string) classFacts {
+	if len(v) < classMemoMin {
+		return classFacts{classBits(v), itemClass(v)}
+	}
+	if m, ok := w.classMemo[v]; ok {
+		return m
+	}
+	m := classFacts{classBits(v), itemClass(v)}
+	if w.classMemo == nil {
+		w.classMemo = classMemos.Get().(map[string]classFacts)
+	}
+	if len(w.classMemo) < classMemoMax {
+		w.classMemo[v] = m
+	}
+	return m
+}
+
+// count counts the families of seen.
+func (w *typeWalk) count(seen uint64) {
 	for seen != 0 {
 		j := bits.TrailingZeros64(seen)
 		seen &= seen - 1
@@ -573,7 +608,7 @@ const (
 )
 
 // classMemos keeps the pages' emptied classMemo maps for the next.
-var classMemos = sync.Pool{New: func() any { return make(map[string]uint64) }}
+var classMemos = sync.Pool{New: func() any { return make(map[string]classFacts) }}
 
 // done gives the walk's memo back, emptied.
 func (w *typeWalk) done() {

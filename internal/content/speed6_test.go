@@ -17,12 +17,12 @@ func (w *typeWalk) classWordCount(word string, seen *uint64) {
 	}
 }
 
-// TestClassMemoAsRead: typeWalk.classes counts the same features
-// whether a value is read or found in the page's memo: long values
-// read again and again, past the memo's bound, give what classBits
-// read each time gives.
+// TestClassMemoAsRead: typeWalk.classes and classValue count the same
+// features, and classValue gives the same item class, whether a value
+// is read or found in the page's memo: values read again and again,
+// past the memo's bound, give what classBits and itemClass give.
 func TestClassMemoAsRead(t *testing.T) {
-	parts := []string{"a", "Z", "-", "_", " ", "é", "9", "X"}
+	parts := []string{"a", "Z", "-", "_", " ", "é", "9", "X", "col-2", "\t"}
 	for h := range classHints {
 		parts = append(parts, h, strings.ToUpper(h[:1])+h[1:])
 	}
@@ -39,8 +39,16 @@ func TestClassMemoAsRead(t *testing.T) {
 	w := &typeWalk{f: &got}
 	for range 3 {
 		for _, v := range vals {
+			if item := w.classValue(v); item != itemClass(v) {
+				t.Fatalf("%q: item class %q, want %q", v, item, itemClass(v))
+			}
 			w.classes(v)
 			seen := classBits(v)
+			seen2 := seen
+			for seen2 != 0 {
+				want[fClassCart+bits.TrailingZeros64(seen2)]++
+				seen2 &= seen2 - 1
+			}
 			for seen != 0 {
 				want[fClassCart+bits.TrailingZeros64(seen)]++
 				seen &= seen - 1
