@@ -603,7 +603,7 @@ func (w *typeWalk) count(seen uint64) {
 // looks up before reading it (shorter ones cost less to read than to
 // look up); classMemoMax bounds what a page keeps.
 const (
-	classMemoMin = 12
+	classMemoMin = 6
 	classMemoMax = 4096
 )
 
