@@ -3,8 +3,10 @@ package content
 import (
 	"bytes"
 	"math"
+	"math/bits"
 	"net/url"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -317,6 +319,8 @@ type typeWalk struct {
 	vb *viewBound
 	// texts gives the texts' countWords, from scan's when it has them.
 	texts textCounts
+	// classMemo holds the classFacts of the long class and id values read.
+	classMemo map[string]classFacts
 }
 
 // subtree is what a block holds, for judging runs of repeated siblings.
@@ -379,7 +383,10 @@ func (w *typeWalk) walk(n *html.Node, inLink, inP bool) subtree {
 		}
 		a := typeAttrsOf(c)
 		cst := w.element(c, &a, inLink, inP)
-		class := itemClass(a.class)
+		class := a.item
+		if !a.itemRead {
+			class = itemClass(a.class)
+		}
 		st.words += cst.words
 		st.linkWords += cst.linkWords
 		st.links += cst.links
@@ -418,7 +425,13 @@ func (w *typeWalk) walk(n *html.Node, inLink, inP bool) subtree {
 
 // typeAttrs are the attributes of an element the type walk reads for
 // every element, read in one pass (attr's first of each key).
-type typeAttrs struct{ class, id, itemtype string }
+type typeAttrs struct {
+	class, id, itemtype string
+	// item is itemClass(class) once itemRead: element reads it with
+	// the class's features.
+	item     string
+	itemRead bool
+}
 
 func typeAttrsOf(n *html.Node) typeAttrs {
 	var a typeAttrs
@@ -515,7 +528,7 @@ func (w *typeWalk) element(n *html.Node, a *typeAttrs, inLink, inP bool) subtree
 		}
 	}
 	if a.class != "" {
-		w.classes(a.class)
+		a.item, a.itemRead = w.classValue(a.class), true
 	}
 	if a.id != "" {
 		w.classes(a.id)
@@ -537,6 +550,78 @@ func (w *typeWalk) element(n *html.Node, a *typeAttrs, inLink, inP bool) subtree
 // classes counts the component names of one class or id value; each
 // family counts once per element.
 func (w *typeWalk) classes(v string) {
+	if len(v) < classMemoMin {
+		w.count(classBits(v))
+		return
+	}
+	w.count(w.classRead(v).bits)
+}
+
+// classValue is classes for a class value, returning its itemClass.
+func (w *typeWalk) classValue(v string) string {
+	m := w.classRead(v)
+	w.count(m.bits)
+	return m.item
+}
+
+// classFacts are what typeWalk reads in a class or id value: the
+// class-hint families (classBits) and the item class (itemClass).
+type classFacts struct {
+	bits uint64
+	item string
+}
+
+// classRead returns v's classFacts; long values (a platform's class
+// lists) come back element after element, and each is read once a page.
+func (w *typeWalk) classRead(v string) classFacts {
+	if len(v) < classMemoMin {
+		return classFacts{classBits(v), itemClass(v)}
+	}
+	if m, ok := w.classMemo[v]; ok {
+		return m
+	}
+	m := classFacts{classBits(v), itemClass(v)}
+	if w.classMemo == nil {
+		w.classMemo = classMemos.Get().(map[string]classFacts)
+	}
+	if len(w.classMemo) < classMemoMax {
+		w.classMemo[v] = m
+	}
+	return m
+}
+
+// count counts the families of seen.
+func (w *typeWalk) count(seen uint64) {
+	for seen != 0 {
+		j := bits.TrailingZeros64(seen)
+		seen &= seen - 1
+		w.f[fClassCart+j]++
+	}
+}
+
+// classMemoMin is the shortest class or id value that typeWalk.classes
+// looks up before reading it (shorter ones cost less to read than to
+// look up); classMemoMax bounds what a page keeps.
+const (
+	classMemoMin = 6
+	classMemoMax = 4096
+)
+
+// classMemos keeps the pages' emptied classMemo maps for the next.
+var classMemos = sync.Pool{New: func() any { return make(map[string]classFacts) }}
+
+// done gives the walk's memo back, emptied.
+func (w *typeWalk) done() {
+	if w.classMemo != nil {
+		clear(w.classMemo)
+		classMemos.Put(w.classMemo)
+		w.classMemo = nil
+	}
+}
+
+// classBits returns the class-hint features named by the words of v,
+// each once, as bits from fClassCart.
+func classBits(v string) uint64 {
 	var seen uint64
 	start := -1
 	prev := uint8(0) // letterKind of the byte before i
@@ -546,18 +631,19 @@ func (w *typeWalk) classes(v string) {
 			if start < 0 {
 				start = i
 			} else if k == upperLetter && prev != upperLetter {
-				w.classWord(v[start:i], &seen)
+				classWord(v[start:i], &seen)
 				start = i
 			}
 		} else if start >= 0 {
-			w.classWord(v[start:i], &seen)
+			classWord(v[start:i], &seen)
 			start = -1
 		}
 		prev = k
 	}
 	if start >= 0 {
-		w.classWord(v[start:], &seen)
+		classWord(v[start:], &seen)
 	}
+	return seen
 }
 
 // letterKind tells ASCII letters, upper-case ones apart, for classes.
@@ -574,7 +660,8 @@ const (
 	upperLetter
 )
 
-func (w *typeWalk) classWord(word string, seen *uint64) {
+// classWord sets in seen the bit of the class hint word names, if any.
+func classWord(word string, seen *uint64) {
 	// Most words are passed over by their first two letters, before
 	// the word is lower-cased.
 	if len(word) < 2 || len(word) > 16 || !classHintPairs.has(word[0]|0x20, word[1]|0x20) {
@@ -588,11 +675,7 @@ func (w *typeWalk) classWord(word string, seen *uint64) {
 	if !ok {
 		return
 	}
-	bit := uint64(1) << uint(i-fClassCart)
-	if *seen&bit == 0 {
-		*seen |= bit
-		w.f[i]++
-	}
+	*seen |= uint64(1) << uint(i-fClassCart)
 }
 
 // prices counts amounts of money in s: a currency sign next to a digit.
@@ -718,6 +801,7 @@ func pageFeaturesBound(root *html.Node, pageURL *url.URL, ldTypes []string, ogTy
 	if body := findBody(root); body != nil {
 		w.walk(body, false, false)
 	}
+	w.done()
 	if w.words > 0 {
 		f[fParaShare] = float64(w.paraWords) / float64(w.words)
 		f[fLinkShare] = float64(w.linkWords) / float64(w.words)

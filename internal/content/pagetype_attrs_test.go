@@ -57,7 +57,7 @@ func TestClassWordAsLowered(t *testing.T) {
 		var seen, wantSeen uint64
 		for range r.Intn(6) {
 			word := words[r.Intn(len(words))]
-			w.classWord(word, &seen)
+			w.classWordCount(word, &seen)
 			lower := []byte(word)
 			for i := range lower {
 				lower[i] |= 0x20

@@ -138,13 +138,13 @@ func TestClassesAsBefore(t *testing.T) {
 				if start < 0 {
 					start = i
 				} else if isUpper(c) && !isUpper(v[i-1]) {
-					w.classWord(v[start:i], &seen)
+					w.classWordCount(v[start:i], &seen)
 					start = i
 				}
 				continue
 			}
 			if start >= 0 {
-				w.classWord(v[start:i], &seen)
+				w.classWordCount(v[start:i], &seen)
 				start = -1
 			}
 		}
