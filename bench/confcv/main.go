@@ -264,24 +264,13 @@ func main() {
 	}
 	report := func(name string, rows []row, p []float64) {
 		f := make([]float64, len(rows))
-		old := make([]float64, len(rows))
-		var nlo, lo, nhi, hi, mae float64
 		for i, r := range rows {
 			f[i] = r.f1
 			if tgtTrue != nil && r.half == "A" {
 				f[i] = tgtTrue[i]
 			}
-			old[i] = r.conf
-			mae += math.Abs(p[i] - r.f1)
-			if p[i] < 0.5 {
-				nlo++
-				lo += r.f1
-			} else {
-				nhi++
-				hi += r.f1
-			}
 		}
-		fmt.Printf("%-6s sp %.3f auc %.3f  <0.5 %3.0f F1 %.3f  >=0.5 %3.0f F1 %.3f mae %.3f | old sp %.3f auc %.3f\n", name, rankstat.Spearman(p, f), rankstat.AUCLow(p, f), nlo, lo/max(nlo, 1), nhi, hi/max(nhi, 1), mae/float64(len(rows)), rankstat.Spearman(old, f), rankstat.AUCLow(old, f))
+		summarize(name, rows, p, f)
 	}
 	pa := make([]float64, len(A))
 	for i, r := range A {
@@ -323,6 +312,28 @@ func main() {
 			fmt.Printf("  %-16s %+.3f\n", hdr[k], m.w[i])
 		}
 	}
+}
+
+// summarize prints how the predictions p of rows rank the pages by f
+// (Spearman, AUC of F1 < 0.5), how they split the pages' F1 at 0.5 and
+// their mean absolute error, beside the committed confidence's ranking.
+func summarize(name string, rows []row, p, f []float64) {
+	old := make([]float64, len(rows))
+	var nlo, lo, nhi, hi, mae float64
+	for i, r := range rows {
+		old[i] = r.conf
+		mae += math.Abs(p[i] - r.f1)
+		if p[i] < 0.5 {
+			nlo++
+			lo += r.f1
+		} else {
+			nhi++
+			hi += r.f1
+		}
+	}
+	fmt.Printf("%-6s sp %.3f auc %.3f  <0.5 %3.0f F1 %.3f  >=0.5 %3.0f F1 %.3f mae %.3f | old sp %.3f auc %.3f\n", name,
+		rankstat.Spearman(p, f), rankstat.AUCLow(p, f), nlo, lo/max(nlo, 1), nhi, hi/max(nhi, 1), mae/float64(len(rows)),
+		rankstat.Spearman(old, f), rankstat.AUCLow(old, f))
 }
 
 func sd(v []float64) float64 {

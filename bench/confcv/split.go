@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"math/rand"
 	"strings"
 
@@ -73,20 +72,10 @@ func runSplit(hdr []string, A, B []row, col int, f0, f1 []int, l0, l1 float64, a
 	m := fitSplit(A, col, f0, f1, l0, l1, all1)
 	ev := func(name string, rows []row, p []float64) {
 		f := make([]float64, len(rows))
-		o := make([]float64, len(rows))
-		var nlo, lo, nhi, hi, mae float64
 		for i, r := range rows {
-			f[i], o[i] = r.f1, r.conf
-			mae += math.Abs(p[i] - r.f1)
-			if p[i] < 0.5 {
-				nlo++
-				lo += r.f1
-			} else {
-				nhi++
-				hi += r.f1
-			}
+			f[i] = r.f1
 		}
-		fmt.Printf("%-5s sp %.3f auc %.3f  <0.5 %3.0f F1 %.3f  >=0.5 %3.0f F1 %.3f mae %.3f | old sp %.3f auc %.3f\n", name, rankstat.Spearman(p, f), rankstat.AUCLow(p, f), nlo, lo/max(nlo, 1), nhi, hi/max(nhi, 1), mae/float64(len(rows)), rankstat.Spearman(o, f), rankstat.AUCLow(o, f))
+		summarize(name, rows, p, f)
 	}
 	pa := make([]float64, len(A))
 	for i, r := range A {
