@@ -460,40 +460,46 @@ func mergeAdjacent(root *html.Node, match func(*html.Node) bool) {
 	}
 }
 
-// dropEmptyCode removes code elements without text.
+// dropEmptyCode removes code elements without text. One walk in
+// document order: has holds, for each open element on the path from
+// root, whether text was met inside it so far, so an element is judged
+// as it is left and the walk stays linear however deep code nests
+// (asking each code element for its text anew was quadratic).
 func dropEmptyCode(root *html.Node) {
-	for n := root; n != nil; {
-		if n.Type == html.ElementNode && n.Data == "code" && !hasCodeText(n) && n != root {
-			next := skipWithin(root, n)
-			n.Parent.RemoveChild(n)
-			n = next
-			continue
+	has := []bool{false}
+	n := root.FirstChild
+	for n != nil {
+		if n.Type == html.ElementNode {
+			has = append(has, false)
+			if n.FirstChild != nil {
+				n = n.FirstChild
+				continue
+			}
+		} else if n.Type == html.TextNode && n.Data != "" {
+			has[len(has)-1] = true
 		}
-		if n.FirstChild != nil {
-			n = n.FirstChild
-		} else {
-			n = skipWithin(root, n)
+		// Leave n, then every ancestor whose last child has been left.
+		for {
+			next, parent := n.NextSibling, n.Parent
+			if n.Type == html.ElementNode {
+				text := has[len(has)-1]
+				has = has[:len(has)-1]
+				if text {
+					has[len(has)-1] = true
+				} else if n.Data == "code" {
+					parent.RemoveChild(n)
+				}
+			}
+			if next != nil {
+				n = next
+				break
+			}
+			if parent == root || parent == nil {
+				return
+			}
+			n = parent
 		}
 	}
-}
-
-// skipWithin is the node after n's subtree within root, or nil.
-func skipWithin(root, n *html.Node) *html.Node {
-	for ; n != nil && n != root; n = n.Parent {
-		if n.NextSibling != nil {
-			return n.NextSibling
-		}
-	}
-	return nil
-}
-
-func hasCodeText(n *html.Node) bool {
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type == html.TextNode && c.Data != "" || hasCodeText(c) {
-			return true
-		}
-	}
-	return false
 }
 
 // swapTags swaps an outer element with its only child (white space
