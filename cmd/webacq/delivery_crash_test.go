@@ -654,12 +654,13 @@ func (db *crashDB) checkRunning(ctx context.Context, t *testing.T, monitor strin
 		AND id = (SELECT job_id FROM monitors WHERE id = $1)`, monitor) > 0
 }
 
-// jobReport lists the monitor's check and delivery jobs.
+// jobReport lists the monitor's check and delivery jobs and every running job.
 func (db *crashDB) jobReport(ctx context.Context, t *testing.T, monitor string) string {
 	t.Helper()
 	rows, err := db.QueryContext(ctx, `SELECT id, kind, CAST(state AS TEXT), attempt, coalesce(`+db.deliveryArg()+`, ''),
 		attempted_at, scheduled_at FROM river_job WHERE id = (SELECT job_id FROM monitors WHERE id = $1)
-		OR `+db.deliveryArg()+` IN (SELECT id FROM deliveries WHERE monitor_id = $1) ORDER BY id`, monitor)
+		OR `+db.deliveryArg()+` IN (SELECT id FROM deliveries WHERE monitor_id = $1)
+		OR state = 'running' ORDER BY id`, monitor)
 	if err != nil {
 		return err.Error()
 	}
