@@ -12,6 +12,7 @@
 //	INTER=a*b,c*d ...                         # add products of columns
 //	TGT=rank|bin|sq ...                       # fit another target (A's true F1 still scores)
 //	SPLIT=judged F1=cols [ALL1=1] ...         # a model per value of a 0/1 column
+//	PEER=DIR/wcxb-scores.tsv ...              # swap to a peer's text under a confidence
 //
 // An experiment tool (bench/content/README.md, "Issue 20, conf").
 package main
@@ -158,6 +159,10 @@ func main() {
 		for i := range rs {
 			rs[i].x = append(rs[i].x, rs[i].x[ia]*rs[i].x[ib])
 		}
+	}
+	if p := os.Getenv("PEER"); p != "" {
+		peerSwap(rs, p)
+		return
 	}
 	if os.Getenv("FWD") != "" {
 		var A, B []row
