@@ -306,11 +306,6 @@ func dropBoilerplate(art *html.Node) {
 		}
 		nested := n.DataAtom == atom.Article && n.Parent != art
 		k := memo.classKinds(n)
-		if pdT && k != 0 {
-			if c, i, ok := textSlugNames(n); ok {
-				k = wordsKinds(c) | wordsKinds(i)
-			}
-		}
 		if k == 0 && !nested {
 			return false
 		}

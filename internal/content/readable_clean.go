@@ -75,7 +75,7 @@ func (r *readable) removeNonContent(n *html.Node, depth int) {
 			continue
 		}
 		if nonContent(c) || depth > 1 && shareBox(c) ||
-			(c.DataAtom == atom.H1 || c.DataAtom == atom.H2) && r.nameWeight(c) < 0 {
+			(c.DataAtom == atom.H1 || c.DataAtom == atom.H2) && r.classWeight(c) < 0 {
 			if CleanTrace != nil {
 				why := "nonContent " + c.Data
 				if !nonContent(c) {
@@ -112,15 +112,7 @@ func shareBox(n *html.Node) bool {
 		return false
 	}
 	m := matchString(n)
-	if m == "" || !shareHint(m) {
-		return false
-	}
-	if pdT {
-		if c, i, ok := textSlugNames(n); ok && !shareHint(matchOf(c, i)) {
-			return false
-		}
-	}
-	return textWithout(n).length < 500
+	return m != "" && shareHint(m) && textWithout(n).length < 500
 }
 
 // textWithout is textStats(n, nil) of n's subtree without the elements
@@ -635,7 +627,7 @@ func (r *readable) boilerplate(n *html.Node, tag atom.Atom, lists *cleanLists, a
 	if !isList && f.length > 0 && float64(f.listLen)/float64(f.length) > 0.9 {
 		isList = true
 	}
-	weight := r.nameWeight(n)
+	weight := r.classWeight(n)
 	// A block named like a footer or header that holds most of the
 	// article is the article ("above-footer" around the whole page).
 	if weight < 0 && !(pageRegion(matchString(n)) && 2*f.length > textStats(r.art, nil).length) {
