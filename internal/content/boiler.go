@@ -2,6 +2,7 @@ package content
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 
@@ -332,6 +333,9 @@ func dropBoilerplate(art *html.Node) {
 		}
 		switch {
 		case k&(kindRelated|kindBio|kindCTA) != 0:
+			if pdN && st.length >= pdNL && st.linkLen < pdND*float64(st.length) && st.commas >= pdNC {
+				return false
+			}
 			traceClean(art, "boiler named related/bio/cta", n)
 			return true
 		case k&kindCredit != 0:
@@ -695,3 +699,10 @@ func inCaption(n *html.Node) bool {
 	}
 	return false
 }
+
+var (
+	pdN  = os.Getenv("PD_N") != ""
+	pdNL = envInt("PD_NL", 500)
+	pdNC = envInt("PD_NC", 5)
+	pdND = float64(envInt("PD_ND", 10)) / 100
+)
