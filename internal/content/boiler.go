@@ -2,7 +2,6 @@ package content
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -333,9 +332,6 @@ func dropBoilerplate(art *html.Node) {
 		}
 		switch {
 		case k&(kindRelated|kindBio|kindCTA) != 0:
-			if pdN && st.length >= pdNL && st.linkLen < pdND*float64(st.length) && st.commas >= pdNC {
-				return false
-			}
 			traceClean(art, "boiler named related/bio/cta", n)
 			return true
 		case k&kindCredit != 0:
@@ -699,10 +695,3 @@ func inCaption(n *html.Node) bool {
 	}
 	return false
 }
-
-var (
-	pdN  = os.Getenv("PD_N") != ""
-	pdNL = envInt("PD_NL", 500)
-	pdNC = envInt("PD_NC", 5)
-	pdND = float64(envInt("PD_ND", 10)) / 100
-)

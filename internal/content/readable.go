@@ -1,11 +1,8 @@
 package content
 
 import (
-	"fmt"
 	"net/url"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -728,24 +725,6 @@ func (r *readable) attempt(flags int) *html.Node {
 	for p := best.Parent; p != nil && p != r.body && elementChildren(p) == 1; p = best.Parent {
 		best = p
 	}
-	if pdUp > 0 {
-		prose := func(c *html.Node) bool {
-			st := textStats(c, r.dropped)
-			return st.length >= pdL && st.linkLen < pdD*float64(st.length) && st.commas >= pdC
-		}
-		for a, lvl := best, 0; a != nil && a != r.body && a.Parent != nil && a.Parent != r.body && lvl <= pdUp; a, lvl = a.Parent, lvl+1 {
-			n := 0
-			for c := a.Parent.FirstChild; c != nil; c = c.NextSibling {
-				if c != a && c.Type == html.ElementNode && !r.dropped[c] && !isPhrasing(c) && prose(c) {
-					n++
-				}
-			}
-			if n >= pdMin {
-				best = a
-				break
-			}
-		}
-	}
 	bestScore, ok = r.scoreOf(best)
 	if !ok {
 		bestScore = r.initScore(best)
@@ -777,39 +756,6 @@ func (r *readable) attempt(flags int) *html.Node {
 		}
 		run = run[:0]
 	}
-	var extra map[*html.Node]bool
-	if pdS1 && pdRun {
-		extra = make(map[*html.Node]bool)
-		for dir := 0; dir < 2; dir++ {
-			for c := best; ; {
-				if dir == 0 {
-					c = c.NextSibling
-				} else {
-					c = c.PrevSibling
-				}
-				if c == nil {
-					break
-				}
-				if c.Type != html.ElementNode || r.dropped[c] || isPhrasing(c) {
-					continue
-				}
-				if s, ok := r.scoreOf(c); ok && s >= limit {
-					continue
-				}
-				st := textStats(c, r.dropped)
-				if st.length >= pdL && st.linkLen < pdD*float64(st.length) && st.commas >= pdC && pdGate(best, c) {
-					extra[c] = true
-					continue
-				}
-				if pdBreak > 0 && st.length >= pdBreak {
-					break
-				}
-			}
-		}
-		if len(extra) < pdMin {
-			clear(extra)
-		}
-	}
 	for c := parent.FirstChild; c != nil; c = c.NextSibling {
 		if r.dropped[c] {
 			continue
@@ -837,17 +783,6 @@ func (r *readable) attempt(flags int) *html.Node {
 				keep = r.proseLike(st, []*html.Node{c})
 			}
 			keep = keep || docBlock(c, r.host)
-			if !keep && pdS1 {
-				if pdRun {
-					keep = extra[c]
-				} else {
-					st := textStats(c, r.dropped)
-					keep = st.length >= pdL && st.linkLen < pdD*float64(st.length) && st.commas >= pdC && pdGate(best, c)
-				}
-				if keep && pdDbg {
-					fmt.Fprintf(os.Stderr, "PD join best=%s <%s class=%q> len=%d [%.60s]\n", matchString(best), c.Data, attr(c, "class"), textStats(c, r.dropped).length, strings.TrimSpace(nodeText(c)))
-				}
-			}
 		}
 		if keep {
 			if k := r.copyTree(c); k != nil {
@@ -1772,69 +1707,3 @@ func ancestors(n *html.Node) []*html.Node {
 	}
 	return a
 }
-
-var (
-	pdS1 = os.Getenv("PD_S1") != ""
-	pdL  = envInt("PD_L", 250)
-	pdC  = envInt("PD_C", 3)
-	pdD  = float64(envInt("PD_D", 10)) / 100
-)
-
-func envInt(k string, d int) int {
-	if v, err := strconv.Atoi(os.Getenv(k)); err == nil {
-		return v
-	}
-	return d
-}
-
-var pdG = envInt("PD_G", 0)
-
-func pdGate(best, c *html.Node) bool {
-	switch pdG {
-	case 1, 2:
-		if c.DataAtom != best.DataAtom {
-			return false
-		}
-		if pdG == 2 {
-			return true
-		}
-		a, b := strings.Fields(attr(best, "class")), strings.Fields(attr(c, "class"))
-		if len(a) == 0 && len(b) == 0 {
-			return true
-		}
-		for _, x := range a {
-			for _, y := range b {
-				if x == y {
-					return true
-				}
-			}
-		}
-		return false
-	case 3:
-		found := false
-		var walk func(n *html.Node)
-		walk = func(n *html.Node) {
-			for k := n.FirstChild; k != nil && !found; k = k.NextSibling {
-				switch k.DataAtom {
-				case atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-					found = true
-				}
-				walk(k)
-			}
-		}
-		walk(c)
-		return found
-	}
-	return true
-}
-
-var (
-	pdRun   = os.Getenv("PD_RUN") != ""
-	pdBreak = envInt("PD_BREAK", 200)
-)
-
-var pdDbg = os.Getenv("PD_DBG") != ""
-
-var pdMin = envInt("PD_MIN", 0)
-
-var pdUp = envInt("PD_UP", 0)

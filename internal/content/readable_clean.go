@@ -1,7 +1,6 @@
 package content
 
 import (
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -632,9 +631,7 @@ func (r *readable) boilerplate(n *html.Node, tag atom.Atom, lists *cleanLists, a
 	// A block named like a footer or header that holds most of the
 	// article is the article ("above-footer" around the whole page).
 	if weight < 0 && !(pageRegion(matchString(n)) && 2*f.length > textStats(r.art, nil).length) {
-		if !(pdW && f.p >= 2 && f.length >= 400 && f.linkLen < 0.25*float64(f.length) && textStats(r.art, nil).length >= pdWFloor) {
-			return true
-		}
+		return true
 	}
 	if f.commas >= 10 {
 		return false
@@ -712,8 +709,3 @@ func hasText(n *html.Node) bool {
 	}
 	return false
 }
-
-var (
-	pdW      = os.Getenv("PD_W") != ""
-	pdWFloor = envInt("PD_WF", 2000)
-)
