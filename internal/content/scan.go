@@ -825,9 +825,30 @@ func hasAttr(n *html.Node, key string) bool {
 
 // containsFold tells whether s holds the lower-case ASCII word sub in any
 // case, without allocating (CSS keywords are case-insensitive).
+// It jumps from one place of sub's first letter, in either case, to the
+// next with IndexByte, each case's next place looked for again only once
+// passed (linear in s).
 func containsFold(s, sub string) bool {
+	lower, upper := sub[0], sub[0]&^0x20
+	nextLower, nextUpper := -1, -1 // the next place of each at i or after, len(s) for none
 	for i := 0; i+len(sub) <= len(s); i++ {
-		j := 0
+		if nextLower < i {
+			nextLower = len(s)
+			if k := strings.IndexByte(s[i:], lower); k >= 0 {
+				nextLower = i + k
+			}
+		}
+		if nextUpper < i {
+			nextUpper = len(s)
+			if k := strings.IndexByte(s[i:], upper); k >= 0 {
+				nextUpper = i + k
+			}
+		}
+		i = min(nextLower, nextUpper)
+		if i+len(sub) > len(s) {
+			return false
+		}
+		j := 1
 		for j < len(sub) && s[i+j]|0x20 == sub[j] {
 			j++
 		}
