@@ -1,8 +1,10 @@
 package content
 
 import (
+	"maps"
 	"math/rand"
 	"path"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -70,6 +72,73 @@ func TestDocLinkAsIndexAny(t *testing.T) {
 		h := b.String()
 		if got, want := docLink(h), docLinkIndexAny(h); got != want {
 			t.Fatalf("docLink(%q) = %v, want %v", h, got, want)
+		}
+	}
+}
+
+// newArtBagWhole is newArtBag as it was: the whole text lower-cased,
+// then split.
+func newArtBagWhole(text string) *artBag {
+	b := &artBag{index: make(map[string]int32)}
+	for w := range strings.FieldsSeq(strings.ToLower(text)) {
+		i, ok := b.index[w]
+		if !ok {
+			i = int32(len(b.count))
+			b.index[w] = i
+			b.count = append(b.count, 0)
+		}
+		b.count[i]++
+		b.n++
+	}
+	b.rem = make([]int32, len(b.count))
+	return b
+}
+
+// TestArtBagWordByWord: the article's bag lower-cased word by word has
+// the words, positions and counts of the bag of the lower-cased text.
+func TestArtBagWordByWord(t *testing.T) {
+	pieces := []string{"a", "A", "b", "Straße", "STRASSE", "ẞ", "İ", "i", "\u212a", "k", "K", "É", "é", " ", "\u00a0", "\u2028",
+		"\xff", "\xe2\x80", "\xa8", "\t", "Word", "WORD", "word"}
+	rng := rand.New(rand.NewSource(7))
+	for range 50000 {
+		var b strings.Builder
+		for range rng.Intn(16) {
+			b.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		s := b.String()
+		got, want := newArtBag(s), newArtBagWhole(s)
+		if got.n != want.n || !slices.Equal(got.count, want.count) || !maps.Equal(got.index, want.index) {
+			t.Fatalf("newArtBag(%q): %v %v %d, want %v %v %d", s, got.index, got.count, got.n, want.index, want.count, want.n)
+		}
+	}
+}
+
+// TestAdOrLoadingAsConcat: the test without concatenations answers as
+// the comparisons with "w…" and "w..." did.
+func TestAdOrLoadingAsConcat(t *testing.T) {
+	old := func(t string) bool {
+		t = strings.ToLower(t)
+		switch t {
+		case "ad", "advertising", "advertisement", "pub", "publicité", "werb", "werbung", "广告", "реклама", "anuncio":
+			return true
+		}
+		for _, w := range []string{"loading", "正在加载", "загрузка", "chargement", "cargando"} {
+			if t == w || t == w+"…" || t == w+"..." {
+				return true
+			}
+		}
+		return false
+	}
+	pieces := []string{"loading", "Loading", "LOADING", "…", "...", "..", ".", "正在加载", "загрузка", "ЗАГРУЗКА", "chargement", "cargando", "ad", "x", " "}
+	rng := rand.New(rand.NewSource(7))
+	for range 50000 {
+		var b strings.Builder
+		for range rng.Intn(4) {
+			b.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		s := b.String()
+		if got, want := adOrLoading(s), old(s); got != want {
+			t.Fatalf("adOrLoading(%q) = %v, want %v", s, got, want)
 		}
 	}
 }
