@@ -319,7 +319,7 @@ func pastGT(b []byte, i int) int {
 
 func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
-func isTagSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' }
+func isTagSpace(c byte) bool { return tagBytes[c]&tagSpace != 0 }
 
 // asciiLower returns s with A-Z lower-cased (a copy when it changes).
 func asciiLower(s []byte) []byte {
@@ -756,10 +756,14 @@ func readAttrs(b []byte, p int, t *tagInfo) bool {
 // name (white space, '/', '>'), endsKey for those that end an
 // attribute's key (the same and '='; a '=' first in a key is read
 // before), endsValue for those that end an unquoted value (white
-// space, '>').
+// space, '>'), tagSpace for white space (a lookup costs less than
+// five comparisons).
 var tagBytes = func() (t [256]uint8) {
 	for _, c := range []byte(" \n\r\t\f>") {
 		t[c] |= endsName | endsKey | endsValue
+	}
+	for _, c := range []byte(" \n\r\t\f") {
+		t[c] |= tagSpace
 	}
 	t['/'] |= endsName | endsKey
 	t['='] |= endsKey
@@ -770,6 +774,7 @@ const (
 	endsName = 1 << iota
 	endsKey
 	endsValue
+	tagSpace // white space as the tokenizer reads it in a tag
 )
 
 // asciiFold tells whether s is name (lower-case) in any ASCII case.

@@ -859,6 +859,20 @@ func containsFold(s, sub string) bool {
 	return false
 }
 
+// containsLower is strings.Contains(strings.ToLower(s), sub) for sub in
+// lower-case ASCII letters, without the lower-cased copy when s is ASCII
+// (containsFold; an ASCII byte lower-cases to an ASCII letter only from
+// one). Other text goes through strings.ToLower, where some characters
+// lower-case to ASCII letters (U+0130 to 'i', the Kelvin sign to 'k').
+func containsLower(s, sub string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return strings.Contains(strings.ToLower(s), sub)
+		}
+	}
+	return containsFold(s, sub)
+}
+
 // metadata settles each field from the candidates the walk collected.
 func (s *scanner) metadata() Metadata {
 	ld := parseJSONLD(s.jsonLD)
@@ -1100,7 +1114,42 @@ func setAttr(n *html.Node, key, val string) {
 	n.Attr = append(n.Attr, html.Attribute{Key: key, Val: val})
 }
 
+// hasToken tells whether tok is one of the fields of list (strings.Fields).
+// An ASCII list is searched for tok (IndexByte's speed, no field
+// iterator) and a place counts when white space or an end is on each
+// side: strings.Fields splits ASCII text at those bytes alone. A list
+// with other bytes, or a tok that holds white space or other bytes or is
+// empty, is read field by field (hasTokenFields).
 func hasToken(list, tok string) bool {
+	if tok == "" {
+		return false
+	}
+	for i := 0; i < len(tok); i++ {
+		if tok[i] >= utf8.RuneSelf || asciiSpace[tok[i]] {
+			return hasTokenFields(list, tok)
+		}
+	}
+	for i := 0; i < len(list); i++ {
+		if list[i] >= utf8.RuneSelf {
+			return hasTokenFields(list, tok)
+		}
+	}
+	for from := 0; ; {
+		k := strings.Index(list[from:], tok)
+		if k < 0 {
+			return false
+		}
+		i := from + k
+		end := i + len(tok)
+		if (i == 0 || asciiSpace[list[i-1]]) && (end == len(list) || asciiSpace[list[end]]) {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+// hasTokenFields is hasToken by strings.FieldsSeq.
+func hasTokenFields(list, tok string) bool {
 	for f := range strings.FieldsSeq(list) {
 		if f == tok {
 			return true

@@ -142,3 +142,88 @@ func TestAdOrLoadingAsConcat(t *testing.T) {
 		}
 	}
 }
+
+// sharedByMaps is shared as it was: both texts lower-cased whole, the
+// words of b counted in a map.
+func sharedByMaps(a, b string) float64 {
+	have := make(map[string]int)
+	for w := range strings.FieldsSeq(strings.ToLower(b)) {
+		have[w]++
+	}
+	n, in := 0, 0
+	for w := range strings.FieldsSeq(strings.ToLower(a)) {
+		n++
+		if have[w] > 0 {
+			have[w]--
+			in++
+		}
+	}
+	if n == 0 {
+		return 1
+	}
+	return float64(in) / float64(n)
+}
+
+// TestSharedAsByMaps: shared through the article bag gives the figures
+// of the map of lower-cased words, in both directions.
+func TestSharedAsByMaps(t *testing.T) {
+	pieces := []string{"a", "A", "b", "Straße", "STRASSE", "ẞ", "İ", "i", "\u212a", "k", "K", "É", "é", " ", "\u00a0", "\u2028",
+		"\xff", "\xe2\x80", "\xa8", "\t", "Word", "WORD", "word", "\ufffd"}
+	rng := rand.New(rand.NewSource(8))
+	for range 50000 {
+		var x, y strings.Builder
+		for range rng.Intn(12) {
+			x.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		for range rng.Intn(12) {
+			y.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		a, b := x.String(), y.String()
+		if got, want := shared(a, b), sharedByMaps(a, b); got != want {
+			t.Fatalf("shared(%q, %q) = %v, want %v", a, b, got, want)
+		}
+		bag := newArtBag(b)
+		in, _ := bag.overlap(a)
+		if got, want := shareOf(in, bag.n), sharedByMaps(b, a); got != want {
+			t.Fatalf("%q in %q from one bag: %v, want %v", b, a, got, want)
+		}
+	}
+}
+
+// TestContainsLowerAsToLower: containsLower answers as Contains of the
+// lower-cased text, for ASCII text and other.
+func TestContainsLowerAsToLower(t *testing.T) {
+	pieces := []string{"pager", "PAGER", "Pagination", "PAGİNATION", "pagi", "nation", "page", "r", "R", "\u212a", "İ", "\xff", "-", " ", "é"}
+	rng := rand.New(rand.NewSource(9))
+	for range 100000 {
+		var b strings.Builder
+		for range rng.Intn(6) {
+			b.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		s := b.String()
+		for _, sub := range []string{"pager", "pagination", "ki"} {
+			if got, want := containsLower(s, sub), strings.Contains(strings.ToLower(s), sub); got != want {
+				t.Fatalf("containsLower(%q, %q) = %v, want %v", s, sub, got, want)
+			}
+		}
+	}
+}
+
+// TestHasTokenAsFields: hasToken answers as a search of the fields.
+func TestHasTokenAsFields(t *testing.T) {
+	pieces := []string{"post", "posts", "post_edit", "message", "a", " ", "\t", "\n", "\v", "\f", "\r", "\u00a0", "\u0085", "\u2028",
+		"\xc2", "\xa0", "\xff", "-", "_", "é"}
+	rng := rand.New(rand.NewSource(10))
+	for range 200000 {
+		var b strings.Builder
+		for range rng.Intn(8) {
+			b.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		list := b.String()
+		for _, tok := range []string{"post", "post_edit", "a", "", "a b", "é", "\u00a0"} {
+			if got, want := hasToken(list, tok), hasTokenFields(list, tok); got != want {
+				t.Fatalf("hasToken(%q, %q) = %v, want %v", list, tok, got, want)
+			}
+		}
+	}
+}
