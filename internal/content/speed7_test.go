@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // containsFoldByteByByte is containsFold as it was: every place of s
@@ -224,6 +227,97 @@ func TestHasTokenAsFields(t *testing.T) {
 			if got, want := hasToken(list, tok), hasTokenFields(list, tok); got != want {
 				t.Fatalf("hasToken(%q, %q) = %v, want %v", list, tok, got, want)
 			}
+		}
+	}
+}
+
+// h1RegionRootByMap is h1RegionRoot as it was: the path to the <h1> in
+// a map, every text counted anew.
+func h1RegionRootByMap(body *html.Node) *html.Node {
+	var h1 *html.Node
+	var find func(n *html.Node)
+	find = func(n *html.Node) {
+		for c := n.FirstChild; c != nil && h1 == nil; c = c.NextSibling {
+			if c.Type == html.ElementNode {
+				if c.DataAtom == atom.H1 {
+					h1 = c
+					return
+				}
+				find(c)
+			}
+		}
+	}
+	find(body)
+	if h1 == nil {
+		return nil
+	}
+	onPath := make(map[*html.Node]bool)
+	for p := h1; p != nil && p != body; p = p.Parent {
+		onPath[p] = true
+	}
+	plain := make(map[*html.Node]int)
+	var count func(n *html.Node, inLink bool) int
+	count = func(n *html.Node, inLink bool) int {
+		k := 0
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch c.Type {
+			case html.TextNode:
+				if !inLink {
+					k += countWords(c.Data)
+				}
+			case html.ElementNode:
+				if c.DataAtom != atom.Script && c.DataAtom != atom.Style {
+					k += count(c, inLink || c.DataAtom == atom.A)
+				}
+			}
+		}
+		if onPath[n] {
+			plain[n] = k
+		}
+		return k
+	}
+	total := count(body, false)
+	region := body
+	for p := h1; p != nil && p != body; p = p.Parent {
+		if 2*plain[p] >= total {
+			region = p
+			break
+		}
+	}
+	return region
+}
+
+// TestH1RegionRootAsByMap: h1RegionRoot, with scan's counts or without,
+// finds the region the map-based walk found, on random pages.
+func TestH1RegionRootAsByMap(t *testing.T) {
+	pieces := []string{"<div>", "</div>", "<section>", "</section>", "<h1>", "</h1>", "<a href=/x>", "</a>", "<p>", "</p>",
+		"one two", "a longer text of some words, more than twenty-four bytes", "<script>x y z</script>", "<style>p{}</style>",
+		"<h1>Title words</h1>", " ", "\u4e2d\u6587\u5b57"}
+	rng := rand.New(rand.NewSource(11))
+	for range 3000 {
+		var b strings.Builder
+		b.WriteString("<body>")
+		for range 1 + rng.Intn(40) {
+			b.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		_, body := parseBody(t, b.String())
+		want := h1RegionRootByMap(body)
+		if got := h1RegionRoot(body, nil); got != want {
+			t.Fatalf("%s: h1RegionRoot without counts differs", b.String())
+		}
+		var counts textCounts
+		var walk func(n *html.Node)
+		walk = func(n *html.Node) {
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				if c.Type == html.TextNode && rng.Intn(4) > 0 { // some texts missing
+					counts.list = append(counts.list, textCount{c.Data, countWords(c.Data)})
+				}
+				walk(c)
+			}
+		}
+		walk(body)
+		if got := h1RegionRoot(body, &counts); got != want {
+			t.Fatalf("%s: h1RegionRoot with counts differs", b.String())
 		}
 	}
 }
