@@ -321,3 +321,19 @@ func TestH1RegionRootAsByMap(t *testing.T) {
 		}
 	}
 }
+
+// TestHoldsPostAsContains: holdsPost answers as strings.Contains.
+func TestHoldsPostAsContains(t *testing.T) {
+	pieces := []string{"p", "o", "s", "t", "post", "pos", "ost", "ppost", " ", "-", "P", "é"}
+	rng := rand.New(rand.NewSource(12))
+	for range 200000 {
+		var b strings.Builder
+		for range rng.Intn(10) {
+			b.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		v := b.String()
+		if got, want := holdsPost(v), strings.Contains(v, "post"); got != want {
+			t.Fatalf("holdsPost(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
