@@ -1205,6 +1205,9 @@ func resolve(base *url.URL, ref string) *url.URL {
 	if u := resolvePlain(base, ref); u != nil {
 		return u
 	}
+	if u := resolveAbsolutePlain(ref); u != nil {
+		return u
+	}
 	u, err := url.Parse(ref)
 	if err != nil {
 		return nil
@@ -1249,6 +1252,59 @@ func resolvePlain(base *url.URL, ref string) *url.URL {
 		full = "/" + full
 	}
 	return &url.URL{Scheme: base.Scheme, User: base.User, Host: base.Host, Path: full, Fragment: frag}
+}
+
+// plainHost tells whether host is a non-empty run of ASCII letters,
+// digits, '.' and '-'.
+func plainHost(host string) bool {
+	if host == "" {
+		return false
+	}
+	for i := 0; i < len(host); i++ {
+		if c := host[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// resolveAbsolutePlain is resolve(base, ref) for a trimmed ref that is
+// an absolute http or https URL of plain parts, the common link to
+// another site, or nil for any other. Its scheme is "http" or "https"
+// as written (lower-case), its host a non-empty run of ASCII letters,
+// digits, '.' and '-' (no user, no port, nothing to unescape: parseHost
+// keeps it), its path empty or a plain path from '/' without a "." or
+// ".." segment, its fragment (after the first '#') plain, and it has no
+// query. For it url.Parse sets the scheme, the host, the path (RawPath
+// empty: nothing to escape) and the fragment (RawFragment empty) alone,
+// and ResolveReference keeps them whatever the base: an absolute
+// reference's path goes through resolvePath, which gives a path without
+// dot segments back as it is (and "" for ""). TestResolvePlainAsURL
+// compares the two.
+func resolveAbsolutePlain(ref string) *url.URL {
+	var scheme string
+	switch {
+	case strings.HasPrefix(ref, "https://"):
+		scheme = "https"
+	case strings.HasPrefix(ref, "http://"):
+		scheme = "http"
+	default:
+		return nil
+	}
+	rest, frag, _ := strings.Cut(ref[len(scheme)+len("://"):], "#")
+	host, path := rest, ""
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		host, path = rest[:i], rest[i:]
+	}
+	if !plainHost(host) || !plainPath(path) || !plainPath(frag) {
+		return nil
+	}
+	for seg := range strings.SplitSeq(path, "/") {
+		if seg == "." || seg == ".." {
+			return nil
+		}
+	}
+	return &url.URL{Scheme: scheme, Host: host, Path: path, Fragment: frag}
 }
 
 // plainPath tells whether s holds plainPathBytes only.
