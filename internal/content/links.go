@@ -30,7 +30,12 @@ var docExtensions = map[string]bool{
 func docLink(href string) bool {
 	// Called for every link each time a text is measured: no allocation.
 	href = strings.TrimSpace(href)
-	if i := strings.IndexAny(href, "?#"); i >= 0 {
+	// Up to the first '?' or '#': two IndexByte calls cost less than
+	// IndexAny's byte-set loop.
+	if i := strings.IndexByte(href, '?'); i >= 0 {
+		href = href[:i]
+	}
+	if i := strings.IndexByte(href, '#'); i >= 0 {
 		href = href[:i]
 	}
 	ext := path.Ext(href)

@@ -1,8 +1,6 @@
 package content
 
 import (
-	"strings"
-
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -232,8 +230,8 @@ func removePagers(n *html.Node) bool {
 // pagerNamed tells whether n's class or id names a pager.
 func pagerNamed(n *html.Node) bool {
 	for _, key := range [...]string{"class", "id"} {
-		v := strings.ToLower(attr(n, key))
-		if strings.Contains(v, "pagination") || strings.Contains(v, "pager") {
+		// "pag" first: most values hold neither word, told in one pass.
+		if v := attr(n, key); containsLower(v, "pag") && (containsLower(v, "pagination") || containsLower(v, "pager")) {
 			return true
 		}
 	}

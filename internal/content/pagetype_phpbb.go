@@ -154,10 +154,5 @@ func firstClassed(n *html.Node, c string) *html.Node {
 
 // hasClassToken reports whether n's class attribute holds the token c.
 func hasClassToken(n *html.Node, c string) bool {
-	for t := range strings.FieldsSeq(attr(n, "class")) {
-		if t == c {
-			return true
-		}
-	}
-	return false
+	return hasToken(attr(n, "class"), c)
 }

@@ -7,14 +7,15 @@ import (
 )
 
 // hasRawStartSlow is hasRawStart by its definition: some '<' followed
-// by "script" or "style" in any ASCII case.
+// by "script", "style" or "svg" in any ASCII case.
 func hasRawStartSlow(b []byte) bool {
 	for i := range b {
 		if b[i] != '<' {
 			continue
 		}
 		rest := bytes.ToLower(b[i+1:])
-		if bytes.HasPrefix(rest, []byte("script")) || bytes.HasPrefix(rest, []byte("style")) {
+		if bytes.HasPrefix(rest, []byte("script")) || bytes.HasPrefix(rest, []byte("style")) ||
+			bytes.HasPrefix(rest, []byte("svg")) {
 			// bytes.ToLower folds beyond ASCII; the prefixes are ASCII,
 			// and a non-ASCII byte never lowers to one here but for the
 			// Kelvin sign, which the pieces below do not hold.
@@ -24,8 +25,8 @@ func hasRawStartSlow(b []byte) bool {
 	return false
 }
 
-// TestHasRawStart: rawCuts skips the bodies without a <script> or <style>
-// start tag in any ASCII case, and only those.
+// TestHasRawStart: rawCuts skips the bodies without a <script>, <style>
+// or <svg> start tag in any ASCII case, and only those.
 func TestHasRawStart(t *testing.T) {
 	for _, c := range []struct {
 		body string
@@ -43,12 +44,15 @@ func TestHasRawStart(t *testing.T) {
 		{"</script>", false},
 		{"< script>", false},
 		{"<scripx><stylx>", false},
+		{"<sv", false},
+		{"<svgx>", true}, // read tag by tag, and no cut
+		{"<p><SvG viewBox=a>", true},
 	} {
 		if got := hasRawStart([]byte(c.body)); got != c.want {
 			t.Errorf("hasRawStart(%q) = %v, want %v", c.body, got, c.want)
 		}
 	}
-	pieces := []string{"<", "s", "S", "abcdefg", "\x00", "\xff", "\x1c", "\x3c\x53", "c", "C", "r", "i", "p", "t", "T", "y", "Y", "l", "e", "E", ">", " ", "<s", "<S", "cript", "tyle", "<p>"}
+	pieces := []string{"<", "s", "S", "abcdefg", "\x00", "\xff", "\x1c", "\x3c\x53", "c", "C", "r", "i", "p", "t", "T", "y", "Y", "l", "e", "E", ">", " ", "<s", "<S", "cript", "tyle", "<p>", "v", "V", "g", "G", "vg"}
 	r := rand.New(rand.NewSource(1))
 	for range 20000 {
 		var b []byte

@@ -34,6 +34,15 @@ import (
 // open element per level of <svg> nesting (at most maxForeignDepth,
 // past which it stops too). TestRawCutsSameTree compares the trees on
 // generated pages, FuzzRawCuts on any.
+//
+// The outline of an SVG path, the value of its "d" attribute when it is
+// quoted and minPathCut bytes or longer, is replaced by "x" too: a
+// <path> that rawCuts follows inside <svg> (never inside <math>), which
+// the parser makes an SVG element. Path outlines are about a sixteenth
+// of the bytes the parser reads on wcxb-dev once scripts are cut, every
+// byte a call of the tokenizer, a test for '\r' and two copies. scan
+// reads no "d" attribute, and it removes each <svg> once it has walked
+// it (removable) before any other stage runs: nothing reads them.
 
 // cut is a range of the body replaced by "x".
 type cut struct{ start, end int }
@@ -100,7 +109,15 @@ type tagInfo struct {
 	selfClosing bool   // the tokenizer's test, for start tags
 	unsure      bool   // too many attributes to tell selfClosing
 	jsonLD      bool   // a type attribute that is (or may be) application/ld+json
+	// d is the quoted value of its first "d" attribute (a path's
+	// outline) when readAttrs read the tag and the value is at least
+	// minPathCut bytes long; rawCuts replaces it inside <svg> only.
+	d cut
 }
+
+// minPathCut is the shortest value of a path's "d" attribute that
+// rawCuts replaces: shorter ones cost the tokenizer less than a cut.
+const minPathCut = 16
 
 // rawCuts returns the ranges of body holding the text of a <script>
 // (but JSON-LD) or <style> element that holds a printable ASCII byte,
@@ -140,6 +157,10 @@ func rawCuts(b []byte) []cut {
 						!t.selfClosing && textThenEnd(b, i, name)) {
 						return cuts
 					}
+				}
+				if t.d.end > t.d.start && string(name) == "path" && string(foreign[0]) == "svg" {
+					// The outline of an SVG path (see pathCut).
+					cuts = append(cuts, t.d)
 				}
 				if !t.selfClosing {
 					foreign = append(foreign, name)
@@ -252,13 +273,13 @@ func rawCuts(b []byte) []cut {
 	}
 }
 
-// hasRawStart tells whether b holds "<script" or "<style" in any ASCII
-// case. A cut is made only for an element whose start tag rawCuts reads
-// at a '<' followed by its name, and a name the tokenizer reads as
-// "script" or "style" is those bytes in some ASCII case (it lower-cases
-// A-Z only, and any other byte ends the name or makes it another): a
-// body without them has no cut, whatever its markup, and is not read
-// tag by tag. It goes from '<' to '<' (bytes.IndexByte) and reads on
+// hasRawStart tells whether b holds "<script", "<style" or "<svg" in
+// any ASCII case. A cut is made only for an element whose start tag
+// rawCuts reads at a '<' followed by its name (or inside an <svg>), and
+// a name the tokenizer reads as "script", "style" or "svg" is those
+// bytes in some ASCII case (it lower-cases A-Z only, and any other byte
+// ends the name or makes it another): a body without them has no cut,
+// whatever its markup, and is not read tag by tag. It goes from '<' to '<' (bytes.IndexByte) and reads on
 // only at one followed by 's' or 'S', which few tags begin with: on
 // bench/gyre's site 35.5 M instructions for the 1,000 pages, against
 // 62.3 M reading sixteen bytes at a time for such a pair, and 106.1 M
@@ -277,12 +298,13 @@ func hasRawStart(b []byte) bool {
 	}
 }
 
-// rawStartAt tells whether b holds at i "<script" or "<style" in any
-// ASCII case.
+// rawStartAt tells whether b holds at i "<script", "<style" or "<svg"
+// in any ASCII case.
 func rawStartAt(b []byte, i int) bool {
 	rest := b[i+1:]
 	return len(rest) >= len("style") && asciiFold(rest[:len("style")], "style") ||
-		len(rest) >= len("script") && asciiFold(rest[:len("script")], "script")
+		len(rest) >= len("script") && asciiFold(rest[:len("script")], "script") ||
+		len(rest) >= len("svg") && asciiFold(rest[:len("svg")], "svg")
 }
 
 // pastGT returns the index after the first '>' of b from i, or -1 when
@@ -297,7 +319,7 @@ func pastGT(b []byte, i int) int {
 
 func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
-func isTagSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' }
+func isTagSpace(c byte) bool { return tagBytes[c]&tagSpace != 0 }
 
 // asciiLower returns s with A-Z lower-cased (a copy when it changes).
 func asciiLower(s []byte) []byte {
@@ -654,6 +676,7 @@ func readAttrs(b []byte, p int, t *tagInfo) bool {
 		ke := p
 		// The value.
 		vs, ve := ke, ke
+		quoted := false
 		p = skipTagSpace(b, p)
 		if p < len(b) {
 			c := b[p]
@@ -679,6 +702,7 @@ func readAttrs(b []byte, p int, t *tagInfo) bool {
 						} else {
 							ve = p + k
 							p += k + 1
+							quoted = true
 						}
 					default:
 						// Unquoted: to white space (read) or '>' (not read).
@@ -696,6 +720,9 @@ func readAttrs(b []byte, p int, t *tagInfo) bool {
 		}
 		if ke > ks {
 			key := asciiLower(b[ks:ke])
+			if quoted && t.d.end == 0 && ve-vs >= minPathCut && string(key) == "d" {
+				t.d = cut{vs, ve}
+			}
 			if isScript && !typeSeen && string(key) == "type" {
 				typeSeen = true
 				t.jsonLD = typeMayBeJSONLD(b[vs:ve])
@@ -729,10 +756,14 @@ func readAttrs(b []byte, p int, t *tagInfo) bool {
 // name (white space, '/', '>'), endsKey for those that end an
 // attribute's key (the same and '='; a '=' first in a key is read
 // before), endsValue for those that end an unquoted value (white
-// space, '>').
+// space, '>'), tagSpace for white space (a lookup costs less than
+// five comparisons).
 var tagBytes = func() (t [256]uint8) {
 	for _, c := range []byte(" \n\r\t\f>") {
 		t[c] |= endsName | endsKey | endsValue
+	}
+	for _, c := range []byte(" \n\r\t\f") {
+		t[c] |= tagSpace
 	}
 	t['/'] |= endsName | endsKey
 	t['='] |= endsKey
@@ -743,6 +774,7 @@ const (
 	endsName = 1 << iota
 	endsKey
 	endsValue
+	tagSpace // white space as the tokenizer reads it in a tag
 )
 
 // asciiFold tells whether s is name (lower-case) in any ASCII case.

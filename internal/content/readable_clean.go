@@ -685,13 +685,17 @@ func adOrLoading(t string) bool {
 	case "ad", "advertising", "advertisement", "pub", "publicité", "werb", "werbung", "广告", "реклама", "anuncio":
 		return true
 	}
-	for _, w := range []string{"loading", "正在加载", "загрузка", "chargement", "cargando"} {
-		if t == w || t == w+"…" || t == w+"..." {
+	for _, w := range loadingWords {
+		// t is w, "w…" or "w...", without a concatenation per test.
+		if rest, ok := strings.CutPrefix(t, w); ok && (rest == "" || rest == "…" || rest == "...") {
 			return true
 		}
 	}
 	return false
 }
+
+// loadingWords are what a placeholder shows while it loads.
+var loadingWords = []string{"loading", "正在加载", "загрузка", "chargement", "cargando"}
 
 // hasText tells whether the subtree of n holds text other than white space.
 func hasText(n *html.Node) bool {

@@ -31,9 +31,13 @@ func TestResolvePlainAsURL(t *testing.T) {
 		"http://h/a b/c", "http://h/a/./b/../c", "mailto:a@b", "http://h/é/x", "http://h/*", "file:///tmp/a",
 		"http://[::1]:80/a/b", "//h/a/b", "/rel/base", "http://h/a;b/c", "http://h/a:b/c",
 	}
-	pieces := []string{"a", "b.html", "/", "//", ".", "..", "./", "../", "-", "_", "~", "x.y", "%41", "?q", "#f", "#", "#x/y", ":", "é", " ", "+", "A", "0", "*", "@", ";", "=", "&"}
+	pieces := []string{"a", "b.html", "/", "//", ".", "..", "./", "../", "-", "_", "~", "x.y", "%41", "?q", "#f", "#", "#x/y", ":", "é", " ", "+", "A", "0", "*", "@", ";", "=", "&",
+		"https://", "http://", "https://h", "http://H.x"}
 	r := rand.New(rand.NewSource(5))
-	refs := []string{"", "/", "//", "a", "/a", "//h/a", "a/./b", "a/../b", ".", "..", "a/", "/a/b/", "app-pgdump.html", "sql-select.html", "sql-select.html#SQL-FROM", "a#", "#f", "a#b#c", "a#b/c", "a#%41", "a#b c", "http://h/a", "a:b"}
+	refs := []string{"", "/", "//", "a", "/a", "//h/a", "a/./b", "a/../b", ".", "..", "a/", "/a/b/", "app-pgdump.html", "sql-select.html", "sql-select.html#SQL-FROM", "a#", "#f", "a#b#c", "a#b/c", "a#%41", "a#b c", "http://h/a", "a:b",
+		"https://example.com", "https://example.com/", "http://Example.COM/a/b.html#x", "https://h/a/./b", "https://h/a/../b", "https://h/..",
+		"https://h//a", "https://h/a?q=1", "https://h/a#b/c", "https://h:80/a", "https://u@h/a", "https://h.-x/a~b_c", "HTTPS://h/a",
+		"https:/h/a", "https:h/a", "https:///a", "https://h#f", "https://h/%41", "https://h/é", "http://[::1]/a", "https://h/a b", "https://h_x/a"}
 	for range 20000 {
 		var b strings.Builder
 		for range 1 + r.Intn(5) {
@@ -60,6 +64,15 @@ func TestResolvePlainAsURL(t *testing.T) {
 	}
 	if plain == 0 {
 		t.Fatal("no link took the shortcut")
+	}
+	absolute := 0
+	for _, ref := range refs {
+		if resolveAbsolutePlain(strings.TrimSpace(ref)) != nil {
+			absolute++
+		}
+	}
+	if absolute < 100 {
+		t.Fatalf("%d absolute links took their shortcut", absolute)
 	}
 	if resolvePlain(nil, "a") != nil {
 		t.Error("a nil base takes the shortcut")

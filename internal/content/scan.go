@@ -825,9 +825,30 @@ func hasAttr(n *html.Node, key string) bool {
 
 // containsFold tells whether s holds the lower-case ASCII word sub in any
 // case, without allocating (CSS keywords are case-insensitive).
+// It jumps from one place of sub's first letter, in either case, to the
+// next with IndexByte, each case's next place looked for again only once
+// passed (linear in s).
 func containsFold(s, sub string) bool {
+	lower, upper := sub[0], sub[0]&^0x20
+	nextLower, nextUpper := -1, -1 // the next place of each at i or after, len(s) for none
 	for i := 0; i+len(sub) <= len(s); i++ {
-		j := 0
+		if nextLower < i {
+			nextLower = len(s)
+			if k := strings.IndexByte(s[i:], lower); k >= 0 {
+				nextLower = i + k
+			}
+		}
+		if nextUpper < i {
+			nextUpper = len(s)
+			if k := strings.IndexByte(s[i:], upper); k >= 0 {
+				nextUpper = i + k
+			}
+		}
+		i = min(nextLower, nextUpper)
+		if i+len(sub) > len(s) {
+			return false
+		}
+		j := 1
 		for j < len(sub) && s[i+j]|0x20 == sub[j] {
 			j++
 		}
@@ -836,6 +857,20 @@ func containsFold(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// containsLower is strings.Contains(strings.ToLower(s), sub) for sub in
+// lower-case ASCII letters, without the lower-cased copy when s is ASCII
+// (containsFold; an ASCII byte lower-cases to an ASCII letter only from
+// one). Other text goes through strings.ToLower, where some characters
+// lower-case to ASCII letters (U+0130 to 'i', the Kelvin sign to 'k').
+func containsLower(s, sub string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return strings.Contains(strings.ToLower(s), sub)
+		}
+	}
+	return containsFold(s, sub)
 }
 
 // metadata settles each field from the candidates the walk collected.
@@ -1079,7 +1114,42 @@ func setAttr(n *html.Node, key, val string) {
 	n.Attr = append(n.Attr, html.Attribute{Key: key, Val: val})
 }
 
+// hasToken tells whether tok is one of the fields of list (strings.Fields).
+// An ASCII list is searched for tok (IndexByte's speed, no field
+// iterator) and a place counts when white space or an end is on each
+// side: strings.Fields splits ASCII text at those bytes alone. A list
+// with other bytes, or a tok that holds white space or other bytes or is
+// empty, is read field by field (hasTokenFields).
 func hasToken(list, tok string) bool {
+	if tok == "" {
+		return false
+	}
+	for i := 0; i < len(tok); i++ {
+		if tok[i] >= utf8.RuneSelf || asciiSpace[tok[i]] {
+			return hasTokenFields(list, tok)
+		}
+	}
+	for i := 0; i < len(list); i++ {
+		if list[i] >= utf8.RuneSelf {
+			return hasTokenFields(list, tok)
+		}
+	}
+	for from := 0; ; {
+		k := strings.Index(list[from:], tok)
+		if k < 0 {
+			return false
+		}
+		i := from + k
+		end := i + len(tok)
+		if (i == 0 || asciiSpace[list[i-1]]) && (end == len(list) || asciiSpace[list[end]]) {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+// hasTokenFields is hasToken by strings.FieldsSeq.
+func hasTokenFields(list, tok string) bool {
 	for f := range strings.FieldsSeq(list) {
 		if f == tok {
 			return true
@@ -1135,6 +1205,9 @@ func resolve(base *url.URL, ref string) *url.URL {
 	if u := resolvePlain(base, ref); u != nil {
 		return u
 	}
+	if u := resolveAbsolutePlain(ref); u != nil {
+		return u
+	}
 	u, err := url.Parse(ref)
 	if err != nil {
 		return nil
@@ -1179,6 +1252,59 @@ func resolvePlain(base *url.URL, ref string) *url.URL {
 		full = "/" + full
 	}
 	return &url.URL{Scheme: base.Scheme, User: base.User, Host: base.Host, Path: full, Fragment: frag}
+}
+
+// plainHost tells whether host is a non-empty run of ASCII letters,
+// digits, '.' and '-'.
+func plainHost(host string) bool {
+	if host == "" {
+		return false
+	}
+	for i := 0; i < len(host); i++ {
+		if c := host[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// resolveAbsolutePlain is resolve(base, ref) for a trimmed ref that is
+// an absolute http or https URL of plain parts, the common link to
+// another site, or nil for any other. Its scheme is "http" or "https"
+// as written (lower-case), its host a non-empty run of ASCII letters,
+// digits, '.' and '-' (no user, no port, nothing to unescape: parseHost
+// keeps it), its path empty or a plain path from '/' without a "." or
+// ".." segment, its fragment (after the first '#') plain, and it has no
+// query. For it url.Parse sets the scheme, the host, the path (RawPath
+// empty: nothing to escape) and the fragment (RawFragment empty) alone,
+// and ResolveReference keeps them whatever the base: an absolute
+// reference's path goes through resolvePath, which gives a path without
+// dot segments back as it is (and "" for ""). TestResolvePlainAsURL
+// compares the two.
+func resolveAbsolutePlain(ref string) *url.URL {
+	var scheme string
+	switch {
+	case strings.HasPrefix(ref, "https://"):
+		scheme = "https"
+	case strings.HasPrefix(ref, "http://"):
+		scheme = "http"
+	default:
+		return nil
+	}
+	rest, frag, _ := strings.Cut(ref[len(scheme)+len("://"):], "#")
+	host, path := rest, ""
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		host, path = rest[:i], rest[i:]
+	}
+	if !plainHost(host) || !plainPath(path) || !plainPath(frag) {
+		return nil
+	}
+	for seg := range strings.SplitSeq(path, "/") {
+		if seg == "." || seg == ".." {
+			return nil
+		}
+	}
+	return &url.URL{Scheme: scheme, Host: host, Path: path, Fragment: frag}
 }
 
 // plainPath tells whether s holds plainPathBytes only.

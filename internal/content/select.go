@@ -3,6 +3,7 @@ package content
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -173,7 +174,7 @@ func candidates(root, art, cur *html.Node, sig signals, readableOK bool, probs [
 		case kItems:
 			return itemRegionRootOf(body, runs)
 		case kH1:
-			return h1RegionRoot(body)
+			return h1RegionRoot(body, tallies.scanned())
 		}
 		return body
 	}
@@ -635,7 +636,7 @@ func bodyWithoutLandmarks(body *html.Node) *html.Node {
 // <h1> that holds half or more of the body's words outside links,
 // without its landmarks, or nil when the body has no <h1>.
 func h1Region(body *html.Node) *html.Node {
-	region := h1RegionRoot(body)
+	region := h1RegionRoot(body, nil)
 	if region == nil {
 		return nil
 	}
@@ -644,8 +645,11 @@ func h1Region(body *html.Node) *html.Node {
 
 // h1RegionRoot returns the element of the body that h1Region copies
 // (the body itself when no smaller ancestor of the <h1> holds half of
-// its words), or nil when the body has no <h1>.
-func h1RegionRoot(body *html.Node) *html.Node {
+// its words), or nil when the body has no <h1>. words, when not nil,
+// are scan's counts of the page's texts (countWords), read in order
+// with a cursor of this walk's own; the elements on the way to the <h1>
+// are told by their depth, without a map.
+func h1RegionRoot(body *html.Node, words *textCounts) *html.Node {
 	var h1 *html.Node
 	var find func(n *html.Node)
 	find = func(n *html.Node) {
@@ -663,36 +667,44 @@ func h1RegionRoot(body *html.Node) *html.Node {
 	if h1 == nil {
 		return nil
 	}
-	onPath := make(map[*html.Node]bool)
+	var path []*html.Node // from the body's child down to the <h1>
 	for p := h1; p != nil && p != body; p = p.Parent {
-		onPath[p] = true
+		path = append(path, p)
 	}
-	plain := make(map[*html.Node]int)
-	var count func(n *html.Node, inLink bool) int
-	count = func(n *html.Node, inLink bool) int {
+	slices.Reverse(path)
+	plain := make([]int, len(path)) // the words outside links under each
+	var texts textCounts
+	if words != nil {
+		texts.list = words.list
+	}
+	// count returns the words outside links under n, the path's element
+	// at depth when on (the body: depth -1).
+	var count func(n *html.Node, inLink bool, depth int, on bool) int
+	count = func(n *html.Node, inLink bool, depth int, on bool) int {
 		k := 0
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			switch c.Type {
 			case html.TextNode:
 				if !inLink {
-					k += countWords(c.Data)
+					k += texts.find(c.Data)
 				}
 			case html.ElementNode:
 				if c.DataAtom != atom.Script && c.DataAtom != atom.Style {
-					k += count(c, inLink || c.DataAtom == atom.A)
+					cOn := on && depth+1 < len(path) && path[depth+1] == c
+					k += count(c, inLink || c.DataAtom == atom.A, depth+1, cOn)
 				}
 			}
 		}
-		if onPath[n] {
-			plain[n] = k
+		if on && depth >= 0 {
+			plain[depth] = k
 		}
 		return k
 	}
-	total := count(body, false)
+	total := count(body, false, -1, true)
 	region := body
-	for p := h1; p != nil && p != body; p = p.Parent {
-		if 2*plain[p] >= total {
-			region = p
+	for i := len(path) - 1; i >= 0; i-- {
+		if 2*plain[i] >= total {
+			region = path[i]
 			break
 		}
 	}

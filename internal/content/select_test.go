@@ -363,7 +363,7 @@ func TestViewsMeasureAsTheirCopies(t *testing.T) {
 			strip     func(*html.Node, bool) bool
 		}
 		views := []view{{"body", body, bodyWithoutLandmarks(body), bodyStrips}}
-		if r := h1RegionRoot(body); r != nil {
+		if r := h1RegionRoot(body, nil); r != nil {
 			views = append(views, view{"h1", r, h1Copy(r), Landmark})
 		}
 		if g := itemRegionRoot(body); g != nil {

@@ -67,13 +67,16 @@ type artBag struct {
 	n     int              // words in all
 }
 
+// newArtBag lower-cases text word by word (lookup, as overlap does: no
+// character lower-cases to white space), not as one copy of the whole
+// text; a word is copied only when it is new and not lower-case.
 func newArtBag(text string) *artBag {
 	b := &artBag{index: make(map[string]int32)}
-	for w := range strings.FieldsSeq(strings.ToLower(text)) {
-		i, ok := b.index[w]
+	for w := range strings.FieldsSeq(text) {
+		i, ok := b.lookup(w)
 		if !ok {
 			i = int32(len(b.count))
-			b.index[w] = i
+			b.index[strings.ToLower(w)] = i
 			b.count = append(b.count, 0)
 		}
 		b.count[i]++
