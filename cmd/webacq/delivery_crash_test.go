@@ -808,10 +808,16 @@ func (db *crashDB) pendingReport(ctx context.Context, t *testing.T) string {
 	return strings.Join(lines, "\n")
 }
 
-// eventually polls cond until it holds, for at most limit.
+// eventually polls cond until it holds, for at most limit, and ends a
+// little before ctx does, so that cond's last state is reported rather than
+// the error of its query.
 func eventually(ctx context.Context, t *testing.T, limit time.Duration, what string, cond func() (bool, string)) {
 	t.Helper()
 	deadline := time.Now().Add(limit)
+	if end, ok := ctx.Deadline(); ok && end.Add(-2*time.Second).Before(deadline) {
+		deadline = end.Add(-2 * time.Second)
+		limit = time.Until(deadline).Round(time.Second)
+	}
 	for {
 		ok, state := cond()
 		if ok {
