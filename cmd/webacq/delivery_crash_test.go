@@ -123,7 +123,25 @@ func testDeliveriesSurviveKills(t *testing.T, dialect string) {
 		"WEBACQ_SECRET_KEY=crash-test-operator-key-0123456789", "WEBACQ_JOB_POLL_INTERVAL=20ms",
 		"WEBACQ_JOB_RESCUE_AFTER=10s", "WEBACQ_MONITOR_TIMEOUT=1s", "WEBACQ_DELIVERY_RETRY_WAIT=2s",
 		"WEBACQ_JOB_WORKERS=4", "WEBACQ_CHECK_NOW_INTERVAL=0s"}
-	node := startCrashNode(t, bin, nodeURL, env)
+	// Each node's connections carry a name of their own, so that a kill can
+	// wait until the server has ended them (db.killed).
+	nodes := 0
+	launch := func() *crashNode {
+		t.Helper()
+		nodes++
+		url, app := nodeURL, ""
+		if dialect == store.Postgres {
+			app = fmt.Sprintf("webacq-crash-%d", nodes)
+			url += "&application_name=" + app
+		}
+		n := startCrashNode(t, bin, url, env)
+		n.app = app
+		return n
+	}
+	// since is when the running node's jobs began: every job attempted
+	// after it is that node's (the one before it is dead and gone).
+	since := time.Now()
+	node := launch()
 
 	var hook struct {
 		WebhookURL string `json:"webhook_url"`
@@ -205,7 +223,7 @@ func testDeliveriesSurviveKills(t *testing.T, dialect string) {
 			eventually(ctx, t, 30*time.Second, "the second delivery, the node idle", func() (bool, string) {
 				n, running := db.webhookCount(ctx, t, id), 0
 				for _, at := range db.runningSince(ctx, t) {
-					if at.After(node.started) {
+					if at.After(since) {
 						running++
 					}
 				}
@@ -213,7 +231,7 @@ func testDeliveriesSurviveKills(t *testing.T, dialect string) {
 					db.jobReport(ctx, t, id), node.log.String())
 			})
 		}
-		node.kill()
+		since = db.killed(ctx, t, node)
 		wantAlerts[id]++
 		for _, r := range db.webhooks(ctx, t) {
 			written[r.id] = true
@@ -223,7 +241,7 @@ func testDeliveriesSurviveKills(t *testing.T, dialect string) {
 		}
 		rcv.refuse(id, false)
 		if cycle < crashCycles-1 {
-			node = startCrashNode(t, bin, nodeURL, env)
+			node = launch()
 		}
 	}
 	lastKill := time.Now()
@@ -240,7 +258,7 @@ func testDeliveriesSurviveKills(t *testing.T, dialect string) {
 		horizon = later(horizon, at.Add(36*time.Second))
 	}
 	time.Sleep(time.Until(horizon))
-	node = startCrashNode(t, bin, nodeURL, env)
+	node = launch()
 	t.Logf("%s: the kills left %d jobs running; the last node started %.1f s after the last kill", dialect,
 		len(orphans), time.Since(lastKill).Seconds())
 	drain := time.Now()
@@ -514,11 +532,13 @@ func (r *hookReceiver) stats() (requests, repeated, badSig int) {
 
 // crashNode is a running `webacq serve`.
 type crashNode struct {
-	cmd     *exec.Cmd
-	url     string
-	started time.Time
-	log     *syncBuffer
-	exited  chan struct{}
+	cmd    *exec.Cmd
+	url    string
+	log    *syncBuffer
+	exited chan struct{}
+	// app is the application_name of the node's PostgreSQL sessions, when
+	// its URL gave one.
+	app string
 }
 
 // startCrashNode starts `webacq serve` and waits until it listens.
@@ -529,11 +549,10 @@ func startCrashNode(t *testing.T, bin, dbURL string, env []string) *crashNode {
 	cmd.Env = append(append(os.Environ(), "WEBACQ_DATABASE_URL="+dbURL, "WEBACQ_ADDR="+addr), env...)
 	pr, pw := io.Pipe()
 	cmd.Stderr = pw
-	started := time.Now()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	n := &crashNode{cmd: cmd, url: "http://" + addr, started: started, log: &syncBuffer{}, exited: make(chan struct{})}
+	n := &crashNode{cmd: cmd, url: "http://" + addr, log: &syncBuffer{}, exited: make(chan struct{})}
 	go func() { cmd.Wait(); pw.Close(); close(n.exited) }()
 	t.Cleanup(n.kill)
 	ready := make(chan struct{})
@@ -616,6 +635,34 @@ func (db *crashDB) refusedAttempts(ctx context.Context, t *testing.T, monitor st
 	t.Helper()
 	return db.count(ctx, t, `SELECT count(*) FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
 		WHERE d.monitor_id = $1 AND a.status_code = 503`, monitor)
+}
+
+// killed kills the node and returns a time after which no job can have
+// been attempted by it. The process's death is not that time on
+// PostgreSQL: a statement it sent just before, such as River's fetch of
+// jobs, may still be waiting for the server, which then runs it, commits
+// it and stamps the jobs' attempted_at with its own clock after the kill
+// (those jobs stay running until River rescues them, like any a dead node
+// leaves). So the node's sessions are first waited out, then the server's
+// clock read. On SQLite the statements ran inside the process.
+func (db *crashDB) killed(ctx context.Context, t *testing.T, n *crashNode) time.Time {
+	t.Helper()
+	n.kill()
+	if db.dialect != store.Postgres {
+		return time.Now()
+	}
+	if n.app == "" {
+		t.Fatal("a PostgreSQL node without an application_name")
+	}
+	eventually(ctx, t, 30*time.Second, "the killed node's sessions gone", func() (bool, string) {
+		left := db.count(ctx, t, `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, n.app)
+		return left == 0, fmt.Sprintf("%d sessions of %s", left, n.app)
+	})
+	var now time.Time
+	if err := db.QueryRowContext(ctx, `SELECT clock_timestamp()`).Scan(&now); err != nil {
+		t.Fatal(err)
+	}
+	return now
 }
 
 // runningSince returns when each running job started.
@@ -761,10 +808,16 @@ func (db *crashDB) pendingReport(ctx context.Context, t *testing.T) string {
 	return strings.Join(lines, "\n")
 }
 
-// eventually polls cond until it holds, for at most limit.
+// eventually polls cond until it holds, for at most limit, and ends a
+// little before ctx does, so that cond's last state is reported rather than
+// the error of its query.
 func eventually(ctx context.Context, t *testing.T, limit time.Duration, what string, cond func() (bool, string)) {
 	t.Helper()
 	deadline := time.Now().Add(limit)
+	if end, ok := ctx.Deadline(); ok && end.Add(-2*time.Second).Before(deadline) {
+		deadline = end.Add(-2 * time.Second)
+		limit = time.Until(deadline).Round(time.Second)
+	}
 	for {
 		ok, state := cond()
 		if ok {
