@@ -164,15 +164,15 @@ func main() {
 		peerSwap(rs, p)
 		return
 	}
-	if os.Getenv("FWD") != "" {
-		var A, B []row
-		for _, r := range rs {
-			if r.half == "A" {
-				A = append(A, r)
-			} else {
-				B = append(B, r)
-			}
+	var A, B []row
+	for _, r := range rs {
+		if r.half == "A" {
+			A = append(A, r)
+		} else {
+			B = append(B, r)
 		}
+	}
+	if os.Getenv("FWD") != "" {
 		forward(hdr, A, B, *folds, *lambda, 14)
 		return
 	}
@@ -194,14 +194,6 @@ func main() {
 	for k, h := range hdr {
 		if (len(want) == 0 || want[h]) && !dropm[h] {
 			idx = append(idx, k)
-		}
-	}
-	var A, B []row
-	for _, r := range rs {
-		if r.half == "A" {
-			A = append(A, r)
-		} else {
-			B = append(B, r)
 		}
 	}
 	if os.Getenv("TGT") != "" {
@@ -277,14 +269,7 @@ func main() {
 		}
 		summarize(name, rows, p, f)
 	}
-	pa := make([]float64, len(A))
-	for i, r := range A {
-		pa[i] = m.pred(r)
-	}
-	pb := make([]float64, len(B))
-	for i, r := range B {
-		pb[i] = m.pred(r)
-	}
+	pa, pb := predictAll(m, A), predictAll(m, B)
 	report("A-fit", A, pa)
 	report("A-cv", A, cvp)
 	report("B", B, pb)
@@ -355,3 +340,12 @@ func sd(v []float64) float64 {
 var tgtTrue []float64
 
 type predictor interface{ pred(row) float64 }
+
+// predictAll is m's prediction for each of rows.
+func predictAll(m predictor, rows []row) []float64 {
+	p := make([]float64, len(rows))
+	for i, r := range rows {
+		p[i] = m.pred(r)
+	}
+	return p
+}

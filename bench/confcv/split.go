@@ -77,14 +77,7 @@ func runSplit(hdr []string, A, B []row, col int, f0, f1 []int, l0, l1 float64, a
 		}
 		summarize(name, rows, p, f)
 	}
-	pa := make([]float64, len(A))
-	for i, r := range A {
-		pa[i] = m.pred(r)
-	}
-	pb := make([]float64, len(B))
-	for i, r := range B {
-		pb[i] = m.pred(r)
-	}
+	pa, pb := predictAll(m, A), predictAll(m, B)
 	ev("A-fit", A, pa)
 	ev("A-cv", A, cvp)
 	ev("B", B, pb)
