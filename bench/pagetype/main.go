@@ -75,9 +75,11 @@ func main() {
 	flag.UintVar(&selectFoldBit, "foldbit", 1, "with -train select: the bit of the name's hash that splits half A into the two folds (1: main's; not 0)")
 	flag.StringVar(&selectChoices, "choices", "", "with -train select: write every half-A page's final choice under the fitted selector to FILE")
 	flag.StringVar(&selectAgainst, "against", "", "with -train select: count the half-A pages whose choice differs from FILE's (a -choices file)")
+	flag.StringVar(&treeFixed, "treesetting", "", "with -train trees: write this setting (gate,depth,rate,minleaf,trees,margin,alpha, e.g. 0.4,2,0.1,10,100,0.045,1) whatever the cross-validation prefers")
+	flag.BoolVar(&treeResidual, "treeresid", false, "with -train trees: fit the trees to what the committed linear selector leaves of the label; the score is the sum")
 	flag.Parse()
 
-	if *sel || *train == "select" {
+	if *sel || *train == "select" || *train == "trees" {
 		// The selector reads the three corpora (readability and
 		// trafilatura-eval beside wcxb-dev) on its own.
 		cps, err := cachedCandidatePages(*dir, *cache)
@@ -99,6 +101,10 @@ func main() {
 		if *prior != "" {
 			selectPrior, err = readPrior(*prior)
 			must(err)
+		}
+		if *train == "trees" {
+			must(trainTrees(cps, filepath.Join(*out, "select_trees.go")))
+			return
 		}
 		must(trainSelect(cps, filepath.Join(*out, "select_model.go")))
 		return

@@ -33,6 +33,30 @@ import (
 // either way.
 const selectOn = true
 
+// selectTreesOn puts the boosted trees of select_trees.go (bench/pagetype
+// -train trees) in place of the linear models of select_model.go: their
+// score, gate (selectTreeGate) and margin (selectTreeMargin).
+const selectTreesOn = false
+
+// selectGate is the probability of the article type from which a page
+// keeps the pipeline's choice without candidates: SelectArticleProb, or
+// the trees' gate.
+func selectGate() float64 {
+	if selectTreesOn {
+		return selectTreeGate
+	}
+	return SelectArticleProb
+}
+
+// selectMarginOf is how much higher a candidate's score must be than
+// the current choice's to replace it: selectMargin, or the trees'.
+func selectMarginOf() float64 {
+	if selectTreesOn {
+		return selectTreeMargin
+	}
+	return selectMargin
+}
+
 // Candidate kinds, in the order of CandidateKinds.
 const (
 	kArticle = iota // the readability article (or trafilatura's)
@@ -456,7 +480,7 @@ func selectable(art, cur *html.Node, probs [len(PageTypes)]float64) bool {
 // judged tells whether the selector, when on, judges a page (see
 // selectable).
 func judged(art, cur *html.Node, probs [len(PageTypes)]float64) bool {
-	if cur == nil || probs[typeIndex(TypeArticle)] >= SelectArticleProb {
+	if cur == nil || probs[typeIndex(TypeArticle)] >= selectGate() {
 		return false
 	}
 	// A thread without post markup keeps the article too: what the
@@ -503,7 +527,7 @@ func pick(cs []candidate, cur *html.Node) int {
 			best, bestScore = i, s
 		}
 	}
-	if best < 0 || cs[best].node == cur || bestScore < curScore+selectMargin {
+	if best < 0 || cs[best].node == cur || bestScore < curScore+selectMarginOf() {
 		return -1
 	}
 	return best
@@ -522,9 +546,28 @@ var comparedFeatures = [...]int{sArticleCovered, sWithinArticle, sCurrentCovered
 // exceeds 1 only when text holds a vertical tab, which countWords reads
 // as part of a word and collapse as a space; then it may always win.
 func mayWin(c *candidate, curScore float64, text string) bool {
+	if selectTreesOn {
+		lo, hi := c.f, c.f
+		for _, i := range comparedFeatures {
+			lo[i], hi[i] = 0, 1
+		}
+		hi[sExtraShare] = math.Inf(1) // the vertical tab's case
+		b := treeBound(c.kind, &lo, &hi)
+		if selectTreeLinear != 0 {
+			b = selectTreeAlpha*b + selectTreeLinear*linearBound(c, text)
+		}
+		return b+1e-9 >= curScore+selectTreeMargin-1e-12
+	}
+	return linearBound(c, text) >= curScore+selectMargin-1e-12
+}
+
+// linearBound is the largest score the linear model gives c, its
+// features of comparedFeatures anywhere in [0, 1] (+Inf when text holds
+// a vertical tab and the share of added words raises the score).
+func linearBound(c *candidate, text string) float64 {
 	w := &selectWeights[c.kind]
 	if w[sExtraShare] > 0 && strings.IndexByte(text, '\v') >= 0 {
-		return true
+		return math.Inf(1)
 	}
 	z := 0.0
 	for i, x := range c.f {
@@ -534,11 +577,24 @@ func mayWin(c *candidate, curScore float64, text string) bool {
 		z += max(0, w[i])
 	}
 	// The slack covers rounding: the sum above in another order.
-	return 1/(1+math.Exp(-(z+1e-9))) >= curScore+selectMargin-1e-12
+	return 1 / (1 + math.Exp(-(z + 1e-9)))
 }
 
 // selectScore is the predicted word F1 of c.
 func selectScore(c *candidate) float64 {
+	if selectTreesOn {
+		t := treeScore(&c.f, c.kind)
+		if selectTreeLinear != 0 {
+			// bench/pagetype's blendScore, to the bit.
+			return selectTreeAlpha*t + selectTreeLinear*linearScore(c)
+		}
+		return t
+	}
+	return linearScore(c)
+}
+
+// linearScore is the linear model's score of c.
+func linearScore(c *candidate) float64 {
 	w := &selectWeights[c.kind]
 	z := 0.0
 	for i, x := range c.f {

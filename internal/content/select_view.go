@@ -775,10 +775,19 @@ func (p *viewPeek) text(s string, pre bool) {
 // hasH1 whether the page has an <h1> text, prose the article's words in
 // prose lines.
 func viewMayWin(c *candidate, b *viewBound, lines int, artWords, bodyWords int, hasH1, readableOK bool, prose int, probs [len(PageTypes)]float64, curScore float64) bool {
+	if selectTreesOn {
+		return viewTreeMayWin(c, b, lines, artWords, bodyWords, hasH1, readableOK, prose, probs, curScore)
+	}
+	return viewLinearBound(c, b, lines, artWords, bodyWords, hasH1, readableOK, prose, probs) >= curScore+selectMargin-1e-12
+}
+
+// viewLinearBound is the largest score the linear model gives the view
+// c within the bounds b (+Inf when it cannot bound it).
+func viewLinearBound(c *candidate, b *viewBound, lines int, artWords, bodyWords int, hasH1, readableOK bool, prose int, probs [len(PageTypes)]float64) float64 {
 	w := &selectWeights[c.kind]
 	if b.broken || w[sExtraShare] > 0 {
 		// (mayWin lets a text holding a vertical tab always win then.)
-		return true
+		return math.Inf(1)
 	}
 	words := float64(b.maxWords())
 	// up adds the larger of feature i's weighted ends lo and hi.
@@ -807,5 +816,5 @@ func viewMayWin(c *candidate, b *viewBound, lines int, artWords, bodyWords int, 
 		z += max(0, w[i])
 	}
 	// A wider slack than mayWin's: the same sum in another order.
-	return 1/(1+math.Exp(-(z+1e-6))) >= curScore+selectMargin-1e-12
+	return 1 / (1 + math.Exp(-(z + 1e-6)))
 }
