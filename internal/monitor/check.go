@@ -1,7 +1,6 @@
 package monitor
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -505,7 +504,7 @@ func parse(ctx context.Context, r *fetch.Response) (*xhtml.Node, string, error) 
 	}
 	switch r.Kind {
 	case fetch.KindHTML, fetch.KindXML:
-		doc, err := xhtml.Parse(bytes.NewReader(body))
+		doc, err := content.ParseHTML(body)
 		if err != nil {
 			return nil, "", err
 		}
