@@ -541,6 +541,9 @@ func (m *Main) background(prims *primitive.Service, biller *billing.Biller, work
 		alerts.Backoff = slices.Repeat([]time.Duration{d}, len(alert.DefaultBackoff))
 	}
 	alerts.AddWorkers(w)
+	// Deliveries that River gave up on in their last attempt (a node died)
+	// are swept and sent once more.
+	periodic = append(periodic, alerts.Periodic(alerts.OrphanGrace(m.cfg.JobRescueAfter)))
 	// One memory budget for the node: the monitor checks' bodies, parses,
 	// feeds and documents take the one the primitives' conversions take.
 	mon := &monitor.Service{Store: m.store, HTTP: prims.HTTP, Browser: prims.Browser, Budget: prims.Convert, Log: m.log,
