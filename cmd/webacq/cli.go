@@ -566,7 +566,8 @@ func (m *Main) background(prims *primitive.Service, biller *billing.Biller, work
 	crawls := &crawljob.Service{Store: m.store, Biller: biller, Prims: prims, Alerts: alerts, Log: m.log}
 	crawls.AddWorkers(w)
 	// Crawl jobs keep their results as long as pages are kept.
-	periodic = append(periodic, crawls.Periodic(w, m.cfg.PageRetention))
+	periodic = append(periodic, crawls.Periodic(w, m.cfg.PageRetention),
+		crawls.SweepPeriodic(w, crawljob.StrandedGrace(m.cfg.JobRescueAfter)))
 	q, err := jobs.New(m.store, w, jobs.Config{Workers: mon.Runners(), RescueAfter: m.cfg.JobRescueAfter,
 		PollInterval: m.cfg.JobPollInterval, JobTimeout: 5 * time.Minute, Periodic: periodic, Log: m.log,
 		Queues: map[string]int{crawljob.Queue: crawlJobs}})

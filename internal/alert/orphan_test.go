@@ -2,7 +2,6 @@ package alert_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -10,12 +9,9 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
-	"github.com/riverqueue/river/riverdriver/riversqlite"
-	"github.com/riverqueue/river/rivertype"
 
 	"webacq/internal/alert"
+	"webacq/internal/jobs/jobstest"
 	"webacq/internal/model"
 	"webacq/internal/store"
 	"webacq/internal/store/storetest"
@@ -24,9 +20,8 @@ import (
 // orphan writes a pending webhook delivery of monitor m, created at, whose
 // series recorded tries attempts that ended in class (pending: to be
 // retried), and whose job a node took for its last attempt and died in:
-// River's rescuer then discards it, as JobRescuer.runOnce does for a stuck
-// job with no attempts left (the same driver call, JobRescueMany, with the
-// same parameters). The delivery is left pending without a live job.
+// River's rescuer then discards it (jobstest.DiscardAsRescued). The
+// delivery is left pending without a live job.
 func (e *env) orphan(t *testing.T, m *model.Monitor, at time.Time, tries int, class string) *model.Delivery {
 	t.Helper()
 	ctx := context.Background()
@@ -53,42 +48,7 @@ func (e *env) orphan(t *testing.T, m *model.Monitor, at time.Time, tries int, cl
 			t.Fatal(err)
 		}
 	}
-	// The dead node's fetch: running, at its last attempt, two hours ago.
-	attempted := time.Now().Add(-2 * time.Hour).UTC()
-	var atArg any = attempted
-	var exec riverdriver.Executor
-	if e.st.Pool() != nil {
-		exec = riverpgxv5.New(e.st.Pool()).GetExecutor()
-	} else {
-		atArg = attempted.Round(time.Millisecond).Format("2006-01-02 15:04:05.000") // riversqlite's time format
-		exec = riversqlite.New(e.st.DB()).GetExecutor()
-	}
-	err = e.st.InTx(ctx, func(tx store.Tx) error {
-		_, err := tx.Exec(ctx, `UPDATE river_job SET state = 'running', attempt = max_attempts, attempted_at = $2
-			WHERE id = $1`, jobID, atArg)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var scheduled time.Time
-	var attempt int
-	if err := e.st.InTx(ctx, func(tx store.Tx) error {
-		return tx.QueryRow(ctx, `SELECT attempt FROM river_job WHERE id = $1`, jobID).Scan(&attempt)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now().UTC()
-	errData, _ := json.Marshal(rivertype.AttemptError{At: now, Attempt: attempt, Error: "Stuck job rescued by JobRescuer"})
-	scheduled = now.Add(time.Hour)
-	if _, err := exec.JobRescueMany(ctx, &riverdriver.JobRescueManyParams{ID: []int64{jobID}, Error: [][]byte{errData},
-		FinalizedAt: []*time.Time{&now}, ScheduledAt: []time.Time{scheduled},
-		State: []string{string(rivertype.JobStateDiscarded)}, StuckHorizon: now.Add(-time.Minute)}); err != nil {
-		t.Fatal(err)
-	}
-	if n := e.count(t, `SELECT COUNT(*) FROM river_job WHERE state = 'discarded'`); n != 1 {
-		t.Fatalf("%d discarded jobs after the rescue, want 1", n)
-	}
+	jobstest.DiscardAsRescued(t, e.st, jobID)
 	return d
 }
 
