@@ -563,6 +563,7 @@ func (m *Main) background(prims *primitive.Service, biller *billing.Biller, work
 	mon.WireFeeds = map[string]string{model.ChannelBusinessWire: m.cfg.BusinessWireFeed,
 		model.ChannelGlobeNewswire: m.cfg.GlobeNewswireFeed}
 	mon.AddWorkers(w)
+	periodic = append(periodic, mon.PreviewSweep())
 	crawls := &crawljob.Service{Store: m.store, Biller: biller, Prims: prims, Alerts: alerts, Log: m.log}
 	crawls.AddWorkers(w)
 	// Crawl jobs keep their results as long as pages are kept.

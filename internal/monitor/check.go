@@ -43,6 +43,7 @@ const RunEndpoint = "/api/v1/monitor/run"
 func (s *Service) AddWorkers(w *river.Workers) {
 	river.AddWorker(w, &checkWorker{s: s})
 	river.AddWorker(w, &previewWorker{s: s})
+	river.AddWorker(w, river.WorkFunc(s.sweepPreviews))
 }
 
 type checkWorker struct {
