@@ -42,6 +42,9 @@ func TestChannelDeliveriesSurviveKills(t *testing.T) {
 }
 
 func testChannelDeliveriesSurviveKills(t *testing.T, dialect string) {
+	// The plain binary (see testDeliveriesSurviveKills): the 5 minutes
+	// start once TestMain's build of it has ended, not before the wait.
+	bin := plainBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	dbURL := storetest.URL(t, dialect)
@@ -72,7 +75,6 @@ func testChannelDeliveriesSurviveKills(t *testing.T, dialect string) {
 		}},
 	}
 
-	bin := plainBinary(t)
 	cli := func(args ...string) string {
 		t.Helper()
 		cmd := exec.Command(bin, args...)

@@ -131,9 +131,12 @@ func TestMonitorsOfHugePagesStayWithinTheBudget(t *testing.T) {
 	for i := range hosts {
 		urls[i] = startHostSite(t, i+1, page, nil).url + "/ir"
 	}
+	// The 90 s start once the plain binary is built (TestMain builds it
+	// beside the race one and the other packages': not this test's time).
+	bin := plainBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	s := startServerWith(t, plainBinary(t), storetest.URL(t, store.SQLite), "WEBACQ_ALLOW_PRIVATE=1", "WEBACQ_ACCESS_LOG=0",
+	s := startServerWith(t, bin, storetest.URL(t, store.SQLite), "WEBACQ_ALLOW_PRIVATE=1", "WEBACQ_ACCESS_LOG=0",
 		"WEBACQ_CHROMIUM=none")
 	ids := registerURLs(ctx, t, s.url, s.key, urls)
 	runs := waitRuns(ctx, t, s.url, s.key, ids, 60*time.Second)
@@ -183,6 +186,7 @@ func TestMonitorCheckRescuedAfterAKill(t *testing.T) {
 		})
 		urls[i] = sites[i].url + "/ir"
 	}
+	bin := plainBinary(t) // before the 120 s, as above
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	dbURL := storetest.URL(t, store.SQLite)
@@ -193,7 +197,7 @@ func TestMonitorCheckRescuedAfterAKill(t *testing.T) {
 	// "the site did not answer in time") still reaches the allowance.
 	env := []string{"WEBACQ_ALLOW_PRIVATE=1", "WEBACQ_ACCESS_LOG=0", "WEBACQ_CHROMIUM=none",
 		"WEBACQ_JOB_RESCUE_AFTER=10s", "WEBACQ_MONITOR_TIMEOUT=3s"}
-	s := startServerWith(t, plainBinary(t), dbURL, env...)
+	s := startServerWith(t, bin, dbURL, env...)
 	key := s.key
 	// The test polls its monitors' runs hundreds of times a minute.
 	mustRun(t, dbURL, "workspace", "update", "default", "--rpm", "1000000")
@@ -206,7 +210,7 @@ func TestMonitorCheckRescuedAfterAKill(t *testing.T) {
 	s.cmd.Process.Kill() // kill -9, four checks in flight
 	s.cmd.Wait()
 
-	s = startServerWith(t, plainBinary(t), dbURL, env...)
+	s = startServerWith(t, bin, dbURL, env...)
 	runs := waitRuns(ctx, t, s.url, key, ids, 75*time.Second)
 	for i, r := range runs {
 		if r.Outcome != "error" || !strings.Contains(r.Error, "smaller memory allowance") {

@@ -464,9 +464,11 @@ func convert(ctx context.Context, resp *fetch.Response, req FetchRequest) (*Fetc
 			doc, err = content.PlainText(nil), nil
 		}
 	case fetch.KindPDF:
-		doc, err = content.PDF(ctx, resp.Body)
+		pctx, cancel := pdfContext(ctx)
+		doc, err = content.PDF(pctx, resp.Body)
+		cancel()
 		if err != nil {
-			return nil, pdfError(err)
+			return nil, pdfError(ctx, err)
 		}
 	case fetch.KindText:
 		doc = content.PlainText(resp.Body)
