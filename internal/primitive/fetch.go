@@ -468,7 +468,7 @@ func convert(ctx context.Context, resp *fetch.Response, req FetchRequest) (*Fetc
 		doc, err = content.PDF(pctx, resp.Body)
 		cancel()
 		if err != nil {
-			return nil, pdfError(ctx, err)
+			return nil, pdfError(err)
 		}
 	case fetch.KindText:
 		doc = content.PlainText(resp.Body)

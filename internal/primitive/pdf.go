@@ -25,19 +25,17 @@ func pdfContext(ctx context.Context) (context.Context, context.CancelFunc) {
 // pdfReserve is the most of a request's time kept from its PDF reading.
 const pdfReserve = time.Second
 
-// pdfError gives a failed PDF reading its code: a reading stopped by the
-// request's time (pdfContext) is an upstream_error like one stopped by the
-// reader's CPU, memory, page or size limits, or a broken document, so that
-// a hostile PDF answers the same whatever CPU time the machine's load left
-// it; only a request whose own deadline passed (ctx, the request's) is a
-// timeout. Each is refunded like every failed call.
-func pdfError(ctx context.Context, err error) error {
+// pdfError gives a failed PDF reading its code: a reading the request's
+// time stopped (pdfContext's reserve, or the request's own deadline) is a
+// timeout, answered within the request's timeout, since more time may read
+// it; anything else (a broken document, or one stopped by the reader's
+// CPU, memory, page or size limits) an upstream_error. Each is refunded
+// like every failed call.
+func pdfError(err error) error {
 	var le *pdftext.LimitError
 	switch {
 	case errors.As(err, &le):
 		return model.Wrap(model.CodeUpstreamError, err, "the PDF was not read: "+le.Message)
-	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
-		return model.Wrap(model.CodeUpstreamError, err, "the PDF was not read: it needed more than the request's timeout")
 	case errors.Is(err, context.DeadlineExceeded):
 		return model.Wrap(model.CodeTimeout, err, "the PDF could not be read within the request's timeout")
 	case errors.Is(err, context.Canceled):
