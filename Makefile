@@ -55,6 +55,9 @@ FUZZ_TARGETS := \
 	./internal/model:FuzzRedactKeys \
 	./internal/primitive:FuzzNormalizeURL \
 	./internal/primitive:FuzzSitemap \
+	./internal/primitive:FuzzSearchHit \
+	./internal/llm:FuzzSplitMarkdown \
+	./internal/llm:FuzzParseJSON \
 	./internal/channel/wire:FuzzParse \
 	./internal/channel/edgar:FuzzEdgarIndex \
 	./internal/channel/edgar:FuzzEdgarJSON \
