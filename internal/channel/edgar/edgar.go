@@ -535,7 +535,9 @@ func parseIndex(body []byte, base string) []Document {
 							href = d
 						}
 					}
-					if u, err := baseURL.Parse(href); err == nil {
+					// Only web links: the URLs are fetched and listed in
+					// the run (a javascript: link is not a document).
+					if u, err := baseURL.Parse(href); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
 						docs = append(docs, Document{Type: typ, URL: u.String(), Name: strings.TrimSpace(text(cells[1]))})
 					}
 				}

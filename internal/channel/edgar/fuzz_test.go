@@ -11,7 +11,7 @@ import (
 
 // FuzzEdgarIndex: parseIndex of any page is deterministic, lists at most
 // one document per four <td> of the page, each of type 8-K, 8-K/A or
-// EX-99…, with an absolute URL and a trimmed description of at most three
+// EX-99…, with an http(s) URL with a host and a trimmed description of at most three
 // bytes per byte of the page (a NUL becomes U+FFFD).
 func FuzzEdgarIndex(f *testing.F) {
 	f.Add([]byte(indexSeed))
@@ -40,8 +40,8 @@ func FuzzEdgarIndex(f *testing.F) {
 			if d.Type != "8-K" && d.Type != "8-K/A" && !strings.HasPrefix(d.Type, "EX-99") {
 				t.Fatalf("document of type %q", d.Type)
 			}
-			if u, err := url.Parse(d.URL); err != nil || !u.IsAbs() {
-				t.Fatalf("document URL %q is not absolute: %v", d.URL, err)
+			if u, err := url.Parse(d.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				t.Fatalf("document URL %q is not an http(s) URL with a host: %v", d.URL, err)
 			}
 			if len(d.Name) > 3*len(body) || d.Name != strings.TrimSpace(d.Name) {
 				t.Fatalf("description %q from a page of %d bytes", d.Name, len(body))
@@ -191,3 +191,20 @@ const tickersSeed = `{"0":{"cik_str":320193,"ticker":"AAPL","title":"Apple Inc."
 
 const directorySeed = `{"directory":{"item":[{"name":"aapl-20230504.htm"},
 {"name":"a8-kex991q2202304012023.htm"},{"name":"ex99-2_001.jpg"},{"name":"FilingSummary.xml"}]}}`
+
+func TestIndexKeepsWebLinksOnly(t *testing.T) {
+	row := func(href string) string {
+		return `<tr><td>1</td><td>d</td><td><a href="` + href + `">x</a></td><td>EX-99.1</td></tr>`
+	}
+	page := "<table>" + row("javascript:alert(1)") + row("file:///etc/passwd") + row("data:text/html,x") +
+		row("//other.example/a.htm") + row("/Archives/a.htm") + "</table>"
+	docs := parseIndex([]byte(page), "https://www.sec.gov/Archives/x/index.html")
+	var urls []string
+	for _, d := range docs {
+		urls = append(urls, d.URL)
+	}
+	want := []string{"https://other.example/a.htm", "https://www.sec.gov/Archives/a.htm"}
+	if !reflect.DeepEqual(urls, want) {
+		t.Errorf("documents %q, want %q", urls, want)
+	}
+}
