@@ -541,6 +541,9 @@ func (m *Main) background(prims *primitive.Service, biller *billing.Biller, work
 		alerts.Backoff = slices.Repeat([]time.Duration{d}, len(alert.DefaultBackoff))
 	}
 	alerts.AddWorkers(w)
+	// Deliveries that River gave up on in their last attempt (a node died)
+	// are swept and sent once more.
+	periodic = append(periodic, alerts.Periodic(alerts.OrphanGrace(m.cfg.JobRescueAfter)))
 	// One memory budget for the node: the monitor checks' bodies, parses,
 	// feeds and documents take the one the primitives' conversions take.
 	mon := &monitor.Service{Store: m.store, HTTP: prims.HTTP, Browser: prims.Browser, Budget: prims.Convert, Log: m.log,
@@ -560,10 +563,12 @@ func (m *Main) background(prims *primitive.Service, biller *billing.Biller, work
 	mon.WireFeeds = map[string]string{model.ChannelBusinessWire: m.cfg.BusinessWireFeed,
 		model.ChannelGlobeNewswire: m.cfg.GlobeNewswireFeed}
 	mon.AddWorkers(w)
+	periodic = append(periodic, mon.PreviewSweep())
 	crawls := &crawljob.Service{Store: m.store, Biller: biller, Prims: prims, Alerts: alerts, Log: m.log}
 	crawls.AddWorkers(w)
 	// Crawl jobs keep their results as long as pages are kept.
-	periodic = append(periodic, crawls.Periodic(w, m.cfg.PageRetention))
+	periodic = append(periodic, crawls.Periodic(w, m.cfg.PageRetention),
+		crawls.SweepPeriodic(w, crawljob.StrandedGrace(m.cfg.JobRescueAfter)))
 	q, err := jobs.New(m.store, w, jobs.Config{Workers: mon.Runners(), RescueAfter: m.cfg.JobRescueAfter,
 		PollInterval: m.cfg.JobPollInterval, JobTimeout: 5 * time.Minute, Periodic: periodic, Log: m.log,
 		Queues: map[string]int{crawljob.Queue: crawlJobs}})

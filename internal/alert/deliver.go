@@ -28,6 +28,10 @@ type DeliverArgs struct {
 	// (0 for the first; a redelivery's series starts where the last ended),
 	// so that every series gets the whole retry schedule.
 	Base int `json:"base,omitempty"`
+	// Last makes the job's first attempt the series' last: the one more
+	// attempt a delivery gets when it was left pending without a job
+	// (RequeueOrphans).
+	Last bool `json:"last,omitempty"`
 }
 
 // Kind names the job.
@@ -41,6 +45,7 @@ func (DeliverArgs) InsertOpts() river.InsertOpts {
 // AddWorkers registers the delivery worker.
 func (s *Service) AddWorkers(w *river.Workers) {
 	river.AddWorker(w, &deliverWorker{s: s})
+	river.AddWorker(w, river.WorkFunc(s.requeueOrphans))
 }
 
 type deliverWorker struct {
@@ -90,8 +95,9 @@ func (s *Service) deliver(ctx context.Context, job *river.Job[DeliverArgs]) erro
 	// the job (attempts that ended before recording count there), so that
 	// such attempts do not leave the delivery pending without a job. (A
 	// node that dies during the job's last attempt still does, River
-	// discarding the job; redeliver queues one for it.)
-	final := attempt.Attempt-job.Args.Base > len(s.backoff()) || job.Attempt >= job.MaxAttempts
+	// discarding the job; RequeueOrphans queues one more attempt for it,
+	// and redeliver a new series.)
+	final := attempt.Attempt-job.Args.Base > len(s.backoff()) || job.Attempt >= job.MaxAttempts || job.Args.Last
 	fail := func(class string) error {
 		attempt.ErrorClass = class
 		return s.recordAttempt(ctx, d, model.DeliveryFailed, attempt)

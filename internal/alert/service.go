@@ -36,6 +36,9 @@ type Service struct {
 	// hour (WEBACQ_ALERT_MESSAGES_PER_HOUR; 0: DefaultMessagesPerHour).
 	MessagesPerHour int
 	Log             *slog.Logger
+
+	// orphanGrace is the sweep's grace (Periodic).
+	orphanGrace time.Duration
 }
 
 // DefaultBackoff is the wait before each retry of a delivery (DECISIONS.md,

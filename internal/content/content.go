@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"strings"
 	"unicode/utf8"
@@ -130,7 +131,7 @@ func HTML(body []byte, pageURL string, opt Options) (*Document, error) {
 	}
 	// The parser reads the page with its scripts' and style sheets'
 	// text replaced: nothing reads that text (see lightBody).
-	root, err := html.Parse(lightBody(body))
+	root, err := parseHTML(func() io.Reader { return lightBody(body) })
 	if err != nil {
 		return nil, fmt.Errorf("content: parse html: %w", err)
 	}

@@ -903,7 +903,7 @@ func parseClassified(body []byte, pageURL string) (*html.Node, scanResult, typeF
 	if !utf8.Valid(body) {
 		body = bytes.ToValidUTF8(body, []byte("\uFFFD"))
 	}
-	root, err := html.Parse(bytes.NewReader(body))
+	root, err := ParseHTML(body)
 	if err != nil {
 		return nil, scanResult{}, typeFeatures{}, [len(PageTypes)]float64{}, err
 	}

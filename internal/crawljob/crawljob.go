@@ -279,3 +279,61 @@ func (s *Service) Periodic(w *river.Workers, retention time.Duration) *river.Per
 		func() (river.JobArgs, *river.InsertOpts) { return PruneArgs{}, opts },
 		&river.PeriodicJobOpts{ID: "prune_gyre_jobs", RunOnStart: true})
 }
+
+// SweepArgs is the periodic sweep of crawl jobs stranded without a River
+// job.
+type SweepArgs struct{}
+
+// Kind names the job.
+func (SweepArgs) Kind() string { return "fail_stranded_gyre_jobs" }
+
+// StrandedGrace is how long a crawl job must have been queued or running
+// without a live River job before the sweep fails it: longer than River
+// takes to rescue the job of a dead node (rescueAfter, or the longest
+// crawl's timeout if longer, plus the rescuer's 30 s round).
+func StrandedGrace(rescueAfter time.Duration) time.Duration {
+	return max(rescueAfter, primitive.GyreMaxTimeout*time.Millisecond+settleTime) + time.Minute
+}
+
+// SweepPeriodic registers the sweep of stranded crawl jobs and returns its
+// periodic job (every minute, one waiting or running at a time).
+func (s *Service) SweepPeriodic(w *river.Workers, grace time.Duration) *river.PeriodicJob {
+	river.AddWorker(w, river.WorkFunc(func(ctx context.Context, _ *river.Job[SweepArgs]) error {
+		n, err := s.FailStranded(ctx, grace)
+		if n > 0 {
+			s.Log.Warn("crawl jobs left without a job failed", "count", n)
+		}
+		return err
+	}))
+	opts := &river.InsertOpts{Queue: jobs.QueueMaintenance, UniqueOpts: river.UniqueOpts{ByArgs: true,
+		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+			rivertype.JobStateRetryable, rivertype.JobStateScheduled}}}
+	return river.NewPeriodicJob(river.PeriodicInterval(time.Minute),
+		func() (river.JobArgs, *river.InsertOpts) { return SweepArgs{}, opts },
+		&river.PeriodicJobOpts{ID: "fail_stranded_gyre_jobs", RunOnStart: true})
+}
+
+// errStranded is the error of a crawl job whose River job ended without
+// settling it.
+var errStranded = primitive.GyreError{Code: model.CodeInternal,
+	Error: "internal error: the crawl's worker stopped during its last attempt"}
+
+// FailStranded fails the crawl jobs queued or running for longer than
+// grace whose River job will not run again (River discards the job of a
+// node that died during its last attempt; after 10 attempts a crawl that
+// kills its node is not tried again): each is settled as a failure would
+// be (the pages saved are billed, the rest of the hold refunded, the
+// webhook queued), instead of holding its credits and staying running for
+// ever. It returns how many it failed.
+func (s *Service) FailStranded(ctx context.Context, grace time.Duration) (int, error) {
+	ids, err := s.Store.StrandedGyreJobs(ctx, s.Store.Now().Add(-grace), 500)
+	if err != nil {
+		return 0, err
+	}
+	for i, id := range ids {
+		if err := s.end(ctx, id, store.GyreFailed, []primitive.GyreError{errStranded}, nil); err != nil {
+			return i, err
+		}
+	}
+	return len(ids), nil
+}

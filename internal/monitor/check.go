@@ -1,7 +1,6 @@
 package monitor
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -44,6 +43,7 @@ const RunEndpoint = "/api/v1/monitor/run"
 func (s *Service) AddWorkers(w *river.Workers) {
 	river.AddWorker(w, &checkWorker{s: s})
 	river.AddWorker(w, &previewWorker{s: s})
+	river.AddWorker(w, river.WorkFunc(s.sweepPreviews))
 }
 
 type checkWorker struct {
@@ -505,7 +505,7 @@ func parse(ctx context.Context, r *fetch.Response) (*xhtml.Node, string, error) 
 	}
 	switch r.Kind {
 	case fetch.KindHTML, fetch.KindXML:
-		doc, err := xhtml.Parse(bytes.NewReader(body))
+		doc, err := content.ParseHTML(body)
 		if err != nil {
 			return nil, "", err
 		}

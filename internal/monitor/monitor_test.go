@@ -653,3 +653,26 @@ func scoreOf(r *model.Run) float64 {
 	}
 	return *r.TopScore
 }
+
+// TestDeepPageIsMonitored: a page nested deeper than the HTML parser
+// accepts (here a comment thread whose template never closes its
+// <div>s, below the watched list) is checked like any other: anchored,
+// then a new release in the list is a change.
+func TestDeepPageIsMonitored(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, store.SQLite)
+	site := newSite(t)
+	thread := strings.Repeat(`<div class="comment">A reader's comment on the results. `, 700)
+	site.set("/ir", press("Nov 1, 2026", releasesList+thread, "1"))
+	id := e.register(t, monitor.RegisterRequest{URL: site.url("/ir"), DiscoveryKeywords: []string{"results"}})
+	if r := e.runs(t, id, 1)[0]; r.Outcome != model.OutcomeAnchored {
+		t.Fatalf("first run = %s (%s), want anchored", r.Outcome, r.Error)
+	}
+	added := strings.Replace(releasesList, `<ul class="releases">`, `<ul class="releases">
+<li><a href="/pr/q3.html">Acme reports third quarter results</a> <span>Nov 20, 2026</span></li>`, 1)
+	site.set("/ir", press("Nov 1, 2026", added+thread, "1"))
+	r := e.check(t, id)
+	if r.Outcome != model.OutcomeChanged || !signalMentions(r.ChangeSignal, "third quarter") {
+		t.Fatalf("new release: %s %+v (%s), want changed, naming it", r.Outcome, r.ChangeSignal, r.Error)
+	}
+}

@@ -45,21 +45,83 @@ func (s *Store) EarlierPending(ctx context.Context, d *model.Delivery) (bool, er
 // attempt's number is the delivery's count of attempts plus one, taken in
 // the same transaction, so that the count and the log agree.
 func (s *Store) RecordAttempt(ctx context.Context, id, status string, a model.DeliveryAttempt) error {
-	return s.InTx(ctx, func(tx Tx) error {
-		if _, err := tx.Exec(ctx, `UPDATE deliveries SET status = $2, attempts = attempts + 1, last_status = $3,
-			last_error = $4, updated_at = $5 WHERE id = $1`, id, status, a.StatusCode, a.ErrorClass, a.At); err != nil {
-			return fmt.Errorf("store: delivery status: %w", err)
+	return s.InTx(ctx, func(tx Tx) error { return s.RecordAttemptTx(ctx, tx, id, status, a) })
+}
+
+// RecordAttemptTx is RecordAttempt in tx.
+func (s *Store) RecordAttemptTx(ctx context.Context, tx Tx, id, status string, a model.DeliveryAttempt) error {
+	if _, err := tx.Exec(ctx, `UPDATE deliveries SET status = $2, attempts = attempts + 1, last_status = $3,
+		last_error = $4, updated_at = $5 WHERE id = $1`, id, status, a.StatusCode, a.ErrorClass, a.At); err != nil {
+		return fmt.Errorf("store: delivery status: %w", err)
+	}
+	if err := tx.QueryRow(ctx, `SELECT attempts FROM deliveries WHERE id = $1`, id).Scan(&a.Attempt); err != nil {
+		return fmt.Errorf("store: delivery attempt: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO delivery_attempts (delivery_id, attempt, status_code, latency_ms, error_class,
+		response, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`, id, a.Attempt, a.StatusCode, a.LatencyMS, a.ErrorClass,
+		a.Response, a.At); err != nil {
+		return fmt.Errorf("store: delivery attempt: %w", err)
+	}
+	return nil
+}
+
+// liveDeliveryJob is the condition that a delivery job of the delivery id
+// compared with idExpr will still run: it is available, scheduled,
+// running, retryable or pending. Completed, cancelled and discarded jobs
+// (River discards the job of a node that died during its last attempt)
+// will not.
+func (s *Store) liveDeliveryJob(idExpr string) string {
+	arg := "args->>'delivery_id'"
+	if s.dialect == SQLite {
+		arg = "json_extract(args, '$.delivery_id')"
+	}
+	return `EXISTS (SELECT 1 FROM river_job WHERE kind = 'alert_delivery' AND ` + arg + ` = ` + idExpr + `
+		AND state IN ('available', 'scheduled', 'running', 'retryable', 'pending'))`
+}
+
+// OrphanedDeliveries returns the ids of up to limit deliveries pending
+// since before (not updated after it) that no job will send: none of
+// their delivery jobs is live (liveDeliveryJob). Oldest first.
+func (s *Store) OrphanedDeliveries(ctx context.Context, before time.Time, limit int) ([]string, error) {
+	rows, err := s.rdb.QueryContext(ctx, fmt.Sprintf(`SELECT id FROM deliveries WHERE status = 'pending' AND updated_at < $1
+		AND NOT `+s.liveDeliveryJob("deliveries.id")+` ORDER BY created_at, id LIMIT %d`, limit), before)
+	if err != nil {
+		return nil, fmt.Errorf("store: orphaned deliveries: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("store: orphaned deliveries: %w", err)
 		}
-		if err := tx.QueryRow(ctx, `SELECT attempts FROM deliveries WHERE id = $1`, id).Scan(&a.Attempt); err != nil {
-			return fmt.Errorf("store: delivery attempt: %w", err)
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO delivery_attempts (delivery_id, attempt, status_code, latency_ms, error_class,
-			response, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`, id, a.Attempt, a.StatusCode, a.LatencyMS, a.ErrorClass,
-			a.Response, a.At); err != nil {
-			return fmt.Errorf("store: delivery attempt: %w", err)
-		}
-		return nil
-	})
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: orphaned deliveries: %w", err)
+	}
+	return ids, nil
+}
+
+// TakeOrphan locks the delivery in tx and reports whether it is still
+// pending without a live job (ok), with its count of attempts and the
+// error class of its last one, so that concurrent sweeps and redelivers
+// on any node act on it once.
+func (s *Store) TakeOrphan(ctx context.Context, tx Tx, id string) (attempts int, lastError string, ok bool, err error) {
+	if _, err := tx.Exec(ctx, `UPDATE deliveries SET updated_at = updated_at WHERE id = $1`, id); err != nil {
+		return 0, "", false, fmt.Errorf("store: take orphaned delivery: %w", err)
+	}
+	var status string
+	err = tx.QueryRow(ctx, `SELECT status, attempts, last_error, `+s.liveDeliveryJob("$1")+` FROM deliveries WHERE id = $1`,
+		id).Scan(&status, &attempts, &lastError, &ok)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, "", false, nil
+	}
+	if err != nil {
+		return 0, "", false, fmt.Errorf("store: take orphaned delivery: %w", err)
+	}
+	// ok held "a live job exists".
+	return attempts, lastError, status == model.DeliveryPending && !ok, nil
 }
 
 // ResetDelivery makes a settled (delivered or failed) delivery pending
@@ -79,16 +141,11 @@ func (s *Store) ResetDelivery(ctx context.Context, tx Tx, id string, now time.Ti
 		if _, err := tx.Exec(ctx, `UPDATE deliveries SET updated_at = updated_at WHERE id = $1`, id); err != nil {
 			return 0, false, fmt.Errorf("store: reset delivery: %w", err)
 		}
-		arg := "args->>'delivery_id'"
-		if s.dialect == SQLite {
-			arg = "json_extract(args, '$.delivery_id')"
-		}
-		var live int
-		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM river_job WHERE kind = 'alert_delivery' AND `+arg+` = $1
-			AND state NOT IN ('completed', 'discarded', 'cancelled')`, id).Scan(&live); err != nil {
+		var live bool
+		if err := tx.QueryRow(ctx, `SELECT `+s.liveDeliveryJob("$1"), id).Scan(&live); err != nil {
 			return 0, false, fmt.Errorf("store: reset delivery: %w", err)
 		}
-		if live > 0 {
+		if live {
 			return 0, false, nil
 		}
 	}

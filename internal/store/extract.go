@@ -89,3 +89,35 @@ func (s *Store) ApproveExtract(ctx context.Context, tx Tx, monitorID string, sam
 	}
 	return nil
 }
+
+// StrandedPreviews returns the ids of up to limit monitors whose
+// registration preview will never be made: they have an extract_intent,
+// no preview and no locked template, their preview job was discarded
+// (River discards the job of a node that died during its last attempt)
+// and none is live. Without an answer their extraction would say pending
+// for ever.
+func (s *Store) StrandedPreviews(ctx context.Context, limit int) ([]string, error) {
+	arg := "args->>'monitor_id'"
+	if s.dialect == SQLite {
+		arg = "json_extract(args, '$.monitor_id')"
+	}
+	job := `SELECT 1 FROM river_job WHERE kind = 'monitor_extract_preview' AND ` + arg + ` = m.id AND state `
+	rows, err := s.rdb.QueryContext(ctx, fmt.Sprintf(`SELECT m.id FROM monitors m WHERE m.extract_intent <> ''
+		AND m.extract_preview IS NULL AND COALESCE(m.locked_prompt, '') = ''
+		AND EXISTS (`+job+`= 'discarded')
+		AND NOT EXISTS (`+job+`IN ('available', 'scheduled', 'running', 'retryable', 'pending'))
+		ORDER BY m.created_at, m.id LIMIT %d`, limit))
+	if err != nil {
+		return nil, fmt.Errorf("store: stranded previews: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("store: stranded previews: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}

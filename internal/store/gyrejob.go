@@ -258,3 +258,27 @@ func (s *Store) PruneGyreJobs(ctx context.Context, cutoff time.Time) (int64, err
 	}
 	return n, nil
 }
+
+// StrandedGyreJobs returns the ids of up to limit crawl jobs queued or
+// running, not updated since before, whose River job will not run again:
+// it is completed, cancelled or discarded (River discards the job of a
+// node that died during its last attempt), or gone. Oldest first.
+func (s *Store) StrandedGyreJobs(ctx context.Context, before time.Time, limit int) ([]string, error) {
+	rows, err := s.rdb.QueryContext(ctx, fmt.Sprintf(`SELECT g.id FROM gyre_jobs g LEFT JOIN river_job j ON j.id = g.river_job_id
+		WHERE g.finished_at IS NULL AND g.status IN ($2, $3) AND g.updated_at < $1
+		AND (j.id IS NULL OR j.state IN ('completed', 'cancelled', 'discarded'))
+		ORDER BY g.created_at, g.id LIMIT %d`, limit), before, GyreQueued, GyreRunning)
+	if err != nil {
+		return nil, fmt.Errorf("store: stranded crawl jobs: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("store: stranded crawl jobs: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}

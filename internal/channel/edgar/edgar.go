@@ -29,6 +29,7 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
+	"webacq/internal/content"
 	"webacq/internal/model"
 )
 
@@ -506,7 +507,7 @@ var exhibitName = regexp.MustCompile(`(?i)ex-?99[-_.]?([0-9]{0,2})[^/]*\.(?:htm|
 // parseIndex reads the "Document Format Files" table of a filing index
 // page: rows of Seq, Description, Document (a link), Type, Size.
 func parseIndex(body []byte, base string) []Document {
-	doc, err := html.Parse(strings.NewReader(string(body)))
+	doc, err := content.ParseHTML(body)
 	if err != nil {
 		return nil
 	}

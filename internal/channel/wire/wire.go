@@ -20,6 +20,7 @@ import (
 	"github.com/mmcdole/gofeed"
 	"golang.org/x/net/html"
 
+	"webacq/internal/content"
 	"webacq/internal/model"
 )
 
@@ -382,7 +383,7 @@ func textOf(s string) string {
 	if !strings.ContainsAny(s, "<&") {
 		return oneLine(s)
 	}
-	doc, err := html.Parse(strings.NewReader(s))
+	doc, err := content.ParseHTML([]byte(s))
 	if err != nil {
 		return oneLine(s)
 	}
