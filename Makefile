@@ -47,6 +47,7 @@ FUZZ_TARGETS := \
 	./internal/content:FuzzCountText \
 	./internal/content:FuzzText \
 	./internal/content:FuzzTables \
+	./internal/content:FuzzFlatten \
 	./internal/pdftext:FuzzPDF \
 	./internal/fetch:FuzzDecodeContent \
 	./internal/fetch:FuzzCheckURL \
