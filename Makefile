@@ -5,7 +5,7 @@
 GO ?= go
 BIN := bin/webacq
 
-.PHONY: run setup build test vet staticcheck fmt-check fuzz bench bench-load bench-health bench-content bench-gyre bench-tables bench-pdfwords bench-detect bench-monitors clean
+.PHONY: run setup build test vet staticcheck fmt-check fuzz fuzz-check bench bench-load bench-health bench-content bench-gyre bench-tables bench-pdfwords bench-detect bench-monitors clean
 
 run: setup build
 	./$(BIN) serve
@@ -39,14 +39,41 @@ fmt-check:
 FUZZTIME ?= 30s
 FUZZ_TARGETS := \
 	./internal/content:FuzzHTML \
+	./internal/content:FuzzCandidates \
+	./internal/content:FuzzRawCuts \
+	./internal/content:FuzzLowerText \
+	./internal/content:FuzzCountWords \
+	./internal/content:FuzzMarkdown \
+	./internal/content:FuzzCountText \
+	./internal/content:FuzzText \
+	./internal/content:FuzzTables \
+	./internal/content:FuzzFlatten \
 	./internal/pdftext:FuzzPDF \
 	./internal/fetch:FuzzDecodeContent \
 	./internal/fetch:FuzzCheckURL \
+	./internal/fetch:FuzzRobots \
 	./internal/mcp:FuzzMCPMessage \
 	./internal/model:FuzzRedactKeys \
-	./internal/primitive:FuzzNormalizeURL
+	./internal/primitive:FuzzNormalizeURL \
+	./internal/primitive:FuzzSitemap \
+	./internal/primitive:FuzzSearchHit \
+	./internal/llm:FuzzSplitMarkdown \
+	./internal/llm:FuzzParseJSON \
+	./internal/channel/wire:FuzzParse \
+	./internal/channel/edgar:FuzzEdgarIndex \
+	./internal/channel/edgar:FuzzEdgarJSON \
+	./internal/monitor/detect:FuzzNormalize \
+	./internal/monitor/detect:FuzzDetect
 
-fuzz:
+# fuzz-check fails when a fuzz function of the repository is not in
+# FUZZ_TARGETS (make fuzz runs it first).
+fuzz-check:
+	@missing=$$(grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' . | \
+		sed 's|^\(.*\)/[^/]*_test.go:func \(.*\)$$|\1:\2|' | sort -u | \
+		while read t; do case " $(FUZZ_TARGETS) " in *" $$t "*) ;; *) echo "$$t";; esac; done); \
+	if [ -n "$$missing" ]; then echo "fuzz targets missing from FUZZ_TARGETS:"; echo "$$missing"; exit 1; fi
+
+fuzz: fuzz-check
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \
 		echo "fuzz: $$name in $$pkg for $(FUZZTIME)"; \

@@ -205,15 +205,28 @@ func (c *Client) loadTickers(ctx context.Context) error {
 		return err
 	}
 	defer done()
+	tickers, names, err := parseTickers(body)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.tickers, c.byName, c.tickersAt = tickers, names, time.Now()
+	c.mu.Unlock()
+	return nil
+}
+
+// parseTickers reads EDGAR's ticker map: companies by ticker and by
+// normalised name, the first row of each winning.
+func parseTickers(body []byte) (tickers, names map[string]Company, err error) {
 	var raw map[string]struct {
 		CIK    json.Number `json:"cik_str"`
 		Ticker string      `json:"ticker"`
 		Title  string      `json:"title"`
 	}
 	if err := json.Unmarshal(body, &raw); err != nil {
-		return model.Wrap(model.CodeUpstreamError, err, "EDGAR's ticker map is not valid JSON")
+		return nil, nil, model.Wrap(model.CodeUpstreamError, err, "EDGAR's ticker map is not valid JSON")
 	}
-	tickers, names := make(map[string]Company, len(raw)), make(map[string]Company, len(raw))
+	tickers, names = make(map[string]Company, len(raw)), make(map[string]Company, len(raw))
 	// Map keys are row numbers; the first row of a CIK is its main ticker.
 	rows := make([]int, 0, len(raw))
 	index := make(map[int]string, len(raw))
@@ -240,10 +253,7 @@ func (c *Client) loadTickers(ctx context.Context) error {
 			}
 		}
 	}
-	c.mu.Lock()
-	c.tickers, c.byName, c.tickersAt = tickers, names, time.Now()
-	c.mu.Unlock()
-	return nil
+	return tickers, names, nil
 }
 
 // corporate suffixes dropped when names are compared.
@@ -362,6 +372,16 @@ func (c *Client) Filings(ctx context.Context, cik, etag, lastModified string) (*
 	if notModified {
 		return out, nil
 	}
+	if out.Name, out.Filings, err = parseSubmissions(body, cik, c.WWWURL); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// parseSubmissions reads the 8-K filings of a submissions JSON, newest
+// first, with the company's name; cik is ten digits, wwwURL the base of
+// the filings' URLs.
+func parseSubmissions(body []byte, cik, wwwURL string) (name string, filings []Filing, err error) {
 	var doc struct {
 		Name    string `json:"name"`
 		Filings struct {
@@ -377,13 +397,13 @@ func (c *Client) Filings(ctx context.Context, cik, etag, lastModified string) (*
 		} `json:"filings"`
 	}
 	if err := json.Unmarshal(body, &doc); err != nil {
-		return nil, model.Wrap(model.CodeUpstreamError, err, "EDGAR's submissions JSON is not valid")
+		return "", nil, model.Wrap(model.CodeUpstreamError, err, "EDGAR's submissions JSON is not valid")
 	}
 	r := doc.Filings.Recent
 	n := len(r.Accession)
 	for _, l := range [][]string{r.FilingDate, r.Form} {
 		if len(l) != n {
-			return nil, model.Errorf(model.CodeUpstreamError, "EDGAR's submissions JSON has columns of different lengths")
+			return "", nil, model.Errorf(model.CodeUpstreamError, "EDGAR's submissions JSON has columns of different lengths")
 		}
 	}
 	at := func(l []string, i int) string {
@@ -392,7 +412,6 @@ func (c *Client) Filings(ctx context.Context, cik, etag, lastModified string) (*
 		}
 		return ""
 	}
-	out.Name = doc.Name
 	cikNum := strings.TrimLeft(cik, "0")
 	for i := 0; i < n; i++ {
 		form := strings.TrimSpace(r.Form[i])
@@ -403,7 +422,7 @@ func (c *Client) Filings(ctx context.Context, cik, etag, lastModified string) (*
 		if !accessionRE.MatchString(acc) {
 			continue
 		}
-		folder := c.WWWURL + "/Archives/edgar/data/" + cikNum + "/" + strings.ReplaceAll(acc, "-", "") + "/"
+		folder := wwwURL + "/Archives/edgar/data/" + cikNum + "/" + strings.ReplaceAll(acc, "-", "") + "/"
 		f := Filing{Accession: acc, Form: form, FiledAt: r.FilingDate[i], IndexURL: folder + acc + "-index.html",
 			Description: strings.TrimSpace(at(r.PrimaryDesc, i))}
 		if t, err := time.Parse(time.RFC3339, at(r.Acceptance, i)); err == nil {
@@ -417,10 +436,10 @@ func (c *Client) Filings(ctx context.Context, cik, etag, lastModified string) (*
 				f.Items = append(f.Items, it)
 			}
 		}
-		out.Filings = append(out.Filings, f)
+		filings = append(filings, f)
 	}
-	sort.SliceStable(out.Filings, func(a, b int) bool { return out.Filings[a].FiledAt > out.Filings[b].FiledAt })
-	return out, nil
+	sort.SliceStable(filings, func(a, b int) bool { return filings[a].FiledAt > filings[b].FiledAt })
+	return doc.Name, filings, nil
 }
 
 var accessionRE = regexp.MustCompile(`^[0-9]{10}-[0-9]{2}-[0-9]{6}$`)
@@ -453,6 +472,12 @@ func (c *Client) Documents(ctx context.Context, f Filing) ([]Document, error) {
 		return nil, err
 	}
 	defer done()
+	return parseDirectory(body, folder, f)
+}
+
+// parseDirectory reads a filing folder's index.json: the filing's primary
+// document and the EX-99 exhibits, recognised by their file names.
+func parseDirectory(body []byte, folder string, f Filing) ([]Document, error) {
 	var dir struct {
 		Directory struct {
 			Item []struct {
@@ -511,7 +536,9 @@ func parseIndex(body []byte, base string) []Document {
 							href = d
 						}
 					}
-					if u, err := baseURL.Parse(href); err == nil {
+					// Only web links: the URLs are fetched and listed in
+					// the run (a javascript: link is not a document).
+					if u, err := baseURL.Parse(href); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
 						docs = append(docs, Document{Type: typ, URL: u.String(), Name: strings.TrimSpace(text(cells[1]))})
 					}
 				}

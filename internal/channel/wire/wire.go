@@ -210,8 +210,9 @@ func Parse(body []byte) ([]Item, error) {
 	if err := checkComplete(body); err != nil {
 		return nil, err
 	}
-	// Count the items before gofeed builds them all.
-	if n := bytes.Count(body, []byte("<item")) + bytes.Count(body, []byte("<entry")); n > MaxItems {
+	// Count the items before gofeed builds them all. gofeed reads element
+	// names in any case: <ITEM> is an item too.
+	if n := countItemTags(body); n > MaxItems {
 		return nil, model.Errorf(model.CodeUpstreamError, "the news feed lists about %d items, more than %d: not read", n, MaxItems)
 	}
 	f, err := gofeed.NewParser().Parse(bytes.NewReader(body))
@@ -220,6 +221,11 @@ func Parse(body []byte) ([]Item, error) {
 			return nil, model.Errorf(model.CodeUpstreamError, "the news feed is neither RSS nor Atom")
 		}
 		return nil, model.Wrap(model.CodeUpstreamError, err, "the news feed cannot be parsed: "+err.Error())
+	}
+	// A JSON feed's items have no tag to count before: they are counted
+	// once built.
+	if len(f.Items) > MaxItems {
+		return nil, model.Errorf(model.CodeUpstreamError, "the news feed lists %d items, more than %d: not read", len(f.Items), MaxItems)
 	}
 	items := make([]Item, 0, len(f.Items))
 	for _, it := range f.Items {
@@ -255,6 +261,37 @@ func Parse(body []byte) ([]Item, error) {
 	}
 	sort.SliceStable(items, func(a, b int) bool { return items[a].Published.After(items[b].Published) })
 	return items, nil
+}
+
+// countItemTags counts the "<item" and "<entry" of body, in any case,
+// without a lower-case copy of the body.
+func countItemTags(body []byte) int {
+	n := 0
+	for i := 0; ; {
+		j := bytes.IndexByte(body[i:], '<')
+		if j < 0 {
+			return n
+		}
+		i += j + 1
+		rest := body[i:min(len(body), i+5)]
+		if hasPrefixFold(rest, "item") || hasPrefixFold(rest, "entry") {
+			n++
+		}
+	}
+}
+
+// hasPrefixFold reports whether b starts with the lower-case ASCII prefix,
+// in any case.
+func hasPrefixFold(b []byte, prefix string) bool {
+	if len(b) < len(prefix) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		if b[i]|0x20 != prefix[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // checkComplete refuses an XML feed that does not end with the closing tag

@@ -84,6 +84,11 @@ func TestHostileFeeds(t *testing.T) {
 		"atom cut":          atomFeed[:len(atomFeed)-20],
 		"10,000 items":      rss(many...),
 		"json garbage":      `{"version": 1`,
+		// The count before parsing missed items in upper case, and a JSON
+		// feed has no tag to count: both were read whole, 10,000 items.
+		"10,000 ITEMS": strings.NewReplacer("<item>", "<ITEM>", "</item>", "</ITEM>").Replace(rss(many...)),
+		"10,000 JSON items": `{"version":"https://jsonfeed.org/version/1.1","title":"J","items":[` +
+			strings.Repeat(`{"id":"x","title":"Acme news"},`, len(many)-1) + `{"id":"y"}]}`,
 	} {
 		items, err := wire.Parse([]byte(body))
 		if err == nil {
