@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 
 	"webacq/internal/jobs"
 	"webacq/internal/metrics"
@@ -38,9 +37,7 @@ func (s *Service) OrphanGrace(rescueAfter time.Duration) time.Duration {
 // OrphanGrace. Its worker is registered by AddWorkers.
 func (s *Service) Periodic(grace time.Duration) *river.PeriodicJob {
 	s.orphanGrace = grace
-	opts := &river.InsertOpts{Queue: jobs.QueueMaintenance, UniqueOpts: river.UniqueOpts{ByArgs: true,
-		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-			rivertype.JobStateRetryable, rivertype.JobStateScheduled}}}
+	opts := jobs.OneAtATime()
 	return river.NewPeriodicJob(river.PeriodicInterval(time.Minute),
 		func() (river.JobArgs, *river.InsertOpts) { return RequeueOrphansArgs{}, opts },
 		&river.PeriodicJobOpts{ID: "requeue_orphaned_deliveries", RunOnStart: true})

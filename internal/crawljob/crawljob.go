@@ -16,7 +16,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 
 	"webacq/internal/alert"
 	"webacq/internal/billing"
@@ -272,9 +271,7 @@ func (s *Service) Periodic(w *river.Workers, retention time.Duration) *river.Per
 		}
 		return err
 	}))
-	opts := &river.InsertOpts{Queue: jobs.QueueMaintenance, UniqueOpts: river.UniqueOpts{ByArgs: true,
-		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-			rivertype.JobStateRetryable, rivertype.JobStateScheduled}}}
+	opts := jobs.OneAtATime()
 	return river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
 		func() (river.JobArgs, *river.InsertOpts) { return PruneArgs{}, opts },
 		&river.PeriodicJobOpts{ID: "prune_gyre_jobs", RunOnStart: true})
@@ -305,9 +302,7 @@ func (s *Service) SweepPeriodic(w *river.Workers, grace time.Duration) *river.Pe
 		}
 		return err
 	}))
-	opts := &river.InsertOpts{Queue: jobs.QueueMaintenance, UniqueOpts: river.UniqueOpts{ByArgs: true,
-		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-			rivertype.JobStateRetryable, rivertype.JobStateScheduled}}}
+	opts := jobs.OneAtATime()
 	return river.NewPeriodicJob(river.PeriodicInterval(time.Minute),
 		func() (river.JobArgs, *river.InsertOpts) { return SweepArgs{}, opts },
 		&river.PeriodicJobOpts{ID: "fail_stranded_gyre_jobs", RunOnStart: true})

@@ -37,10 +37,17 @@ type Housekeeping struct {
 	LogRetention time.Duration
 }
 
-// uniqueQueued lets one housekeeping job of a kind wait or run at a time.
-var uniqueQueued = &river.InsertOpts{Queue: QueueMaintenance, UniqueOpts: river.UniqueOpts{ByArgs: true,
-	ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-		rivertype.JobStateRetryable, rivertype.JobStateScheduled}}}
+// LiveStates are the states of a job that is still to run or running: a
+// job unique by them has one such copy at a time.
+var LiveStates = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+	rivertype.JobStateRetryable, rivertype.JobStateScheduled}
+
+// OneAtATime is the insert options of a housekeeping job: on the
+// maintenance queue, one job of a kind waiting or running at a time
+// however many nodes queue it.
+func OneAtATime() *river.InsertOpts {
+	return &river.InsertOpts{Queue: QueueMaintenance, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: LiveStates}}
+}
 
 // Register adds the housekeeping workers and returns the periodic jobs that
 // queue pruning (whichever node leads queues them, any node works them).
@@ -52,7 +59,7 @@ func (h *Housekeeping) Register(w *river.Workers) []*river.PeriodicJob {
 	river.AddWorker(w, river.WorkFunc(h.prune))
 	return []*river.PeriodicJob{
 		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
-			func() (river.JobArgs, *river.InsertOpts) { return PruneArgs{}, uniqueQueued },
+			func() (river.JobArgs, *river.InsertOpts) { return PruneArgs{}, OneAtATime() },
 			&river.PeriodicJobOpts{ID: "prune", RunOnStart: true}),
 	}
 }

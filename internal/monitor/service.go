@@ -14,7 +14,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 
 	"webacq/internal/acquire"
 	"webacq/internal/alert"
@@ -171,8 +170,7 @@ func (CheckArgs) Kind() string { return "monitor_check" }
 // worker itself (a panic), which it otherwise turns into snoozes.
 func (CheckArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: jobs.QueueMonitor, MaxAttempts: 25, Priority: checkPriority, UniqueOpts: river.UniqueOpts{ByArgs: true,
-		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-			rivertype.JobStateRetryable, rivertype.JobStateScheduled}}}
+		ByState: jobs.LiveStates}}
 }
 
 // schedule sets m's next check to due, in tx: it wakes m's job, which

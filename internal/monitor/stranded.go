@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 
 	"webacq/internal/jobs"
 	"webacq/internal/model"
@@ -21,9 +20,7 @@ func (PreviewSweepArgs) Kind() string { return "fail_stranded_previews" }
 // PreviewSweep returns the periodic job of the sweep (every minute, one
 // waiting or running at a time); AddWorkers registers its worker.
 func (s *Service) PreviewSweep() *river.PeriodicJob {
-	opts := &river.InsertOpts{Queue: jobs.QueueMaintenance, UniqueOpts: river.UniqueOpts{ByArgs: true,
-		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-			rivertype.JobStateRetryable, rivertype.JobStateScheduled}}}
+	opts := jobs.OneAtATime()
 	return river.NewPeriodicJob(river.PeriodicInterval(time.Minute),
 		func() (river.JobArgs, *river.InsertOpts) { return PreviewSweepArgs{}, opts },
 		&river.PeriodicJobOpts{ID: "fail_stranded_previews", RunOnStart: true})
