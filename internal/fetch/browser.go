@@ -84,7 +84,7 @@ func (b *Browser) start() (context.Context, string, error) {
 	if b.closed {
 		return nil, "", model.Errorf(model.CodeUnavailable, "the browser tier is shut down")
 	}
-	if b.browserCtx != nil && b.browserCtx.Err() == nil {
+	if b.browserCtx != nil && b.browserCtx.Err() == nil && !connectionLost(b.browserCtx) {
 		return b.browserCtx, b.userAgent, nil
 	}
 	b.stopLocked() // a crashed browser: clean up before starting again
@@ -150,6 +150,24 @@ func (b *Browser) start() (context.Context, string, error) {
 	vcancel()
 	b.proxy, b.allocCancel, b.browserCtx, b.browserCancel, b.userAgent = p, allocCancel, bctx, bcancel, ua
 	return bctx, ua, nil
+}
+
+// connectionLost tells whether the browser of bctx is gone: chromedp
+// closes LostConnection when the connection drops and cancels bctx only
+// after, from another goroutine, so a render right after a crash can see
+// bctx alive while every call on it fails (a loaded machine saw three
+// renders in a row fail so).
+func connectionLost(bctx context.Context) bool {
+	c := chromedp.FromContext(bctx)
+	if c == nil || c.Browser == nil {
+		return false
+	}
+	select {
+	case <-c.Browser.LostConnection:
+		return true
+	default:
+		return false
+	}
 }
 
 func (b *Browser) stopLocked() {
