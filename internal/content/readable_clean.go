@@ -460,8 +460,6 @@ func (r *readable) cleanConditionally(art *html.Node, tag atom.Atom, lists *clea
 		return
 	}
 	at := *lists.of(tag)
-	var cards []card // cardList, read at the first div to remove
-	cardsRead := false
 	for i := len(at) - 1; i >= 0; i-- {
 		n := lists.nodes[at[i]].node
 		if n.Parent == nil || !attached(n, art) {
@@ -471,16 +469,6 @@ func (r *readable) cleanConditionally(art *html.Node, tag atom.Atom, lists *clea
 			continue
 		}
 		if r.boilerplate(n, tag, lists, at[i], dataTables) {
-			if tag == atom.Div && !r.spareRuns && !cardListOff {
-				if !cardsRead {
-					cardsRead = true
-					cards = cardList(art, lists)
-				}
-				if cards != nil && spareCard(cards, n, at[i], lists.nodes[at[i]].end) {
-					traceClean(art, "spared: card list", n)
-					continue
-				}
-			}
 			if CleanTrace != nil {
 				CleanTrace(r.art, r.cleanWhy(n, tag, lists, at[i]), n)
 			}
