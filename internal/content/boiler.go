@@ -164,7 +164,6 @@ func (m kindsMemo) wordsKinds(v string) boilerKind {
 // condition of the block ("has-related-posts", "with-sharing") says
 // what the block holds or shows, not what it is, and is skipped.
 func wordsKinds(v string) boilerKind {
-	v = withoutTerms(v)
 	var k boilerKind
 	var word, prev [32]byte
 	prevLen := 0

@@ -1088,7 +1088,7 @@ func (r *readable) classWeight(n *html.Node) int {
 // valueWeight is the weight of a class or id value: -25 when it holds a
 // negative hint, +25 when it holds a positive one (both: 0).
 func valueWeight(v string) int {
-	v = strings.ToLower(withoutTerms(v))
+	v = strings.ToLower(v)
 	w := 0
 	if negativeHint(v) {
 		w -= 25
@@ -1332,7 +1332,6 @@ func matchOf(class, id string) string {
 // block ("has-related-posts", "with-sidebar"; see stateModifier): the
 // hints read what a block is.
 func withoutModifiers(class string) string {
-	class = withoutTerms(class)
 	found := false
 	// Each name that starts the string or follows a space (the next
 	// space found by IndexByte, not byte by byte: long utility class
