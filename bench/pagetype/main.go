@@ -58,7 +58,7 @@ func main() {
 	dump := flag.String("dump", "", "write each page's main-content text to DIR/NNNN.txt")
 	confTSV := flag.String("conftsv", "", "write each page's confidence inputs, F1 and half to FILE (tab-separated; experiments, see bench/confcv)")
 	flag.BoolVar(&typeCols, "conftypes", false, "with -conftsv: add the page-type classifier's inputs as columns t_NAME")
-	sel := flag.Bool("select", false, "score every candidate main content (headroom per type on half A, the selector on both halves)")
+	sel := flag.Bool("select", false, "score every candidate main content (headroom per type on half A, the selector on half A; both halves with -heldout)")
 	cache := flag.String("cache", "", "with -select or -train select: read the scored candidates from FILE if it exists, else write them there (quicker refits while the features stay the same)")
 	switches := flag.Bool("switches", false, "with -select: list the half-A pages on which the selector switches, with the candidate's features")
 	fast := flag.Bool("fast", false, "compute only the classifier's features (no extraction): -train types, or half A's confusion")
@@ -75,6 +75,7 @@ func main() {
 	flag.UintVar(&selectFoldBit, "foldbit", 1, "with -train select: the bit of the name's hash that splits half A into the two folds (1: main's; not 0)")
 	flag.StringVar(&selectChoices, "choices", "", "with -train select: write every half-A page's final choice under the fitted selector to FILE")
 	flag.StringVar(&selectAgainst, "against", "", "with -train select: count the half-A pages whose choice differs from FILE's (a -choices file)")
+	flag.BoolVar(&selectShowB, "heldout", false, "with -select: also print half B's rows (to judge a change once it is written; never while writing it)")
 	flag.Parse()
 
 	if *sel || *train == "select" {
