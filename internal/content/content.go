@@ -240,6 +240,10 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		if node != nil && typ == typeIndex(TypeProduct) && c.probs[typ] >= profileProb {
 			// A product page's panels written twice (pagetype_product.go).
 			dedupBlocks(node)
+			if carouselsOn {
+				// Rows of other products' cards (pagetype_carousel.go).
+				removeCarousels(node)
+			}
 			c.textOK = false
 		}
 	}
