@@ -20,7 +20,7 @@ import (
 // product profile's.
 
 // carouselsOn switches the rule on (see the README's prec section).
-var carouselsOn = true
+var carouselsOn = false
 
 // maxCarouselDepth bounds removeCarousels' descent.
 const maxCarouselDepth = 256
