@@ -237,6 +237,10 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 			// (pagetype_category.go).
 			c.textOK = false
 		}
+		if overlaysOn && node != nil && removeOverlays(node) {
+			// Dialogs, popovers and tooltips (overlay.go).
+			c.textOK = false
+		}
 		if node != nil && typ == typeIndex(TypeProduct) && c.probs[typ] >= profileProb {
 			// A product page's panels written twice (pagetype_product.go).
 			dedupBlocks(node)
