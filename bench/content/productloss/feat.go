@@ -79,6 +79,12 @@ func unitFeats(n *html.Node) []string {
 					break
 				}
 			}
+			if strings.Contains(lc, "faq") {
+				add("faq class")
+			}
+			if strings.Contains(lc, "review") {
+				add("review class")
+			}
 			if strings.Contains(lc, "tooltip") || strings.Contains(lc, "tool-tip") || strings.Contains(lc, "popover") {
 				add("tooltip class")
 			}
