@@ -14,13 +14,13 @@ import (
 // and the WAI-ARIA roles dialog, alertdialog and tooltip mark boxes
 // drawn over the page on a click or a hover (a size guide, a "quick
 // view", a "notify me" form, a definition under a label). The readability
-// pass drops modal dialogs before it scores; contents chosen by the
-// item and product profiles did not go through it. On wcxb-dev half A
-// such overlays held 511 words of our text on five pages (a collection,
-// two listings, a listing's tooltips, an article) and 13 words of the
-// references.
+// pass drops aria-modal dialogs only, and only from the article it
+// scores. On wcxb-dev half A such overlays held 511 words of our text on
+// five pages (a collection, two listings with dialogs, one with
+// tooltips, an article) and 13 words of the references.
 
-// overlaysOn switches the rule on (see the README's prec section).
+// overlaysOn switches the rule on. It is off: measured once on both
+// halves, collection went down on both (bench/content/README.md, prec).
 var overlaysOn = false
 
 // maxOverlayDepth bounds removeOverlays' descent.

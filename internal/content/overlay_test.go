@@ -46,7 +46,12 @@ func TestRemoveOverlays(t *testing.T) {
 // TestOverlayOutOfArticle: an article whose text carries a closed
 // <dialog> and a tooltip between its paragraphs; the browser shows
 // neither until the reader acts, and the main content leaves them out.
+// It fails without the rule (overlaysOn false in the pipeline, set on
+// here: the rule is measured and not kept).
 func TestOverlayOutOfArticle(t *testing.T) {
+	on := overlaysOn
+	overlaysOn = true
+	t.Cleanup(func() { overlaysOn = on })
 	p := `<p>Steel kettles keep their looks for years and glass ones show the water boil, while plastic ones stay cool to the touch and weigh the least.</p>`
 	page := `<html><head><title>Choosing a kettle</title></head><body><article><h1>Choosing a kettle</h1>` +
 		strings.Repeat(p, 3) +

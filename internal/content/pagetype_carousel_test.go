@@ -30,7 +30,12 @@ func carouselPage() string {
 </div></main></body></html>`
 }
 
+// TestProductCarouselOut fails without the rule (carouselsOn false in
+// the pipeline, set on here: the rule is measured and not kept).
 func TestProductCarouselOut(t *testing.T) {
+	on := carouselsOn
+	carouselsOn = true
+	t.Cleanup(func() { carouselsOn = on })
 	doc, err := HTML([]byte(carouselPage()), "https://shop.example/products/trail-runner-2", Options{OnlyMainContent: true, IncludeHTML: true})
 	if err != nil {
 		t.Fatal(err)
