@@ -4,7 +4,12 @@
 // miss (recall), each sorted into kinds by where the text sits in the
 // page's DOM. Run from the repository root:
 //
-//	go run ./bench/content/productloss -half A [-type product] [-v]
+//	go run ./bench/content/productloss -half A [-type product] [-v] [-feat]
+//
+// -feat (prec) adds a table of our units by structural feature (ARIA
+// roles and roledescriptions, microdata types, dialogs, popovers,
+// details, form controls, landmarks, carousel, FAQ and review class
+// names): the words the reference holds and those it lacks, by page.
 //
 // The page is parsed again and cut into units: the text of each block
 // element outside its inner blocks. A unit is "ours" or "gold" when half
