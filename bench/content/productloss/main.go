@@ -4,7 +4,12 @@
 // miss (recall), each sorted into kinds by where the text sits in the
 // page's DOM. Run from the repository root:
 //
-//	go run ./bench/content/productloss -half A [-type product] [-v]
+//	go run ./bench/content/productloss -half A [-type product] [-v] [-feat]
+//
+// -feat (prec) adds a table of our units by structural feature (ARIA
+// roles and roledescriptions, microdata types, dialogs, popovers,
+// details, form controls, landmarks, carousel, FAQ and review class
+// names): the words the reference holds and those it lacks, by page.
 //
 // The page is parsed again and cut into units: the text of each block
 // element outside its inner blocks. A unit is "ours" or "gold" when half
@@ -28,6 +33,8 @@ import (
 	"webacq/internal/content"
 )
 
+var featPage string
+
 type unit struct {
 	node   *html.Node // the block element
 	words  []string
@@ -42,6 +49,7 @@ func main() {
 	half := flag.String("half", "A", "half: A or B")
 	typ := flag.String("type", "product", "page type")
 	verbose := flag.Bool("v", false, "print every unit that loses words")
+	feat := flag.Bool("feat", false, "print, by structural feature, the words of our units in the reference and not")
 	window := flag.Bool("window", false, "also print, per page, the best run of consecutive lines of our text (the trimming oracle)")
 	flag.Parse()
 	pages, err := corpus.LoadWCXB(*wcxb)
@@ -77,6 +85,7 @@ func main() {
 			fmt.Printf("%s window F1 %.3f: lines %d-%d of %d; head %.3f, tail %.3f\n", p.Name, w, from, to, lines, head, tail)
 		}
 		n++
+		featPage = p.Name
 		miss, extra, trade := analyse(marked, text, kept, p.Expected, *verbose)
 		fmt.Printf("%s F1 %.3f P %.3f R %.3f  recall:%s  precision:%s\n", p.Name, f1, pr, re, fmtKinds(miss), fmtKinds(extra))
 		for k, w := range miss {
@@ -88,6 +97,9 @@ func main() {
 		for k, w := range trade {
 			add(tradeKinds, k, p.Name, w)
 		}
+	}
+	if *feat {
+		printFeats()
 	}
 	fmt.Printf("\n%d pages: F1 %.4f P %.4f R %.4f\n", n, sumF1/float64(n), sumP/float64(n), sumR/float64(n))
 	if *window {
@@ -432,6 +444,13 @@ func analyse(body []byte, ours, out, gold string, verbose bool) (miss, extra, tr
 		}
 	}
 	miss["in no element of the page"] += lost
+	for _, u := range units {
+		if u.ours && len(u.words) > 0 {
+			for _, f := range unitFeats(u.node) {
+				addFeat(f, featPage, len(u.words), u.gold)
+			}
+		}
+	}
 	for _, u := range units {
 		if !u.ours || u.gold || len(u.words) == 0 {
 			continue
