@@ -31,8 +31,12 @@ var binary string
 // tests fill the idle cores meanwhile. Each has its own database and
 // ports. TestMonitorWorkerKilledMidRun (four nodes, the most PostgreSQL
 // connections, deadlines on 500 checks), the hostile PDFs (CPU time) and
-// the tests with short deadlines stay sequential.
-const parallelTests = 12
+// the tests with short deadlines (a 1 s reservation TTL, shutdown and
+// pace timings) stay sequential; they run before any parallel one, so
+// every test without such a deadline is parallel. The limit lets every
+// parallel test and subtest start at once: the kill tests' subtests,
+// queued behind the others, are the longest (their rescue waits).
+const parallelTests = 24
 
 // TestMain builds the real binary once; the tests run it as operators do.
 func TestMain(m *testing.M) {

@@ -64,6 +64,7 @@ func (e *env) newMonitor() *model.Monitor {
 // more; then both go out, in order. Before the sweep existed the second
 // waited for ever, silently.
 func TestOrphanedDeliveryHoldsItsMonitorBack(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		ctx := context.Background()
 		e := newEnv(t, dialect)
@@ -116,6 +117,7 @@ func TestOrphanedDeliveryHoldsItsMonitorBack(t *testing.T) {
 // TestOrphanGetsOneMoreAttempt: the requeued orphan has one attempt, not a
 // new schedule: a 500 then fails it.
 func TestOrphanGetsOneMoreAttempt(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		ctx := context.Background()
 		e := newEnv(t, dialect)
@@ -139,6 +141,7 @@ func TestOrphanGetsOneMoreAttempt(t *testing.T) {
 // abandoned (its one more attempt died too) is failed, not sent again, and
 // its monitor's later deliveries go out.
 func TestOrphanAbandonedTwiceFails(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		ctx := context.Background()
 		e := newEnv(t, dialect)
@@ -163,6 +166,7 @@ func TestOrphanAbandonedTwiceFails(t *testing.T) {
 // queues a new series (ResetDelivery takes it as settled), and the
 // monitor's later delivery follows it.
 func TestRedeliverOrphan(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		ctx := context.Background()
 		e := newEnv(t, dialect)

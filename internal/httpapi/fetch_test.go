@@ -82,6 +82,7 @@ func decodeFetch(t *testing.T, a answer) primitive.FetchResult {
 }
 
 func TestFetchPage(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		e.store.AddCredits(ctx, e.ws.ID, 10)
@@ -121,6 +122,7 @@ func TestFetchPage(t *testing.T) {
 }
 
 func TestFetchFailuresAreRefunded(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		e.store.AddCredits(ctx, e.ws.ID, 5)
@@ -171,6 +173,7 @@ func TestFetchFailuresAreRefunded(t *testing.T) {
 }
 
 func TestFetchPDF(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	e.store.AddCredits(ctx, e.ws.ID, 5)
 	s := newSite(t, map[string]http.HandlerFunc{"/report.pdf": func(w http.ResponseWriter, r *http.Request) {
@@ -188,6 +191,7 @@ func TestFetchPDF(t *testing.T) {
 }
 
 func TestFetchValidation(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	e.store.AddCredits(ctx, e.ws.ID, 5)
 	for name, body := range map[string]string{
@@ -222,6 +226,7 @@ func TestFetchValidation(t *testing.T) {
 // With the guard on (the default), every private or special address is
 // refused at connect time and the target never sees a request.
 func TestFetchSSRFGuard(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, store.SQLite, func(c *config.Config) { c.AllowPrivate = false })
 	e.store.AddCredits(ctx, e.ws.ID, 100)
 	s := newSite(t, map[string]http.HandlerFunc{"/": page(article)})
@@ -247,6 +252,7 @@ func TestFetchSSRFGuard(t *testing.T) {
 }
 
 func TestFetchCreditsExhausted(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect) // 0 credits
 		s := newSite(t, map[string]http.HandlerFunc{"/": page(article)})
@@ -261,6 +267,7 @@ func TestFetchCreditsExhausted(t *testing.T) {
 }
 
 func TestFetchMaxAgeAnswersFromStore(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		e.store.AddCredits(ctx, e.ws.ID, 10)
