@@ -13,7 +13,6 @@ import (
 // an empty secret field gets a generated whsec_ secret, shown on the page
 // that answers the save and never again (DECISIONS.md, Webhooks).
 func TestWebhookWithoutSecretShowsTheGeneratedOneOnce(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t)
 	ann := e.signedIn("ann@example.com")
 	tok := ann.token("/console/w/acme/alerts", "/console/w/acme/alerts/webhook")

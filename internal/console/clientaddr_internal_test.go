@@ -7,7 +7,6 @@ import (
 )
 
 func TestClientAddrBehindTrustedProxies(t *testing.T) {
-	t.Parallel()
 	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8")}
 	for _, c := range []struct {
 		name, peer string

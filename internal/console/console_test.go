@@ -201,7 +201,6 @@ func (e *env) signedIn(email string) *client {
 }
 
 func TestSignInSessionsAndCookies(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t)
 	c := e.client()
 	res, _ := c.get("/console/w/acme/keys?x=1")
@@ -394,7 +393,6 @@ func TestSignInFloodOnOneAccount(t *testing.T) {
 }
 
 func TestFormsRefuseForgery(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t)
 	ann := e.signedIn("ann@example.com")
 	tok := ann.token("/console/w/acme/keys", "/console/w/acme/keys")
@@ -508,7 +506,6 @@ func (e *env) recordRun(t testing.TB, m *model.Monitor, outcome string, edit fun
 }
 
 func TestOtherWorkspacesAreUnreachable(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t)
 	m, run, d := e.registerRival(t)
 	rivalKey, k, err := e.st.CreateKey(ctx, e.rival.ID, "rival agent")
@@ -574,7 +571,6 @@ func mustUser(t testing.TB, e *env, email string) *store.User {
 }
 
 func TestEverythingShownIsEscaped(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t)
 	p := &model.Principal{WorkspaceID: e.acme.ID, Monitoring: true}
 	label := `<script>alert("label")</script>`
@@ -630,7 +626,6 @@ func TestEverythingShownIsEscaped(t *testing.T) {
 }
 
 func TestSecretsAreNeverShownAndTestDeliveries(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t)
 	var mu sync.Mutex
 	var got []*http.Request
@@ -679,7 +674,6 @@ func TestSecretsAreNeverShownAndTestDeliveries(t *testing.T) {
 }
 
 func TestSetupLink(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t)
 	token, hash := console.NewSetupLink()
 	if err := e.st.CreateSetupLink(ctx, hash, e.acme.ID, e.st.Now().Add(time.Hour)); err != nil {
@@ -715,7 +709,6 @@ func TestSetupLink(t *testing.T) {
 // an owner's: their forms are not shown to a member and their posts are
 // refused with 403 (issue 21, part 5).
 func TestMemberCannotManageKeysOrAlerts(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t)
 	cy := e.user("cy@example.com")
 	if err := e.st.GrantWorkspace(ctx, cy.ID, e.acme.ID, store.RoleMember); err != nil {
@@ -757,7 +750,6 @@ func TestMemberCannotManageKeysOrAlerts(t *testing.T) {
 // The password page needs the current password, refuses a mismatched or
 // short new one, and ends the account's other sessions.
 func TestChangePassword(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t)
 	a, other := e.signedIn("ann@example.com"), e.signedIn("ann@example.com")
 	tok := a.token("/console/password", "/console/password")

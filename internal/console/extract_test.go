@@ -40,7 +40,6 @@ func jsonString(s string) string {
 // TestExtractionPreviewRefineApprove registers a monitor with an intent in
 // the console, previews, refines and approves its extraction.
 func TestExtractionPreviewRefineApprove(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t)
 	e.mon.LLM = modelAnswering(t, `{"found":true,"data":[{"quarter":"Q3","date":"<b>2026-11-20</b>"}]}`)
 	ann := e.signedIn("ann@example.com")

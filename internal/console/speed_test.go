@@ -63,7 +63,6 @@ func pagesFixture(t testing.TB) (*client, []string) {
 // Their speed (issue 13: under 50 ms of server time each) is measured by
 // BenchmarkPages, not here.
 func TestPagesWithManyRows(t *testing.T) {
-	t.Parallel()
 	ann, paths := pagesFixture(t)
 	for _, path := range paths {
 		if res, body := ann.get(path); res.StatusCode != http.StatusOK || len(body) < 1000 {

@@ -9,7 +9,6 @@ import (
 )
 
 func TestTurnsOnePerKey(t *testing.T) {
-	t.Parallel()
 	var tu turns
 	var busy, peak atomic.Int64
 	var wg sync.WaitGroup

@@ -19,7 +19,6 @@ import (
 )
 
 func TestAlertsEndpoints(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		smtp := alerttest.NewSMTPServer(t, alerttest.SMTPOptions{})
 		slack := alerttest.NewSlackServer(t)
@@ -124,7 +123,6 @@ func TestAlertsEndpoints(t *testing.T) {
 // that the deliveries of one run, which share their created_at, are all
 // reachable (before: 10 of 42).
 func TestDeliveriesCursor(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newMonitorEnv(t, dialect)
 		site := newSite(t, map[string]http.HandlerFunc{"/ir": page(article)})
@@ -184,7 +182,6 @@ func TestDeliveriesCursor(t *testing.T) {
 // answers rate_limited (429, Retry-After) and sends nothing (before: 200
 // SMS requests in 18 s).
 func TestRedeliverIsNoRelay(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		sms := alerttest.NewSMSServer(t)
 		e := newMonitorEnv(t, dialect, func(m *monitor.Service) {

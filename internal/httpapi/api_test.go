@@ -174,7 +174,6 @@ func wantError(t *testing.T, a answer, status int, code string) {
 }
 
 func TestHealthWithZeroCredits(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		a := e.get("/api/v1/health")
@@ -193,7 +192,6 @@ func TestHealthWithZeroCredits(t *testing.T) {
 }
 
 func TestAuthRules(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		cases := []struct {
@@ -247,7 +245,6 @@ func TestAuthRules(t *testing.T) {
 // A value without mc_ is refused before any lookup: even with the database
 // gone it is a 401, while a well-formed key then meets the database error.
 func TestPrefixCheckedBeforeLookup(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	e.store.Close()
 	wantError(t, e.do("GET", "/api/v1/health", nil, "Authorization", "Bearer sk_abc"), 401, "unauthorized")
@@ -262,7 +259,6 @@ func TestPrefixCheckedBeforeLookup(t *testing.T) {
 }
 
 func TestRevokedKeyFailsOnNextRequest(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		other, _, _ := e.store.CreateKey(ctx, e.ws.ID, "other")
@@ -289,7 +285,6 @@ func TestRevokedKeyFailsOnNextRequest(t *testing.T) {
 }
 
 func TestCreateKeyOverAPI(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	a := e.do("POST", "/api/v1/keys", strings.NewReader(`{"name":"ci"}`), "Authorization", "Bearer "+e.key)
 	var k struct {
@@ -310,7 +305,6 @@ func TestCreateKeyOverAPI(t *testing.T) {
 }
 
 func TestErrorEnvelopes(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		auth := []string{"Authorization", "Bearer " + e.key}
@@ -369,7 +363,6 @@ func TestErrorEnvelopes(t *testing.T) {
 }
 
 func TestCreditsAndLogs(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		e.store.AddCredits(ctx, e.ws.ID, 25)
@@ -407,7 +400,6 @@ func TestCreditsAndLogs(t *testing.T) {
 }
 
 func TestCanonicalHostRedirect(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, store.SQLite, func(c *config.Config) { c.CanonicalHost = "www.example.test" })
 	req, _ := http.NewRequest("GET", e.url+"/api/v1/health?x=1", nil)
 	req.Header.Set("Authorization", "Bearer "+e.key)

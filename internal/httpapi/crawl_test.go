@@ -31,7 +31,6 @@ func smallSite(t *testing.T, n int) *site {
 }
 
 func TestGyreBillsPerPage(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		e.store.AddCredits(ctx, e.ws.ID, 20)
@@ -91,7 +90,6 @@ func TestGyreBillsPerPage(t *testing.T) {
 }
 
 func TestSearchLocalIndexWithFetch(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		e.store.AddCredits(ctx, e.ws.ID, 30)
@@ -158,7 +156,6 @@ func openAIServer(t *testing.T, answer string, status int) (*httptest.Server, *a
 }
 
 func TestExtract(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	e.store.AddCredits(ctx, e.ws.ID, 20)
 	s := newSite(t, map[string]http.HandlerFunc{"/q3": page(`<html><head><title>Q3</title></head><body><article><h1>Results</h1>
@@ -201,7 +198,6 @@ func TestExtract(t *testing.T) {
 // A crawl that runs out of time with pages found says so in errors, with
 // the timeout code and how to get the rest (issue 22).
 func TestGyreSaysItTimedOut(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	e.store.AddCredits(ctx, e.ws.ID, 100)
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -10,7 +10,6 @@ import (
 // Two Authorization headers naming different keys are refused (as on the
 // MCP endpoint), whichever of them is valid; the same header twice is fine.
 func TestConflictingAuthorizationHeaders(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	other, _, err := e.store.CreateKey(ctx, e.ws.ID, "other")
 	if err != nil {

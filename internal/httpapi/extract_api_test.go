@@ -190,7 +190,6 @@ func (e *env) extraction(id, status string) extractionView {
 }
 
 func TestExtractEndpoints(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		chat := newChatModel(t, `{"found":true,"data":[{"quarter":"Q1"},{"quarter":"Q2"}]}`)
 		e := newExtractEnv(t, dialect, chat.client(t), 100)
@@ -275,7 +274,6 @@ func TestExtractEndpoints(t *testing.T) {
 }
 
 func TestExtractEndpointsRefuse(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		chat := newChatModel(t, `{"found":false,"data":[]}`)
 		e := newExtractEnv(t, dialect, chat.client(t), 100)
@@ -379,7 +377,6 @@ func (e *env) unknownMonitor() {
 }
 
 func TestExtractEndpointsWithoutModel(t *testing.T) {
-	t.Parallel()
 	e := newExtractEnv(t, "sqlite", nil, 100)
 	site := irSite(t)
 	a := e.send("POST", "/api/v1/monitor/register", `{"url":"`+site.URL+`/ir","extract_intent":"the quarters"}`)

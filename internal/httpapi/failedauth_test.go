@@ -67,7 +67,6 @@ func tableRows(t *testing.T, e *env) map[string]int {
 // credentials against every kind of endpoint leaves every table's row count
 // as it was, in every workspace and in none.
 func TestFailedAuthenticationWritesNothing(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		other, err := e.store.CreateWorkspace(ctx, "other", 100, true)

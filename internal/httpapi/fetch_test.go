@@ -82,7 +82,6 @@ func decodeFetch(t *testing.T, a answer) primitive.FetchResult {
 }
 
 func TestFetchPage(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		e.store.AddCredits(ctx, e.ws.ID, 10)
@@ -122,7 +121,6 @@ func TestFetchPage(t *testing.T) {
 }
 
 func TestFetchFailuresAreRefunded(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		e.store.AddCredits(ctx, e.ws.ID, 5)
@@ -173,7 +171,6 @@ func TestFetchFailuresAreRefunded(t *testing.T) {
 }
 
 func TestFetchPDF(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	e.store.AddCredits(ctx, e.ws.ID, 5)
 	s := newSite(t, map[string]http.HandlerFunc{"/report.pdf": func(w http.ResponseWriter, r *http.Request) {
@@ -191,7 +188,6 @@ func TestFetchPDF(t *testing.T) {
 }
 
 func TestFetchValidation(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	e.store.AddCredits(ctx, e.ws.ID, 5)
 	for name, body := range map[string]string{
@@ -226,7 +222,6 @@ func TestFetchValidation(t *testing.T) {
 // With the guard on (the default), every private or special address is
 // refused at connect time and the target never sees a request.
 func TestFetchSSRFGuard(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, store.SQLite, func(c *config.Config) { c.AllowPrivate = false })
 	e.store.AddCredits(ctx, e.ws.ID, 100)
 	s := newSite(t, map[string]http.HandlerFunc{"/": page(article)})
@@ -252,7 +247,6 @@ func TestFetchSSRFGuard(t *testing.T) {
 }
 
 func TestFetchCreditsExhausted(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect) // 0 credits
 		s := newSite(t, map[string]http.HandlerFunc{"/": page(article)})
@@ -267,7 +261,6 @@ func TestFetchCreditsExhausted(t *testing.T) {
 }
 
 func TestFetchMaxAgeAnswersFromStore(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		e.store.AddCredits(ctx, e.ws.ID, 10)

@@ -140,7 +140,6 @@ func startJob(t *testing.T, e *env, body string) string {
 func final(st jobStatus) bool { return st.Status != "queued" && st.Status != "running" }
 
 func TestGyreAsyncContract(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e, _ := newGyreJobEnv(t, dialect, 20)
 		s := smallSite(t, 12)
@@ -261,7 +260,6 @@ func gatedSite(t *testing.T, n int) (*site, func()) {
 }
 
 func TestGyreAsyncCancelRefundsTheRest(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e, _ := newGyreJobEnv(t, dialect, 30)
 		s, release := gatedSite(t, 12)
@@ -300,7 +298,6 @@ func TestGyreAsyncCancelRefundsTheRest(t *testing.T) {
 }
 
 func TestGyreAsyncWebhookSigned(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e, alerts := newGyreJobEnv(t, dialect, 20)
 		type hit struct {
@@ -374,7 +371,6 @@ func (e *env) mcpTool(name string, args any) (string, bool) {
 }
 
 func TestGyreAsyncOverMCP(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e, _ := newGyreJobEnv(t, dialect, 20)
 		s := smallSite(t, 8)
@@ -421,7 +417,6 @@ func (l tlog) Write(p []byte) (int, error) { l.t.Log(strings.TrimSpace(string(p)
 // a synchronous crawl is refused while it runs, a second job waits queued
 // instead of failing, and reading the job takes no slot.
 func TestGyreAsyncHoldsASlotWhileRunning(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e, _ := newGyreJobEnv(t, dialect, 50)
 		one := 1

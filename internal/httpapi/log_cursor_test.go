@@ -15,7 +15,6 @@ import (
 // in the same millisecond are all reached by paging with next_before, each
 // once (a cursor of time alone skipped the rest of a millisecond).
 func TestLogCursorsReachRowsOfOneMillisecond(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		at := time.Date(2026, 11, 25, 12, 0, 0, 123_000_000, time.UTC)

@@ -15,7 +15,6 @@ import (
 )
 
 func TestMapSite(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		e.store.AddCredits(ctx, e.ws.ID, 3)
@@ -68,7 +67,6 @@ func TestMapSite(t *testing.T) {
 }
 
 func TestMapFailuresAndValidation(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	e.store.AddCredits(ctx, e.ws.ID, 3)
 	deadURL := "http://" + porttest.Refusing(t)

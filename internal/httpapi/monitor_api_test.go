@@ -97,7 +97,6 @@ func (e *env) send(method, path, body string) answer {
 }
 
 func TestMonitorEndpoints(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newMonitorEnv(t, dialect)
 		page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -264,7 +263,6 @@ func waitRuns(t *testing.T, e *env, id string, n int) {
 }
 
 func TestWebhookConfig(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newMonitorEnv(t, dialect)
 		a := e.get("/api/v1/monitor/webhook")

@@ -21,7 +21,6 @@ import (
 // started, in the same millisecond are all reached by paging with
 // next_before, each once.
 func TestCursorsReachRowsOfOneMillisecond(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		frozen := time.Date(2026, 11, 25, 12, 0, 0, 123_000_000, time.UTC)
 		e := newMonitorEnv(t, dialect, func(m *monitor.Service) { m.Store.Now = func() time.Time { return frozen } })

@@ -18,7 +18,6 @@ import (
 // TestNotEntitledNamesTheCommand: the 403 of a workspace without
 // monitoring names the command that grants it to an existing workspace.
 func TestNotEntitledNamesTheCommand(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newMonitorEnv(t, dialect)
 		if err := e.store.SetMonitoring(ctx, e.ws.ID, false); err != nil {
@@ -36,7 +35,6 @@ func TestNotEntitledNamesTheCommand(t *testing.T) {
 // within the per-monitor interval, and credits_exhausted (402) to a
 // workspace that cannot pay, without a run.
 func TestCheckNowAnswers(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newMonitorEnv(t, dialect, func(m *monitor.Service) { m.CheckNowInterval = time.Minute })
 		site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

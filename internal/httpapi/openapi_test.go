@@ -21,7 +21,6 @@ import (
 // and answers of the primitives validate (issue 22, part 4). GET / links
 // to it, the console and the README.
 func TestOpenAPIDocument(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	e.store.AddCredits(ctx, e.ws.ID, 50)
 	res, err := http.Get(e.url + "/api/v1/openapi.json")

@@ -24,7 +24,6 @@ const productPage = `<!doctype html><html lang="en"><head><title>Trail Runner 2 
 // TestFetchPageTypeAndConfidence checks page_type and confidence beside
 // verdict, through the real API on pages served from 127.0.0.1.
 func TestFetchPageTypeAndConfidence(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		e.store.AddCredits(ctx, e.ws.ID, 10)

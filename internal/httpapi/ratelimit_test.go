@@ -37,7 +37,6 @@ func apiNode(t *testing.T, s *store.Store) string {
 // Retry-After for the rest, and every /api/v1 answer carries the
 // RateLimit-* headers (issue 21, part 1).
 func TestRateLimitsAcrossNodes(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		url := storetest.URL(t, dialect)
 		minute := time.Now().UTC().Truncate(time.Minute).Add(10 * time.Second)
@@ -124,7 +123,6 @@ func TestRateLimitsAcrossNodes(t *testing.T) {
 // refused with rate_limited and Retry-After, takes no credits, and a crawl
 // after the first ended runs (issue 21, part 1).
 func TestConcurrentCallsAcrossNodes(t *testing.T) {
-	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		url := storetest.URL(t, dialect)
 		var nodes []string
