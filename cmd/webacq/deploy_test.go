@@ -61,7 +61,6 @@ var (
 // scripts/setup.sh installs for the service, and the examples carry
 // placeholders, not secrets.
 func TestDeployFilesAreTrue(t *testing.T) {
-	t.Parallel() // see TestMain
 	files := deployFiles(t)
 
 	read := map[string]bool{}

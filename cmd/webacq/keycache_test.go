@@ -16,7 +16,6 @@ import (
 // command line, and one revoked through the other node's API, fail the very
 // next request on both nodes.
 func TestRevocationReachesEveryNodeOnPostgres(t *testing.T) {
-	t.Parallel() // see TestMain
 	db := storetest.URL(t, store.Postgres)
 	env := []string{"WEBACQ_CHROMIUM=none", "WEBACQ_JOB_WORKERS=0"}
 	a := startServer(t, db, env...)

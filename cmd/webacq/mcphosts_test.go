@@ -15,7 +15,6 @@ import (
 // own name in Host) is refused with 403; localhost and the allowed name are
 // served, and no warning about open hosts is logged.
 func TestServeMCPHostCheck(t *testing.T) {
-	t.Parallel() // see TestMain
 	s := startServer(t, storetest.URL(t, store.SQLite), "WEBACQ_ALLOWED_HOSTS=mcp.example.org")
 	post := func(host string) (int, string) {
 		t.Helper()

@@ -8,7 +8,6 @@ import (
 // TestAllowPrivateRangesSetting: WEBACQ_ALLOW_PRIVATE_RANGES reaches the
 // fetch tier, and a public range stops the binary at start-up.
 func TestAllowPrivateRangesSetting(t *testing.T) {
-	t.Parallel() // see TestMain
 	srv := testSite(t)
 	out, errOut, code := runWith(t, []string{"WEBACQ_ALLOW_PRIVATE_RANGES=127.0.0.0/8"}, "fetch", srv.URL+"/")
 	if code != 0 || !strings.Contains(out, "# Board declares dividend") {

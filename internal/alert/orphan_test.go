@@ -52,6 +52,17 @@ func (e *env) orphan(t *testing.T, m *model.Monitor, at time.Time, tries int, cl
 	return d
 }
 
+// eachParallel is storetest.Each with the dialects' subtests in parallel,
+// for the tests that spend their time waiting (the delivery job's snoozes).
+func eachParallel(t *testing.T, fn func(t *testing.T, dialect string)) {
+	for _, d := range storetest.Dialects {
+		t.Run(d, func(t *testing.T) {
+			t.Parallel()
+			fn(t, d)
+		})
+	}
+}
+
 // newMonitor is a monitor of the workspace, not yet run.
 func (e *env) newMonitor() *model.Monitor {
 	return &model.Monitor{ID: uuid.NewString(), WorkspaceID: e.ws.ID, URL: "http://127.0.0.1:1/ir", Label: "Acme IR"}
@@ -65,7 +76,7 @@ func (e *env) newMonitor() *model.Monitor {
 // waited for ever, silently.
 func TestOrphanedDeliveryHoldsItsMonitorBack(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, dialect string) {
+	eachParallel(t, func(t *testing.T, dialect string) {
 		ctx := context.Background()
 		e := newEnv(t, dialect)
 		h := &hook{}
@@ -167,7 +178,7 @@ func TestOrphanAbandonedTwiceFails(t *testing.T) {
 // monitor's later delivery follows it.
 func TestRedeliverOrphan(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, dialect string) {
+	eachParallel(t, func(t *testing.T, dialect string) {
 		ctx := context.Background()
 		e := newEnv(t, dialect)
 		h := &hook{answers: []int{http.StatusServiceUnavailable}}
