@@ -18,6 +18,7 @@ import (
 // written before the backup began; an existing file and PostgreSQL are
 // refused.
 func TestBackupCommand(t *testing.T) {
+	t.Parallel() // see TestMain
 	db := storetest.URL(t, store.SQLite)
 	s := startServer(t, db)
 	get := func(path string) {

@@ -31,8 +31,13 @@ var binary string
 // tests fill the idle cores meanwhile. Each has its own database and
 // ports. TestMonitorWorkerKilledMidRun (four nodes, the most PostgreSQL
 // connections, deadlines on 500 checks), the hostile PDFs (CPU time) and
-// the tests with short deadlines stay sequential.
-const parallelTests = 12
+// the tests with short deadlines (a 1 s reservation TTL, shutdown and
+// pace timings) stay sequential, and so do those of a second or two
+// (nothing to gain). The limit lets nearly every parallel test and subtest
+// start at once: the kill tests' subtests, queued behind the others, are
+// the longest (their rescue waits). With 24, too many nodes started at
+// once: a race-built serve took more than 30 s to listen.
+const parallelTests = 16
 
 // TestMain builds the real binary once; the tests run it as operators do.
 func TestMain(m *testing.M) {

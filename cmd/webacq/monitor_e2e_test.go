@@ -43,6 +43,7 @@ func restCall(t *testing.T, s *server, key, method, path, body string) (int, map
 // the real binary: register, anchor, a footer change that must not alert,
 // a new press release that must, and the run's diff over REST.
 func TestMonitorOverTheBinary(t *testing.T) {
+	t.Parallel() // see TestMain
 	var mu sync.Mutex
 	page := ""
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

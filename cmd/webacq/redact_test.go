@@ -14,6 +14,7 @@ import (
 // A key sent where it does not belong (a URL path, a query) is never
 // written whole to the log, to usage rows or to activity rows.
 func TestKeysInPathsAreRedacted(t *testing.T) {
+	t.Parallel() // see TestMain
 	db := storetest.URL(t, store.SQLite)
 	s := startServer(t, db)
 	if s.key == "" {

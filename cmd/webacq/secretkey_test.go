@@ -14,6 +14,7 @@ import (
 // TestSecretKeyCheckedAtStart: once a webhook secret is stored, serve and
 // worker refuse to start without the key that sealed it, or with another.
 func TestSecretKeyCheckedAtStart(t *testing.T) {
+	t.Parallel() // see TestMain
 	db := storetest.URL(t, store.SQLite)
 	const key = "WEBACQ_SECRET_KEY=first-operator-key-0123456789"
 	s := startServer(t, db, "WEBACQ_ALLOW_PRIVATE=1", "WEBACQ_CHROMIUM=none", key)

@@ -33,6 +33,7 @@ func changed() *alert.Payload {
 }
 
 func TestMessages(t *testing.T) {
+	t.Parallel()
 	p := changed()
 	if s := p.Subject(); s != "Changed: Acme <IR> & news" {
 		t.Errorf("subject %q", s)
@@ -69,6 +70,7 @@ func TestMessages(t *testing.T) {
 }
 
 func TestRedactURL(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"https://hooks.slack.com/services/T000/B000/secret": "https://hooks.slack.com/services/[redacted]",
 		"http://127.0.0.1:8080/x":                           "http://127.0.0.1:8080/x/[redacted]",
@@ -82,6 +84,7 @@ func TestRedactURL(t *testing.T) {
 }
 
 func TestEmailOverSTARTTLSWithAuth(t *testing.T) {
+	t.Parallel()
 	srvTLS, cliTLS := alerttest.TLS(t)
 	srv := alerttest.NewSMTPServer(t, alerttest.SMTPOptions{TLS: srvTLS, User: "alerts", Pass: "s3cret"})
 	m, err := alert.NewMailer(srv.URL, "webacq alerts <alerts@example.com>")
@@ -117,6 +120,7 @@ func TestEmailOverSTARTTLSWithAuth(t *testing.T) {
 }
 
 func TestEmailNeverSendsCredentialsInClear(t *testing.T) {
+	t.Parallel()
 	// The server offers no STARTTLS; smtp:// requires it, so nothing is
 	// sent and the failure is retried (the operator may fix the relay).
 	srv := alerttest.NewSMTPServer(t, alerttest.SMTPOptions{})
@@ -136,6 +140,7 @@ func TestEmailNeverSendsCredentialsInClear(t *testing.T) {
 }
 
 func TestEmailRefusals(t *testing.T) {
+	t.Parallel()
 	srv := alerttest.NewSMTPServer(t, alerttest.SMTPOptions{})
 	srv.Reject(func(to string) error {
 		switch to {
@@ -163,6 +168,7 @@ func TestEmailRefusals(t *testing.T) {
 }
 
 func TestSMS(t *testing.T) {
+	t.Parallel()
 	api := alerttest.NewSMSServer(t)
 	s, err := alert.NewSMS(api.URL, api.Account, api.Token, "+15005550006")
 	if err != nil {
@@ -191,6 +197,7 @@ func TestSMS(t *testing.T) {
 }
 
 func TestTransportConfig(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ url, from string }{
 		{"smtp://h:587", ""}, {"", "a@example.com"}, {"http://h", "a@example.com"}, {"smtp://h:99999", "a@example.com"},
 		{"smtp://h?tls=maybe", "a@example.com"}, {"smtp://h", "not an address"},

@@ -197,6 +197,7 @@ func (e *env) setHook(t *testing.T, url string) *alert.WebhookView {
 // webhook delivery queue one job and make one POST; the attempt count and
 // the log agree (before: 22 POSTs, attempts 5 and 23 log rows).
 func TestRedeliverIsIdempotent(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		h := &hook{hold: 50 * time.Millisecond}
@@ -255,6 +256,7 @@ func TestRedeliverIsIdempotent(t *testing.T) {
 // TestRedeliveredFailedGetsTheWholeSchedule: a failed delivery
 // redelivered is retried as often as a new one (before: one attempt).
 func TestRedeliveredFailedGetsTheWholeSchedule(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		h := &hook{answers: []int{500, 500, 500, 500, 500, 500, 500, 500}}
@@ -281,6 +283,7 @@ func TestRedeliveredFailedGetsTheWholeSchedule(t *testing.T) {
 // that answered is still the configured one (before: a late 410 from the
 // old URL erased the new one).
 func TestLateGoneFromTheOldURL(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		fresh := httptest.NewServer(&hook{})
@@ -314,6 +317,7 @@ func TestLateGoneFromTheOldURL(t *testing.T) {
 // TestWebhookSecrets: a whsec_ secret must decode; a webhook set without a
 // secret gets a generated one, shown once, that signs its deliveries.
 func TestWebhookSecrets(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		ctx := context.Background()
 		e := newEnv(t, dialect)
@@ -371,6 +375,7 @@ func TestWebhookSecrets(t *testing.T) {
 // redeliver answers rate_limited with Retry-After (before: 10 rounds of
 // redeliver over 20 numbers made 200 SMS requests).
 func TestMessagesPerHour(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		ctx := context.Background()
 		sms := alerttest.NewSMSServer(t)
@@ -426,6 +431,7 @@ func (e *env) setSecretHook(t *testing.T, url, secret string) {
 // TestWebhookDeliveredSignedAfterARetry: a 503 is retried; every attempt
 // carries both signatures over the payload; an unchanged run alerts nobody.
 func TestWebhookDeliveredSignedAfterARetry(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	h := &hook{answers: []int{http.StatusServiceUnavailable, http.StatusOK}}
 	srv := httptest.NewServer(h)
@@ -474,6 +480,7 @@ func TestWebhookDeliveredSignedAfterARetry(t *testing.T) {
 // TestGoneTurnsTheWebhookOff: a 410 fails the delivery at once and turns
 // the webhook off; a redelivery then fails with no_webhook.
 func TestGoneTurnsTheWebhookOff(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	h := &hook{answers: []int{http.StatusGone}}
 	srv := httptest.NewServer(h)
@@ -499,6 +506,7 @@ func TestGoneTurnsTheWebhookOff(t *testing.T) {
 // TestRetriesEndInFailed: a receiver that keeps failing gets the first
 // attempt and one per wait of the schedule, then the delivery is failed.
 func TestRetriesEndInFailed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	h := &hook{answers: []int{500, 500, 500, 500, 500}}
 	srv := httptest.NewServer(h)
@@ -515,6 +523,7 @@ func TestRetriesEndInFailed(t *testing.T) {
 // and fails the delivery, a receiver that does not answer in time is
 // retried.
 func TestReceiverAnswers(t *testing.T) {
+	t.Parallel()
 	// An attempt's time is well above what a loaded machine takes to get the
 	// 429 or the 302; the slow receiver holds its first answer until the
 	// attempt gives up, however long that takes.
@@ -574,6 +583,7 @@ func TestReceiverAnswers(t *testing.T) {
 // (tests of other parts) records runs that alert nobody, and refuses a
 // monitor's alert channels rather than ignoring them.
 func TestNilServiceAlertsNobody(t *testing.T) {
+	t.Parallel()
 	var s *alert.Service
 	m := &model.Monitor{ID: "m", WorkspaceID: "w"}
 	if ts, err := s.Destinations(context.Background(), m); err != nil || ts != nil {
@@ -594,6 +604,7 @@ func TestNilServiceAlertsNobody(t *testing.T) {
 // (River discards the job of a node that died in its last attempt) is
 // redelivered, once however many ask at the same time.
 func TestRedeliverPendingWithoutAJob(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		ctx := context.Background()
 		e := newEnv(t, dialect)

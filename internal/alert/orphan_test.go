@@ -52,6 +52,17 @@ func (e *env) orphan(t *testing.T, m *model.Monitor, at time.Time, tries int, cl
 	return d
 }
 
+// eachParallel is storetest.Each with the dialects' subtests in parallel,
+// for the tests that spend their time waiting (the delivery job's snoozes).
+func eachParallel(t *testing.T, fn func(t *testing.T, dialect string)) {
+	for _, d := range storetest.Dialects {
+		t.Run(d, func(t *testing.T) {
+			t.Parallel()
+			fn(t, d)
+		})
+	}
+}
+
 // newMonitor is a monitor of the workspace, not yet run.
 func (e *env) newMonitor() *model.Monitor {
 	return &model.Monitor{ID: uuid.NewString(), WorkspaceID: e.ws.ID, URL: "http://127.0.0.1:1/ir", Label: "Acme IR"}
@@ -64,7 +75,8 @@ func (e *env) newMonitor() *model.Monitor {
 // more; then both go out, in order. Before the sweep existed the second
 // waited for ever, silently.
 func TestOrphanedDeliveryHoldsItsMonitorBack(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, dialect string) {
+	t.Parallel()
+	eachParallel(t, func(t *testing.T, dialect string) {
 		ctx := context.Background()
 		e := newEnv(t, dialect)
 		h := &hook{}
@@ -116,6 +128,7 @@ func TestOrphanedDeliveryHoldsItsMonitorBack(t *testing.T) {
 // TestOrphanGetsOneMoreAttempt: the requeued orphan has one attempt, not a
 // new schedule: a 500 then fails it.
 func TestOrphanGetsOneMoreAttempt(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		ctx := context.Background()
 		e := newEnv(t, dialect)
@@ -139,6 +152,7 @@ func TestOrphanGetsOneMoreAttempt(t *testing.T) {
 // abandoned (its one more attempt died too) is failed, not sent again, and
 // its monitor's later deliveries go out.
 func TestOrphanAbandonedTwiceFails(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		ctx := context.Background()
 		e := newEnv(t, dialect)
@@ -163,7 +177,8 @@ func TestOrphanAbandonedTwiceFails(t *testing.T) {
 // queues a new series (ResetDelivery takes it as settled), and the
 // monitor's later delivery follows it.
 func TestRedeliverOrphan(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, dialect string) {
+	t.Parallel()
+	eachParallel(t, func(t *testing.T, dialect string) {
 		ctx := context.Background()
 		e := newEnv(t, dialect)
 		h := &hook{answers: []int{http.StatusServiceUnavailable}}

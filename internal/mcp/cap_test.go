@@ -12,6 +12,7 @@ import (
 )
 
 func TestTokens(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		text string
 		want int
@@ -58,6 +59,7 @@ func bigPages(n, size int) []primitive.GyrePage {
 }
 
 func TestCapKeepsWholePagesInOrder(t *testing.T) {
+	t.Parallel()
 	res := &primitive.GyreResult{StartURL: "http://127.0.0.1/p0", TotalPages: 30, Pages: bigPages(30, 10_000),
 		Errors: []primitive.GyreError{{URL: "http://127.0.0.1/x", Error: "not found", Code: "http_status"}}}
 	text, c := capOf(t, "svc_gyre", res, DefaultMaxTokens)
@@ -108,6 +110,7 @@ func TestCapKeepsWholePagesInOrder(t *testing.T) {
 }
 
 func TestCapCutsAPageThatAloneIsTooLarge(t *testing.T) {
+	t.Parallel()
 	// CJK counts its bytes: 100,000 characters are 300,000 bytes.
 	md := strings.Repeat("日本語のテキスト。", 100_000/9)
 	res := &primitive.GyreResult{StartURL: "http://127.0.0.1/", TotalPages: 3, Pages: []primitive.GyrePage{
@@ -131,6 +134,7 @@ func TestCapCutsAPageThatAloneIsTooLarge(t *testing.T) {
 }
 
 func TestCapFetchSearchMapExtract(t *testing.T) {
+	t.Parallel()
 	md, html := strings.Repeat("word ", 60_000), strings.Repeat("<p>x</p>", 30_000)
 	links := make([]string, 5000)
 	for i := range links {
@@ -182,6 +186,7 @@ func TestCapFetchSearchMapExtract(t *testing.T) {
 
 // A crawl whose errors alone are over the cap still returns pages first.
 func TestCapErrorsGiveWayToPages(t *testing.T) {
+	t.Parallel()
 	res := &primitive.GyreResult{StartURL: "http://127.0.0.1/", TotalPages: 3, Pages: bigPages(3, 2000)}
 	for i := range 5000 {
 		res.Errors = append(res.Errors, primitive.GyreError{URL: fmt.Sprintf("http://127.0.0.1/missing/%d", i), Error: "robots.txt disallows it", Code: "robots"})
@@ -196,6 +201,7 @@ func TestCapErrorsGiveWayToPages(t *testing.T) {
 }
 
 func TestMaxTokensArgument(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args, rest string
 		want       int
@@ -239,6 +245,7 @@ func BenchmarkCapLargeCrawl(b *testing.B) {
 }
 
 func TestScanner(t *testing.T) {
+	t.Parallel()
 	doc := ` { "a" : [1, {"b":"}]\"[{"}, -2.5e+3, null] ,"\u00e9\"":"x\\","c":{"d":[[],{}]},"e":true } `
 	ms, err := objectInOrder([]byte(doc))
 	if err != nil {
@@ -272,6 +279,7 @@ func TestScanner(t *testing.T) {
 // A page of an async crawl (job_id, pages, next) is capped like a crawl,
 // and its marker warns that next may skip the pages left out.
 func TestCapAsyncCrawlPage(t *testing.T) {
+	t.Parallel()
 	job := map[string]any{"job_id": "j1", "status": "completed", "totalPages": 30, "pages": bigPages(30, 10_000), "next": "c30"}
 	text, c := capOf(t, "svc_gyre", job, DefaultMaxTokens)
 	var got struct{ Pages []primitive.GyrePage }

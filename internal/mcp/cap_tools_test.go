@@ -71,6 +71,7 @@ func cutOf(t *testing.T, tool, text string, maxTokens int) map[string]any {
 // fetches and maps of pages on 127.0.0.1; each cut result says what it
 // left out, and the REST answer to the same request is whole.
 func TestNoToolResultExceedsTheCap(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnvWith(t, dialect, mcp.Options{}, func(p *primitive.Service) { p.Searcher = primitive.NewLocalSearch(p.Pages) })
 		e.store.AddCredits(ctx, e.ws.ID, 1000)
@@ -169,6 +170,7 @@ func restPost(t *testing.T, e *env, endpoint, body string) (int, []byte) {
 // maxTokens is refused outside its bounds, in the REST body's words, and
 // the refused call costs nothing.
 func TestMaxTokensRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	for _, c := range []struct {
 		v    any
@@ -191,6 +193,7 @@ func TestMaxTokensRefused(t *testing.T) {
 // Progress notifications strictly increase: a crawl reports its last page
 // and then its end with the same count, which is sent once.
 func TestProgressStrictlyIncreases(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	s := crawlSite(t, 8)
 	body := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"svc_gyre","_meta":{"progressToken":"crawl-1"},` +

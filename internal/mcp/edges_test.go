@@ -36,6 +36,7 @@ func rpcShape(t *testing.T, r reply) map[string]json.RawMessage {
 }
 
 func TestHostCheckAgainstDNSRebinding(t *testing.T) {
+	t.Parallel()
 	type probe struct {
 		host, origin string
 		want         int
@@ -111,6 +112,7 @@ func TestHostCheckAgainstDNSRebinding(t *testing.T) {
 // Every refusal of the transport is a JSON-RPC error object with the
 // status DECISIONS.md names, never plain text or the REST envelope.
 func TestTransportErrorsAreJSONRPC(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	auth := []string{"Authorization", "Bearer " + e.key}
 	cases := []struct {
@@ -189,6 +191,7 @@ func TestTransportErrorsAreJSONRPC(t *testing.T) {
 // Notifications (known or not) and responses from the client answer 202
 // with no body; a tools/call sent as a notification runs nothing.
 func TestNotificationsAnswer202(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	s := site(t)
 	for _, body := range []string{
@@ -213,6 +216,7 @@ func TestNotificationsAnswer202(t *testing.T) {
 // float64 (beyond 2^53, beyond int64, in exponent form), in results and
 // errors, and for a tools/call that asked for an event stream.
 func TestIDsEchoedExactly(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	s := site(t)
 	ids := []string{"92233720368547758070", "1e30", "123456789012345678901234567890", "9007199254740993",
@@ -249,6 +253,7 @@ func TestIDsEchoedExactly(t *testing.T) {
 // Argument-validation failures are tool errors `bad_request: <message>`,
 // in the words of the REST API for the same body.
 func TestArgumentErrorsAreBadRequest(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	cases := []struct {
 		tool string
@@ -337,6 +342,7 @@ func restCall(t *testing.T, e *env, endpoint, body string) (code, msg string) {
 // For every tool and every property of its input schema, null is accepted
 // by REST exactly when it is accepted by MCP and admitted by the schema.
 func TestNullFieldsMatchREST(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	e.store.AddCredits(ctx, e.ws.ID, 1000)
 	r := e.rpc("tools/list", map[string]any{})
@@ -406,6 +412,7 @@ func TestNullFieldsMatchREST(t *testing.T) {
 // A request naming two different keys is refused, whichever is valid; the
 // same key twice is fine, as is another scheme beside X-API-Key.
 func TestConflictingCredentials(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	w2, k2 := e.workspace("other", 100)
 	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`

@@ -81,6 +81,7 @@ func stubEndpoint(t testing.TB) (http.Handler, string) {
 // A primitive that panics is an internal tool error; the process lives on
 // (the SDK runs tools on goroutines the HTTP server does not guard).
 func TestToolPanicIsAnError(t *testing.T) {
+	t.Parallel()
 	h, key := stubEndpoint(t)
 	for _, accept := range []string{"application/json", "application/json, text/event-stream"} {
 		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"svc_gyre","arguments":{"url":"http://panic.example/"}}}`

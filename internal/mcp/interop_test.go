@@ -22,6 +22,7 @@ import (
 // a site of large pages with svc_gyre, reading the capped result and its
 // marker (and the progress it was sent).
 func TestTypeScriptClient(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("interop test in -short mode")
 	}

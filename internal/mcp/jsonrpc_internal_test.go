@@ -6,6 +6,7 @@ import (
 )
 
 func TestIntegral(t *testing.T) {
+	t.Parallel()
 	for num, want := range map[string]bool{
 		"0": true, "-0": true, "7": true, "7.0": true, "7.5": false, "1e30": true, "1E+2": true, "1.5e1": true,
 		"15e-1": false, "150e-1": true, "12300e-2": true, "12345e-2": false, "123.450e1": false, "0.000": true,
@@ -19,6 +20,7 @@ func TestIntegral(t *testing.T) {
 }
 
 func TestCheckID(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		raw, id, sdkID string // id "": refused
 	}{
@@ -50,6 +52,7 @@ func TestCheckID(t *testing.T) {
 // A client whose string id is the substitute's text gets its own id back,
 // and an id the front never substituted is never rewritten.
 func TestRestoreOnlySubstitutedIDs(t *testing.T) {
+	t.Parallel()
 	body := []byte(`{"jsonrpc":"2.0","id":"webacq-substitute-id","result":{}}`)
 	w := &rpcWriter{ResponseWriter: httptest.NewRecorder(), id: []byte(`"webacq-substitute-id"`)}
 	if got := w.fixResponse(body); string(got) != string(body) {
@@ -66,6 +69,7 @@ func TestRestoreOnlySubstitutedIDs(t *testing.T) {
 }
 
 func TestHostname(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"Example.COM": "example.com", "example.com:8080": "example.com", "example.com.": "example.com",
 		"[::1]:8080": "::1", "[::1]": "::1", "127.0.0.1:1": "127.0.0.1", "": "", " localhost ": "localhost",

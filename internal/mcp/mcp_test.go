@@ -195,6 +195,7 @@ func site(t *testing.T) *httptest.Server {
 }
 
 func TestInitializeAndList(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		r := e.rpc("initialize", map[string]any{"protocolVersion": "2025-03-26", "capabilities": map[string]any{},
@@ -265,6 +266,7 @@ func TestInitializeAndList(t *testing.T) {
 }
 
 func TestFetchToolBillsLikeREST(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		s := site(t)
@@ -305,6 +307,7 @@ func TestFetchToolBillsLikeREST(t *testing.T) {
 }
 
 func TestToolErrors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	cases := []struct {
 		tool   string
@@ -357,6 +360,7 @@ func TestToolErrors(t *testing.T) {
 }
 
 func TestTransportRules(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
 	auth := func(status int, header ...string) {
@@ -425,6 +429,7 @@ func TestTransportRules(t *testing.T) {
 }
 
 func TestStreamedToolCall(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	s := site(t)
 	r := e.rpc("tools/call", map[string]any{"name": "svc_fetch", "arguments": map[string]any{"url": s.URL + "/", "tier": "http"}},
@@ -442,6 +447,7 @@ func TestStreamedToolCall(t *testing.T) {
 // 100 concurrent calls with 20 keys of 20 workspaces: each is billed exactly
 // its own calls, so no state leaks between requests.
 func TestConcurrentKeysShareNothing(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, dialect string) {
 		e := newEnv(t, dialect)
 		s := site(t)
@@ -506,6 +512,7 @@ func crawlSite(t *testing.T, n int) *httptest.Server {
 }
 
 func TestGyreToolStreamsProgressAndTruncates(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	s := crawlSite(t, 8)
 	body := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"svc_gyre","_meta":{"progressToken":"crawl-1"},` +

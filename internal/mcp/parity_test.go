@@ -63,6 +63,7 @@ func (e *env) billedSince(wsID string, before int64, calls int) bill {
 // same credits, the same usage rows (endpoint, tier, credits, status) and
 // the same activity rows (endpoint, target, status, error code, credits).
 func TestEveryToolBillsLikeREST(t *testing.T) {
+	t.Parallel() // its subtests in turn, one Chromium at a time, beside the other tests
 	tiers := []string{"http", "browser"}
 	chromium := fetch.FindChromium()
 	storetest.Each(t, func(t *testing.T, dialect string) {

@@ -16,6 +16,7 @@ import (
 // workspace's requests per minute; past it the tool answers the
 // rate_limited error result (DECISIONS, Rate limits).
 func TestToolCallsAreRateLimited(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	rpm := 2
 	if err := e.store.SetRateLimits(ctx, e.ws.ID, &rpm, nil); err != nil {
@@ -41,6 +42,7 @@ func TestToolCallsAreRateLimited(t *testing.T) {
 // as the REST crawl does: at a limit of one, a second svc_gyre while the
 // first runs answers rate_limited, and one after it ended runs.
 func TestToolCallsHoldConcurrency(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, store.SQLite)
 	one := 1
 	if err := e.store.SetRateLimits(ctx, e.ws.ID, nil, &one); err != nil {

@@ -3,6 +3,10 @@ package monitor_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -148,6 +152,96 @@ func TestResumeCountsAsCheckNow(t *testing.T) {
 		}
 		if rs := e.runs(t, id, 2); len(rs) != 2 {
 			t.Errorf("%d runs after five pause/resume rounds, want the 2 before them", len(rs))
+		}
+	})
+}
+
+// TestCheckNowOnARunningJobIsRepaired: a check-now that meets the
+// monitor's job still running is not lost. Made while the check fetches
+// (before it records), the check sees the new due time and runs again at
+// once; made after the run is recorded but before River has ended the job
+// (the wake leaves a running job alone, and River then snoozes it to the
+// next interval), the schedule repair gives the monitor its check. (The
+// other tests' env.check waits for the job to end first.)
+func TestCheckNowOnARunningJobIsRepaired(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, dialect string) {
+		ctx := context.Background()
+		e := newEnv(t, dialect)
+		page := press("x", releasesList, "1")
+		var mu sync.Mutex
+		var gate chan struct{} // when set, the next request waits on it
+		entered := make(chan struct{}, 1)
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			g := gate
+			gate = nil
+			mu.Unlock()
+			if g != nil {
+				entered <- struct{}{}
+				select {
+				case <-g:
+				case <-r.Context().Done():
+					return
+				}
+			}
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			io.WriteString(w, page)
+		}))
+		t.Cleanup(srv.Close)
+		id := e.register(t, monitor.RegisterRequest{URL: srv.URL + "/ir"})
+		e.runs(t, id, 1)
+
+		// While the check fetches.
+		e.jobIdle(t, id)
+		release := make(chan struct{})
+		mu.Lock()
+		gate = release
+		mu.Unlock()
+		if _, err := e.svc.CheckNow(ctx, e.p, id); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-entered:
+		case <-time.After(20 * time.Second):
+			t.Fatal("the check-now's fetch never came")
+		}
+		if _, err := e.svc.CheckNow(ctx, e.p, id); err != nil {
+			t.Fatal(err)
+		}
+		close(release)
+		e.runs(t, id, 3)
+
+		// After the run is recorded, the job still running: tried until a
+		// wake met the job running before and after it (River ends a job
+		// moments after its run commits).
+		met := 0
+		for try := 0; try < 20 && met == 0; try++ {
+			e.jobIdle(t, id)
+			n := len(e.runs(t, id, 0))
+			if _, err := e.svc.CheckNow(ctx, e.p, id); err != nil {
+				t.Fatal(err)
+			}
+			m, err := e.st.MonitorByID(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.runs(t, id, n+1)
+			// The run is in; wake the job at once, as a caller would.
+			before := e.jobState(t, m.JobID)
+			if _, err := e.svc.CheckNow(ctx, e.p, id); err != nil {
+				t.Fatal(err)
+			}
+			after := e.jobState(t, m.JobID)
+			if before == "running" && after == "running" {
+				met++
+			}
+			start := time.Now()
+			e.runs(t, id, n+2)
+			t.Logf("try %d: job %s, then %s; the run after %v", try, before, after, time.Since(start))
+		}
+		if met == 0 {
+			t.Fatal("no check-now met its monitor's job running after its run was recorded: the repair was not tested")
 		}
 	})
 }

@@ -182,15 +182,46 @@ func (e *env) runs(t *testing.T, id string, n int) []*model.Run {
 	}
 }
 
-// check runs a check now and returns its run.
+// check runs a check now and returns its run. It waits until River has
+// ended the monitor's previous run (its job no longer running): a check-now
+// that meets a job still running is left to the schedule repair, 2 s
+// later (TestCheckNowOnARunningJobIsRepaired), which would make every step
+// of a test wait for it.
 func (e *env) check(t *testing.T, id string) *model.Run {
 	t.Helper()
 	before := len(e.runs(t, id, 0))
+	e.jobIdle(t, id)
 	if _, err := e.svc.CheckNow(context.Background(), e.p, id); err != nil {
 		t.Fatal(err)
 	}
 	rs := e.runs(t, id, before+1)
 	return rs[0]
+}
+
+// jobIdle waits until the monitor's job is not running.
+func (e *env) jobIdle(t *testing.T, id string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		m, err := e.st.MonitorByID(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var running int
+		ctx := context.Background()
+		if err := e.st.InTx(ctx, func(tx store.Tx) error {
+			return tx.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE id = $1 AND state = 'running'`, m.JobID).Scan(&running)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if running == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("monitor %s: its job %d still running after 20 s", id, m.JobID)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 func (e *env) register(t *testing.T, req monitor.RegisterRequest) string {
