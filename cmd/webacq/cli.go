@@ -690,7 +690,7 @@ func (m *Main) worker(ctx context.Context) error {
 	if m.cfg.MetricsAddr != "" {
 		go m.metricsServer(ctx)
 	}
-	m.log.Info("worker started", "database", m.store.Dialect())
+	m.log.Info("worker started", "database", redactURL(m.cfg.DatabaseURL))
 	<-ctx.Done()
 	m.stopQueue(queue)
 	m.log.Info("worker stopped")

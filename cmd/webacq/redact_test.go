@@ -3,6 +3,7 @@ package main_test
 import (
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -72,5 +73,33 @@ func TestKeysInPathsAreRedacted(t *testing.T) {
 	// The key itself was not revoked by the odd calls, and still works.
 	if code := s.health(t, leaked); code != 200 {
 		t.Errorf("health with the leaked key: %d", code)
+	}
+}
+
+// serve and worker name the database they open in their first log lines,
+// with its password hidden: an operator sees which database a node uses,
+// and a log shipped elsewhere holds no credential.
+func TestNodesNameTheirDatabaseWithoutItsPassword(t *testing.T) {
+	t.Parallel() // see TestMain
+	const password = "pw-kept-out-of-logs"
+	u, err := url.Parse(storetest.URL(t, store.Postgres))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The test cluster trusts local connections: the password is not
+	// checked, only carried.
+	u.User = url.UserPassword(u.User.Username(), password)
+	dbURL := u.String()
+	env := []string{"WEBACQ_CHROMIUM=none", "WEBACQ_ACCESS_LOG=0"}
+	s := startServer(t, dbURL, env...)
+	w := startWorker(t, dbURL, env...)
+	redacted := u.Redacted()
+	for name, log := range map[string]string{"serve": s.stderr.String(), "worker": w.log.String()} {
+		if strings.Contains(log, password) {
+			t.Errorf("%s logged the database password:\n%s", name, log)
+		}
+		if !strings.Contains(log, "database="+redacted) && !strings.Contains(log, `database="`+redacted+`"`) {
+			t.Errorf("%s does not name its database %s:\n%s", name, redacted, log)
+		}
 	}
 }
