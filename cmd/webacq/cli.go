@@ -504,7 +504,11 @@ func (m *Main) primitives(pages *store.Store) (*primitive.Service, error) {
 		Timeout: m.cfg.LLMTimeout}, &http.Client{})
 	switch {
 	case errors.Is(err, llm.ErrNotConfigured):
-		m.log.Info("extract off: " + llm.ConfigureHint)
+		// A node says so as it starts; the local commands (pages nil),
+		// which never extract, keep their output to what was asked.
+		if pages != nil {
+			m.log.Info("extract off: " + llm.ConfigureHint)
+		}
 	case err != nil:
 		return nil, fmt.Errorf("config: %s", model.ErrorMessage(err))
 	default:

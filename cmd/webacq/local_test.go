@@ -68,6 +68,10 @@ func TestFetchCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "# Board declares dividend") || !strings.Contains(out, "25 cents per share") {
 		t.Fatalf("fetch: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
+	// A command that never extracts does not talk about extraction.
+	if strings.Contains(errOut, "extract off") {
+		t.Errorf("fetch printed a line about extraction:\n%s", errOut)
+	}
 	out, _, code = runWith(t, []string{"WEBACQ_ALLOW_PRIVATE=1"}, "fetch", "--format", "json", "--tier", "http", srv.URL+"/")
 	var payload struct {
 		Title, Tier string
