@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -498,8 +499,19 @@ func TestUpstreamErrors(t *testing.T) {
 		t.Fatalf("message leaks the address: %q", msg)
 	}
 
+	// A name that does not resolve. The test's resolver answers itself,
+	// so no lookup leaves this machine.
+	var asked atomic.Bool
+	c.dialer.Resolver = &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, address string) (net.Conn, error) {
+		asked.Store(true)
+		return nil, &net.DNSError{Err: "no such host", Name: "no-such-host.invalid", IsNotFound: true}
+	}}
 	_, err = c.Get(context.Background(), Request{URL: "http://no-such-host.invalid/"})
 	wantCode(t, err, model.CodeUpstreamError)
+	if !asked.Load() {
+		t.Fatal("the lookup did not go through the test's resolver")
+	}
+	c.dialer.Resolver = nil
 
 	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer tlsSrv.Close()
