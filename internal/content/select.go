@@ -791,8 +791,12 @@ func productContent(root, art *html.Node, artText string) *html.Node {
 	if p.availability != "" {
 		lines = append(lines, line(p.availability))
 	}
-	if d := collapse(p.description); d != "" && shared(d, at) < 0.5 {
-		lines = append(lines, line(d))
+	if d := collapse(html.UnescapeString(p.description)); d != "" && shared(d, at) < 0.5 {
+		if n := describedBy(root, d); n != nil {
+			lines = append(lines, cloneTree(n))
+		} else {
+			lines = append(lines, line(d))
+		}
 	}
 	if len(lines) == 0 {
 		return nil
@@ -803,6 +807,55 @@ func productContent(root, art *html.Node, artText string) *html.Node {
 	}
 	k.AppendChild(cloneTree(art))
 	return k
+}
+
+// describedBy returns the element of the page that holds the product
+// description d (collapsed) as its own text, or nil. A JSON-LD
+// description is often the page's description with its markup stripped:
+// its lines and list items run together ("Slim fit- Lightweight"), where
+// the page's element (an accordion or a sheet the main content left out)
+// sets them apart. It is the smallest element, found from one of the
+// first eight text nodes of 20 characters or more that d holds, whose
+// text is most of d (shared words at least 0.7 both ways: the words d
+// runs together count as others).
+func describedBy(root *html.Node, d string) *html.Node {
+	body := findBody(root)
+	if body == nil {
+		return nil
+	}
+	var found *html.Node
+	tries := 0
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil && found == nil && tries < 8; c = c.NextSibling {
+			switch c.Type {
+			case html.TextNode:
+				t := collapse(c.Data)
+				if len(t) < 20 || !strings.Contains(d, t) {
+					continue
+				}
+				tries++
+				for a, up := c.Parent, 0; a != nil && a != body && up < 8; a, up = a.Parent, up+1 {
+					at := collapse(textOf(a))
+					if len(at) < len(d)*4/5 {
+						continue
+					}
+					if len(at) <= len(d)*3/2 && shared(d, at) >= 0.7 && shared(at, d) >= 0.7 {
+						found = a
+					}
+					break
+				}
+			case html.ElementNode:
+				switch c.DataAtom {
+				case atom.Script, atom.Style, atom.Template, atom.Noscript:
+					continue
+				}
+				walk(c)
+			}
+		}
+	}
+	walk(body)
+	return found
 }
 
 // jsonLDProduct returns the first Product of the page's JSON-LD blocks.

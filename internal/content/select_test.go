@@ -663,3 +663,47 @@ func TestViewsAreNotTheMissingArticle(t *testing.T) {
 		}
 	}
 }
+
+// TestProductDescriptionFromThePage: a JSON-LD description that the
+// chosen content lacks is taken from the page's own element when the page
+// holds it (there its lines stay apart), and otherwise as the JSON-LD
+// text with its character references decoded.
+func TestProductDescriptionFromThePage(t *testing.T) {
+	const ld = `<script type="application/ld+json">{"@type":"Product","name":"Arrival Tee",` +
+		`"description":"A light tee for hard sessions, made to move with you.\n- Slim fit- Light material- Crew neck- Model is 6&apos;0&quot; and wears size M"}</script>`
+	art := `<div id="art"><h1>Arrival Tee</h1><p>Reviews: the fabric holds up after many washes and the cut stays true.</p></div>`
+	sheet := `<div class="sheet"><div class="sheet-content"><p><strong>A light tee for hard sessions, made to move with you.</strong></p>` +
+		`<p>- Slim fit<br>- Light material<br>- Crew neck<br>- Model is 6'0" and wears size M</p></div></div>`
+	for _, c := range []struct {
+		name, body string
+		want       []string
+		notWant    string
+	}{
+		{"page element", art + sheet, []string{"- Slim fit\n", "- Crew neck\n", `6'0"`}, "fit- Light"},
+		{"JSON-LD only", art, []string{"Slim fit- Light material", `Model is 6'0" and wears`}, "&apos;"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root, body := parseBody(t, `<html><head>`+ld+`</head><body>`+c.body+`</body></html>`)
+			var a *html.Node
+			walkElements(body, func(n *html.Node) {
+				if attr(n, "id") == "art" {
+					a = n
+				}
+			})
+			k := productContent(root, cloneTree(a), textOf(a))
+			if k == nil {
+				t.Fatal("productContent: nil")
+			}
+			doc := &Document{}
+			render(doc, k, Options{OnlyMainContent: true})
+			for _, w := range c.want {
+				if !strings.Contains(doc.Text, w) {
+					t.Errorf("text lacks %q:\n%s", w, doc.Text)
+				}
+			}
+			if strings.Contains(doc.Text, c.notWant) || strings.Contains(doc.Markdown, c.notWant) {
+				t.Errorf("output holds %q:\n%s", c.notWant, doc.Markdown)
+			}
+		})
+	}
+}
