@@ -57,6 +57,7 @@ func markdown(n *html.Node) string {
 	w := mdPool.Get().(*mdWriter)
 	prepare(n, &w.space)
 	w.b = w.b[:0]
+	w.tableExtra, w.tableWork = 0, 0
 	w.node(n)
 	out := w.finish()
 	s := string(bytes.TrimSpace(out))
@@ -76,6 +77,10 @@ type mdWriter struct {
 	link   int    // depth of links around the node being written
 	nest   int    // depth of lists and quotes around it
 	space  spaceTexts
+	// tableExtra counts the cells of the document's GFM tables that no
+	// cell of the page made (spans, short rows padded to the widest);
+	// tableWork the cells moved to place spans. See maxTableExtra.
+	tableExtra, tableWork int
 }
 
 // maxNest bounds the lists and quotes written inside each other; deeper
@@ -1575,7 +1580,8 @@ func reencode(s string) string {
 // table writes n as a GFM table and tells whether it could: a table with
 // a block that a cell cannot hold (a heading, a list, a quote, a rule or
 // another table), inside emphasis or a link, of role presentation or
-// with a line break in a cell is written as text instead.
+// with a line break in a cell is written as text instead; so is one that
+// would take the document past maxTableExtra or maxTableWork.
 func (w *mdWriter) table(n *html.Node) bool {
 	if v, _ := anyAttr(n, "role"); v == "presentation" {
 		return false
@@ -1611,6 +1617,8 @@ func (w *mdWriter) table(n *html.Node) bool {
 	type cell struct{ from, to int } // in w.b; to < 0: a placeholder, nil
 	var rows [][]cell
 	var groups [][]spanMod
+	room := maxTableExtra - w.tableExtra
+	spanned, source := 0, 0 // the cells spans add (up to room+1), the page's
 	renderRow := func(y int, row *html.Node) []cell {
 		var cells []cell
 		var mods []spanMod
@@ -1629,7 +1637,12 @@ func (w *mdWriter) table(n *html.Node) bool {
 			}
 			w.b = unescape(w.b[:from], w.t1)
 			cells = append(cells, cell{from, len(w.b)})
-			rs, cs := spanAttr(c, "rowspan"), spanAttr(c, "colspan")
+			source++
+			rs, cs := min(spanAttr(c, "rowspan"), room+1), min(spanAttr(c, "colspan"), room+1)
+			if spanned += rs*cs - 1; spanned > room {
+				spanned = room + 1 // the table is written as text: no cells for its spans
+				continue
+			}
 			if rs > 1 || cs > 1 {
 				for dx := 1; dx < cs; dx++ {
 					mods = append(mods, spanMod{y, x + dx})
@@ -1652,12 +1665,21 @@ func (w *mdWriter) table(n *html.Node) bool {
 	for i, r := range rowNodes {
 		rows = append(rows, renderRow(i+1, r))
 	}
+	if spanned > room {
+		w.b = w.b[:start]
+		return false
+	}
 	// Spanned cells are inserted empty, the last row's first.
 	empty := cell{len(w.b), len(w.b)}
 	for g := len(groups) - 1; g >= 0; g-- {
 		for _, m := range groups[g] {
 			for len(rows) <= m.y {
 				rows = append(rows, nil)
+			}
+			n := len(rows[m.y])
+			if w.tableWork += max(m.x-n, 0) + max(n-m.x, 0) + 1; w.tableWork > maxTableWork {
+				w.b = w.b[:start]
+				return false
 			}
 			for len(rows[m.y]) < m.x {
 				rows[m.y] = append(rows[m.y], cell{0, -1})
@@ -1691,6 +1713,13 @@ func (w *mdWriter) table(n *html.Node) bool {
 			}
 		}
 	}
+	// Every row is written as wide as the widest.
+	extra := len(rows)*len(counts) - source
+	if extra > room {
+		w.b = w.b[:start]
+		return false
+	}
+	w.tableExtra += extra
 	var aligns []string
 	first := header
 	if first == nil && len(rowNodes) > 0 {
@@ -1763,6 +1792,19 @@ func (w *mdWriter) table(n *html.Node) bool {
 }
 
 type spanMod struct{ y, x int }
+
+// maxTableExtra bounds the cells of a document's GFM tables that no cell
+// of the page made: the empty cells of spans and of short rows padded to
+// the widest. A table of a few kilobytes could ask for billions (one
+// cell of rowspan and colspan 10^9; one row of 3,000 cells over 3,000
+// rows of one); past the bound, tables are written as text, whose size
+// follows the page's. maxTableWork bounds the cells moved to place spans
+// (each inserted cell moves the rest of its row). Real tables take
+// thousands of each.
+const (
+	maxTableExtra = 1 << 20
+	maxTableWork  = 1 << 27
+)
 
 func spanAttr(n *html.Node, key string) int {
 	v, ok := anyAttr(n, key)

@@ -265,9 +265,14 @@ func (e *tabEvents) waitIdle(ctx context.Context, frame cdp.FrameID, d time.Dura
 	}
 }
 
-// captureJS serialises the document as it stands, doctype included.
-const captureJS = `(document.doctype ? new XMLSerializer().serializeToString(document.doctype) + "\n" : "") +
- (document.documentElement ? document.documentElement.outerHTML : "")`
+// captureJS serialises the document as it stands, doctype included. It
+// is a format of the body cap: a document of more UTF-16 units than the
+// cap has more UTF-8 bytes too, and is answered with null, not sent over
+// the protocol (a script can build a DOM of any size).
+const captureJS = `((max) => {
+ const s = (document.doctype ? new XMLSerializer().serializeToString(document.doctype) + "\n" : "") +
+  (document.documentElement ? document.documentElement.outerHTML : "");
+ return s.length > max ? null : s })(%d)`
 
 // clickJS clicks the first element matching a selector, if there is one.
 const clickJS = `((sel) => { try { const el = document.querySelector(sel); if (el) { el.click(); return true } } catch (e) {} return false })(%q)`
@@ -400,10 +405,14 @@ func (b *Browser) Render(ctx context.Context, r BrowserRequest) (*Response, erro
 		events.waitIdle(runCtx, mainFrame, budget(time.Second))
 	}
 
-	html, err := chromedp.Run(runCtx, chromedp.Evaluate[string](captureJS))
+	captured, err := chromedp.Run(runCtx, chromedp.Evaluate[*string](fmt.Sprintf(captureJS, b.cfg.MaxBodyBytes)))
 	if err != nil {
 		return nil, b.renderErr(ctx, err, docURL)
 	}
+	if captured == nil {
+		return nil, tooLarge(b.cfg.MaxBodyBytes, b.cfg.MaxBodyBytes+1)
+	}
+	html := *captured
 	final, err := chromedp.Run(runCtx, chromedp.Location())
 	if err != nil {
 		return nil, b.renderErr(ctx, err, docURL)

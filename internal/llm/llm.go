@@ -220,7 +220,9 @@ func (t *transport) post(ctx context.Context, url string, header http.Header, bo
 		return nil, &statusError{Status: resp.StatusCode, Body: truncate(string(data), 2000), retryAfter: resp.Header.Get("Retry-After")}
 	}
 	if len(data) > maxResponseBytes {
-		return nil, fmt.Errorf("llm: response larger than %d bytes", maxResponseBytes)
+		// Said as it is: the model was reached, and answered too much.
+		return nil, model.Errorf(model.CodeUnavailable, "the language model answered more than %d MB (%s): the answer was not read",
+			maxResponseBytes>>20, t.providerName())
 	}
 	return data, nil
 }

@@ -15,6 +15,16 @@ import (
 // for extraction (references resolved locally, nothing fetched). Its
 // errors have code bad_request and describe the schema's fault.
 func CompileSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
+	return compileSchema(raw, maxSchemaDepth)
+}
+
+// envelopeDepth is how much deeper the envelope puts the caller's schema
+// (properties, data, items).
+const envelopeDepth = 3
+
+// compileSchema is CompileSchema with subschemas nested at most depth
+// levels.
+func compileSchema(raw json.RawMessage, depth int) (*jsonschema.Resolved, error) {
 	var probe any
 	if err := json.Unmarshal(raw, &probe); err != nil {
 		return nil, model.Errorf(model.CodeBadRequest, "schema is not valid JSON")
@@ -24,6 +34,9 @@ func CompileSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
 	}
 	if err := checkTypes(probe); err != nil {
 		return nil, model.Errorf(model.CodeBadRequest, "schema is not a valid JSON Schema: %s", err)
+	}
+	if err := checkLoops(probe, depth); err != nil {
+		return nil, model.Errorf(model.CodeBadRequest, "schema cannot be used: %s", err)
 	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(raw, &s); err != nil {
@@ -135,7 +148,7 @@ func newEnvelope(user json.RawMessage) (*envelope, error) {
 	if err != nil {
 		return nil, fmt.Errorf("llm: envelope: %w", err)
 	}
-	resolved, err := CompileSchema(full)
+	resolved, err := compileSchema(full, maxSchemaDepth+envelopeDepth)
 	if err != nil {
 		return nil, err
 	}

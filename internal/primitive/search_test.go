@@ -467,6 +467,9 @@ func testProviderFailures(t *testing.T, up *upstream, p SearchProvider, secret s
 			SearchRequest{}, model.CodeUpstreamError, "refused"},
 		{"403", jsonAnswer(403, ``), SearchRequest{}, model.CodeUpstreamError, "refused"},
 		{"malformed", jsonAnswer(200, `{"results": [{"url": 3}`), SearchRequest{}, model.CodeUpstreamError, "JSON"},
+		// An answer over searchMaxBody is refused, not read whole.
+		{"huge", jsonAnswer(200, `{"results": [`+strings.Repeat(`{"url": "https://example.com/"},`, searchMaxBody/30)+`{}]}`),
+			SearchRequest{}, model.CodeUpstreamError, "more than 4 MB"},
 		{"not json", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "<!doctype html><p>search page") },
 			SearchRequest{}, model.CodeUpstreamError, "JSON"},
 		{"slow", func(w http.ResponseWriter, r *http.Request) {

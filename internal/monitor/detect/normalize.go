@@ -35,7 +35,10 @@ func Normalize(s string) string {
 			}
 			if n, prefix := matchGluedDate(toks, i); n > 0 {
 				_, _, trail := splitPunct(toks[i+n-1])
-				out = append(out, prefix+phWhen+trail)
+				// The token made is normalised as any other, or the next
+				// pass would ("2000-01-01Jan 1": the ISO date before the
+				// month is found once the token is long enough).
+				out = append(out, normToken(prefix+phWhen)+trail)
 				i += n
 				continue
 			}
