@@ -135,12 +135,8 @@ func trafilaturaContent(root *html.Node, base *url.URL, art *html.Node) (*html.N
 	if !usable(r, err) {
 		return nil, nil
 	}
-	host := ""
-	if base != nil {
-		host = siteHost(base.Host)
-	}
 	if !offRepair {
-		repair(findBody(root), r.ContentNode, host)
+		repair(findBody(root), r.ContentNode)
 	}
 	dropBrRepeats(r.ContentNode)
 	langs := make(map[string]string)

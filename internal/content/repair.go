@@ -13,18 +13,18 @@ import (
 // every element it keeps: "<b>0.25</b> <i>per share</i>" and
 // "<a>results</a> <span>Nov 12</span>" come out glued ("resultsNov 12").
 // It may also drop a table cell of inline elements (so the row's values
-// move under the wrong column) and a paragraph that is a single link to a
-// document. The page itself still holds all of it, so the result is
-// aligned with the page's text and repaired from it:
+// move under the wrong column). The page itself still holds all of it,
+// so the result is aligned with the page's text and repaired from it:
 //
 //   - spaces: each word of the result is found in the page's text (white
 //     space removed, word breaks remembered); where the page breaks a word
 //     that the result runs together, a space goes back;
 //   - tables: a result table is replaced by a copy of the page's table it
-//     came from, so every cell keeps its place;
-//   - link-only paragraphs to a document or another site that lie within
-//     the page's region the result came from, and that the result lacks,
-//     are put back in their place.
+//     came from, so every cell keeps its place.
+//
+// Link-only paragraphs to a document or another site that trafilatura
+// dropped are no longer put back: on the corpora that only lowered
+// collection pages (bench/content/README.md, "Issue 20, ablate").
 //
 // Only the trafilatura path needs this: the readability pass copies the
 // page's own nodes, white space included.
@@ -149,18 +149,12 @@ type aligner struct {
 	// glued tells whether the result's last laid-out character is not a
 	// space: a word starting now would run on from it.
 	glued bool
-	// first and last are the page offsets of the first and last matched
-	// words; matched marks the matched bytes.
-	first, last int
-	matched     []bool
+	// first is the page offset of the first matched word.
+	first int
 	// tables maps the result's tables to the page offsets of their words.
 	tables map[*html.Node][2]int
 	table  *html.Node // the result table being walked
-	// top maps each child of the result root to the last page offset
-	// matched within it.
-	top    map[*html.Node]int
-	topCur *html.Node
-	root   *html.Node
+	root   *html.Node // the result
 }
 
 // maxTries bounds how many occurrences of a word are looked at for one
@@ -188,9 +182,6 @@ func (a *aligner) find(word []byte) int {
 func (a *aligner) walk(n *html.Node, pre bool) {
 	for c := n.FirstChild; c != nil; {
 		next := c.NextSibling
-		if n == a.root {
-			a.topCur = c
-		}
 		switch c.Type {
 		case html.TextNode:
 			a.text(c, pre)
@@ -277,10 +268,6 @@ func (a *aligner) mark(at, l int) {
 	if a.first < 0 {
 		a.first = at
 	}
-	a.last = at + l - 1
-	for k := at; k < at+l; k++ {
-		a.matched[k] = true
-	}
 	if a.table != nil {
 		t := a.tables[a.table]
 		if t[0] < 0 {
@@ -288,9 +275,6 @@ func (a *aligner) mark(at, l int) {
 		}
 		t[1] = at + l - 1
 		a.tables[a.table] = t
-	}
-	if a.topCur != nil {
-		a.top[a.topCur] = at + l - 1
 	}
 }
 
@@ -314,8 +298,8 @@ func (a *aligner) spaceBefore(n *html.Node) {
 }
 
 // repair mends trafilatura's result res of the page under body (see the
-// comment at the top of this file); host is the page's site.
-func repair(body, res *html.Node, host string) {
+// comment at the top of this file).
+func repair(body, res *html.Node) {
 	if body == nil || res == nil {
 		return
 	}
@@ -325,18 +309,16 @@ func repair(body, res *html.Node, host string) {
 	if len(p.b) == 0 {
 		return
 	}
-	a := &aligner{page: p, first: -1, last: -1, matched: make([]bool, len(p.b)),
-		tables: make(map[*html.Node][2]int), top: make(map[*html.Node]int), root: res}
+	a := &aligner{page: p, first: -1, tables: make(map[*html.Node][2]int), root: res}
 	a.walk(res, false)
 	if a.first < 0 {
 		return
 	}
 	for t, span := range a.tables {
-		if span[0] >= 0 {
+		if span[0] >= 0 && !offRepairTables {
 			restoreTable(t, p, a, span)
 		}
 	}
-	restoreLinkBlocks(res, p, a, host)
 }
 
 // restoreTable replaces the result table t by a copy of the page's table
@@ -414,94 +396,4 @@ func copyVisible(n *html.Node) *html.Node {
 		}
 	}
 	return k
-}
-
-// restoreLinkBlocks puts back the link-only paragraphs to a document or
-// another site ("Download the full release (PDF)") that trafilatura
-// dropped from the region of the page its result came from: the nearest
-// element holding the first and the last matched words. When that is
-// the whole body, only those between the first and the last matched
-// words count.
-func restoreLinkBlocks(res *html.Node, p *pageText, a *aligner, host string) {
-	from, to := p.nodeAt(a.first), p.nodeAt(a.last)
-	if from == nil || to == nil {
-		return
-	}
-	region := from.Parent
-	for region != nil && !isAncestor(region, to) {
-		region = region.Parent
-	}
-	if region == nil {
-		return
-	}
-	bounded := region.DataAtom == atom.Body || region.DataAtom == atom.Html
-	var blocks []*html.Node
-	var find func(*html.Node)
-	find = func(n *html.Node) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type != html.ElementNode || skipText(c.Data) || c.DataAtom == atom.Table {
-				continue
-			}
-			if c.DataAtom == atom.P || c.DataAtom == atom.Div && !hasBlockDescendant(c) {
-				if textStats(c, nil).length <= 300 {
-					if only, doc, other := linkOnly(c, host); only && (doc || other) {
-						blocks = append(blocks, c)
-					}
-				}
-				continue
-			}
-			find(c)
-		}
-	}
-	find(region)
-	if len(blocks) == 0 {
-		return
-	}
-	offs := make(map[*html.Node]int, len(p.nodes))
-	for _, t := range p.nodes {
-		offs[t.node] = t.off
-	}
-	for _, b := range blocks {
-		start, end := -1, -1
-		var span func(*html.Node)
-		span = func(n *html.Node) {
-			for c := n.FirstChild; c != nil; c = c.NextSibling {
-				if off, ok := offs[c]; ok {
-					if start < 0 {
-						start = off
-					}
-					end = off
-				}
-				span(c)
-			}
-		}
-		span(b)
-		if start < 0 || bounded && (start < a.first || start > a.last) {
-			continue
-		}
-		kept := false
-		for k := start; k <= end && k < len(a.matched); k++ {
-			if a.matched[k] {
-				kept = true
-				break
-			}
-		}
-		if kept {
-			continue
-		}
-		// After the last child of the result holding words from before
-		// the block.
-		var after *html.Node
-		for c := res.FirstChild; c != nil; c = c.NextSibling {
-			if last, ok := a.top[c]; ok && last < start {
-				after = c
-			}
-		}
-		k := copyVisible(b)
-		if after == nil {
-			res.InsertBefore(k, res.FirstChild)
-		} else {
-			res.InsertBefore(k, after.NextSibling)
-		}
-	}
 }

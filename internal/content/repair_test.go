@@ -75,25 +75,6 @@ func TestShortPageTableCells(t *testing.T) {
 	})
 }
 
-func TestShortPageLinkParagraphs(t *testing.T) {
-	doc := shortPage(`<p>Operating margin widened by two points as the company closed two of its plants.</p>` +
-		`<p><a href="/docs/q3.pdf">Download the full release (PDF)</a></p>` +
-		`<p><a href="https://www.sec.gov/filing/q3">Read the filing at the SEC</a></p>`)
-	convertShort(t, doc, func(t *testing.T, d *Document) {
-		for _, want := range []string{
-			"[Download the full release (PDF)](https://example.com/docs/q3.pdf)",
-			"[Read the filing at the SEC](https://www.sec.gov/filing/q3)",
-		} {
-			if !strings.Contains(d.Markdown, want) {
-				t.Errorf("markdown lacks %q; got:\n%s", want, d.Markdown)
-			}
-		}
-		if i, j := strings.Index(d.Markdown, "two of its plants"), strings.Index(d.Markdown, "Download the full"); i < 0 || j < i {
-			t.Errorf("the document link is not after the paragraph it follows; got:\n%s", d.Markdown)
-		}
-	})
-}
-
 // TestRepairAlignment checks repair on a written result: a word the
 // result glued is split where the page breaks it, and only where the
 // alignment is sure of the place.
@@ -125,7 +106,7 @@ func TestRepairAlignment(t *testing.T) {
 		for _, n := range nodes {
 			res.AppendChild(n)
 		}
-		repair(findBody(page), res, "example.com")
+		repair(findBody(page), res)
 		var b bytes.Buffer
 		for n := res.FirstChild; n != nil; n = n.NextSibling {
 			_ = html.Render(&b, n)

@@ -28,26 +28,27 @@ var (
 	offSoftHyphen    bool // soft hyphens removed from texts
 
 	// Issue 20's families.
-	offRepair     bool // repair: trafilatura's result mended from the page
-	offItems      bool // the collection/listing item profile (typedContent)
-	offForum      bool // the forum profile (typedContent), all engines
-	offPhpBB      bool // phpbbThread
-	offXenForo    bool // the XenForo engine of engineThread
-	offMyBB       bool // the MyBB engine of engineThread
-	offLDFirst    bool // firstFromLD: the first post from JSON-LD
-	offWoo        bool // wooGrid: WooCommerce's product grid
-	offIntro      bool // introBefore: category title and intro
-	offPagers     bool // removePagers
-	offParts      bool // setApartParts: a card's parts set apart
-	offSpareRuns  bool // listing pages spare item-run divs (D3)
-	offTeaserList bool // a list of teasers in runs stays (N3)
-	offSelect     bool // the candidate selector
-	offStream     bool // React's streamed boundaries filled
-	offUnhide     bool // settleHidden: a page sent hidden is shown whole
-	offCrawler    bool // a <noscript> crawler view beside chrome or a loading line
-	offChrome     bool // chromeOnly: a frame-only page has no main content
-	offDedup      bool // dedupBlocks: a product page's repeated blocks once
-	offNFC        bool // composeOutputs: text in Unicode NFC
+	offRepair       bool // repair: trafilatura's result mended from the page
+	offRepairTables bool // repair's tables restored from the page
+	offItems        bool // the collection/listing item profile (typedContent)
+	offForum        bool // the forum profile (typedContent), all engines
+	offPhpBB        bool // phpbbThread
+	offXenForo      bool // the XenForo engine of engineThread
+	offMyBB         bool // the MyBB engine of engineThread
+	offLDFirst      bool // firstFromLD: the first post from JSON-LD
+	offWoo          bool // wooGrid: WooCommerce's product grid
+	offIntro        bool // introBefore: category title and intro
+	offPagers       bool // removePagers
+	offParts        bool // setApartParts: a card's parts set apart
+	offSpareRuns    bool // listing pages spare item-run divs (D3)
+	offTeaserList   bool // a list of teasers in runs stays (N3)
+	offSelect       bool // the candidate selector
+	offStream       bool // React's streamed boundaries filled
+	offUnhide       bool // settleHidden: a page sent hidden is shown whole
+	offCrawler      bool // a <noscript> crawler view beside chrome or a loading line
+	offChrome       bool // chromeOnly: a frame-only page has no main content
+	offDedup        bool // dedupBlocks: a product page's repeated blocks once
+	offNFC          bool // composeOutputs: text in Unicode NFC
 
 	// kindsOff masks the class-named boilerplate families (boilerKind)
 	// out of what classKinds finds for dropBoilerplate and the popup drop.
@@ -70,26 +71,27 @@ var ruleSwitches = map[string]*bool{
 	"noscript":      &offNoscript,
 	"softhyphen":    &offSoftHyphen,
 
-	"repair":     &offRepair,
-	"items":      &offItems,
-	"forum":      &offForum,
-	"phpbb":      &offPhpBB,
-	"xenforo":    &offXenForo,
-	"mybb":       &offMyBB,
-	"ldfirst":    &offLDFirst,
-	"woo":        &offWoo,
-	"intro":      &offIntro,
-	"pagers":     &offPagers,
-	"parts":      &offParts,
-	"spareruns":  &offSpareRuns,
-	"teaserlist": &offTeaserList,
-	"select":     &offSelect,
-	"stream":     &offStream,
-	"unhide":     &offUnhide,
-	"crawler":    &offCrawler,
-	"chrome":     &offChrome,
-	"dedup":      &offDedup,
-	"nfc":        &offNFC,
+	"repair":       &offRepair,
+	"repairtables": &offRepairTables,
+	"items":        &offItems,
+	"forum":        &offForum,
+	"phpbb":        &offPhpBB,
+	"xenforo":      &offXenForo,
+	"mybb":         &offMyBB,
+	"ldfirst":      &offLDFirst,
+	"woo":          &offWoo,
+	"intro":        &offIntro,
+	"pagers":       &offPagers,
+	"parts":        &offParts,
+	"spareruns":    &offSpareRuns,
+	"teaserlist":   &offTeaserList,
+	"select":       &offSelect,
+	"stream":       &offStream,
+	"unhide":       &offUnhide,
+	"crawler":      &offCrawler,
+	"chrome":       &offChrome,
+	"dedup":        &offDedup,
+	"nfc":          &offNFC,
 }
 
 // kindSwitches names the class-named families of boiler.go.
