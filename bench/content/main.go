@@ -70,7 +70,20 @@ func main() {
 	one := flag.String("page", "", "print each extractor's text of one page, by folder, file or wcxb number, and exit")
 	dump := flag.String("dump", "", "write each extractor's text of every page and <corpus>-scores.tsv under this folder")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the extraction runs to this file")
+	off := flag.String("off", "", "switch these rule families of ours off, comma-separated (-off list names them; README: Issue 20, ablate)")
 	flag.Parse()
+
+	if *off == "list" {
+		fmt.Println(strings.Join(content.RuleNames(), "\n"))
+		return
+	}
+	if *off != "" {
+		for _, name := range strings.Split(*off, ",") {
+			if err := content.SetRuleOff(strings.TrimSpace(name), true); err != nil {
+				fail(err)
+			}
+		}
+	}
 
 	if *verbose && *worst == 0 {
 		*worst = 10

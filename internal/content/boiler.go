@@ -300,12 +300,12 @@ func dropBoilerplate(art *html.Node) {
 	}
 	memo := make(kindsMemo)
 	removeTags(art, func(n *html.Node) bool {
-		if labelLine(n) || ctaParagraph(n) {
+		if !offLabelLines && labelLine(n) || !offCTAProse && ctaParagraph(n) {
 			traceClean(art, "boiler label/cta line", n)
 			return true
 		}
-		nested := n.DataAtom == atom.Article && n.Parent != art
-		k := memo.classKinds(n)
+		nested := !offTeasers && n.DataAtom == atom.Article && n.Parent != art
+		k := memo.classKinds(n) &^ kindsOff
 		if k == 0 && !nested {
 			return false
 		}
@@ -315,7 +315,7 @@ func dropBoilerplate(art *html.Node) {
 		}
 		// Another post's teaser, but on a list of them.
 		if nested && teaser(n, st) {
-			if teaserList() {
+			if !offTeaserList && teaserList() {
 				traceClean(art, "spared: teaser list", n)
 				return false
 			}
@@ -582,7 +582,7 @@ func (r *readable) leadIn(n *html.Node, depth int) *html.Node {
 	case atom.Figure, atom.Figcaption, atom.Img, atom.Picture, atom.Video, atom.Table, atom.Ul, atom.Ol, atom.Nav:
 		return nil
 	}
-	if (leadNamed(n) || subtitle(n)) && !hasMedia(n) && classKinds(n) == 0 {
+	if (leadNamed(n) || !offHgroup && subtitle(n)) && !hasMedia(n) && classKinds(n) == 0 {
 		st := textStats(n, nil)
 		if st.length >= 40 && st.length <= 1200 && st.linkLen < 0.2*float64(st.length) {
 			// A wrapper named for the lead ("standfirst-wrapper")

@@ -151,7 +151,7 @@ func fromTree(root *html.Node, pageURL string, opt Options) *Document {
 	} else {
 		render(doc, c.node, opt)
 	}
-	if composeOutputs(doc) {
+	if !offNFC && composeOutputs(doc) {
 		c.textOK = false
 	}
 	if c.textOK {
@@ -204,7 +204,7 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 
 	var node *html.Node
 	var langs map[string]string
-	if opt.OnlyMainContent && chromeOnly(findBody(root)) {
+	if opt.OnlyMainContent && !offChrome && chromeOnly(findBody(root)) {
 		// Every word of the page sits in its header, menus, asides and
 		// footer (a script-rendered shell): there is no main content,
 		// and the article would be one of those.
@@ -232,12 +232,12 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 			// holds while nothing below changes what textOf reads.
 			c.text, c.words, c.textOK = text, words, true
 		}
-		if node != nil && c.probs[typeIndex(TypeCollection)]+c.probs[typeIndex(TypeListing)] >= itemsProb && removePagers(node) {
+		if node != nil && c.probs[typeIndex(TypeCollection)]+c.probs[typeIndex(TypeListing)] >= itemsProb && !offPagers && removePagers(node) {
 			// The page numbers under a collection's or listing's items
 			// (pagetype_category.go).
 			c.textOK = false
 		}
-		if node != nil && typ == typeIndex(TypeProduct) && c.probs[typ] >= profileProb {
+		if node != nil && typ == typeIndex(TypeProduct) && c.probs[typ] >= profileProb && !offDedup {
 			// A product page's panels written twice (pagetype_product.go).
 			dedupBlocks(node)
 			c.textOK = false

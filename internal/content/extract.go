@@ -139,7 +139,9 @@ func trafilaturaContent(root *html.Node, base *url.URL, art *html.Node) (*html.N
 	if base != nil {
 		host = siteHost(base.Host)
 	}
-	repair(findBody(root), r.ContentNode, host)
+	if !offRepair {
+		repair(findBody(root), r.ContentNode, host)
+	}
 	dropBrRepeats(r.ContentNode)
 	langs := make(map[string]string)
 	codeLanguages(root, langs)

@@ -32,6 +32,9 @@ const (
 // follows it, or when more than maxIntroGap words of other text (a
 // column of filters, a sort bar) stand between it and r.
 func introBefore(body, r *html.Node) []*html.Node {
+	if offIntro {
+		return nil
+	}
 	var h1 *html.Node
 	steps := 0
 	for d := range body.Descendants() {

@@ -18,6 +18,7 @@ import (
 // engine is one forum engine's post markup.
 type engine struct {
 	name string
+	off  *bool // the engine's switch (rulesoff.go)
 	// claims reports whether the element n is, by its own attributes, one
 	// of the engine's post blocks; its subtree is then not walked again.
 	claims func(n *html.Node) bool
@@ -51,7 +52,7 @@ func engineThread(body *html.Node) *html.Node {
 			}
 			claimed := false
 			for i, e := range engines {
-				if !e.claims(c) {
+				if *e.off || !e.claims(c) {
 					continue
 				}
 				// Posts do not nest: a claimed block is not walked again,
@@ -165,6 +166,7 @@ func timeText(n *html.Node) string {
 // marker div.messageTextEndMarker.
 var xenforoEngine = &engine{
 	name: "xenforo",
+	off:  &offXenForo,
 	claims: func(n *html.Node) bool {
 		return (n.DataAtom == atom.Article || n.DataAtom == atom.Li) && hasClassToken(n, "message") && attr(n, "data-author") != ""
 	},
@@ -197,6 +199,7 @@ var xenforoEngine = &engine{
 // div#pid_<n>.
 var mybbEngine = &engine{
 	name: "mybb",
+	off:  &offMyBB,
 	claims: func(n *html.Node) bool {
 		return hasClassToken(n, "post") && numberedID(attr(n, "id"), "post_")
 	},

@@ -102,9 +102,11 @@ func forumContent(root, body, art *html.Node) *html.Node {
 	if thread == nil && marks {
 		// A platform's own markup of its posts (pagetype_phpbb.go): the whole
 		// thread, first post included.
-		if thread = phpbbThread(body); thread != nil {
-			prune(thread)
-			return thread
+		if !offPhpBB {
+			if thread = phpbbThread(body); thread != nil {
+				prune(thread)
+				return thread
+			}
 		}
 		// Other engines' own post markup (pagetype_engines.go).
 		if thread = engineThread(body); thread != nil {
@@ -119,7 +121,9 @@ func forumContent(root, body, art *html.Node) *html.Node {
 			return nil
 		}
 	} else {
-		firstFromLD(thread, body, lds)
+		if !offLDFirst {
+			firstFromLD(thread, body, lds)
+		}
 	}
 	// The first post often stands apart: described in JSON-LD while the
 	// replies carry microdata. The readability article is then that post:

@@ -251,7 +251,7 @@ const itemsProb = 0.5
 // detached copy, or nil to keep the readability article art. probs are
 // the page-type probabilities, t the most likely type.
 func typedContent(root *html.Node, art *html.Node, t PageType, probs [len(PageTypes)]float64, runs *itemRuns) *html.Node {
-	if probs[typeIndex(TypeCollection)]+probs[typeIndex(TypeListing)] >= itemsProb {
+	if !offItems && probs[typeIndex(TypeCollection)]+probs[typeIndex(TypeListing)] >= itemsProb {
 		return itemsContentOf(root, art, runs)
 	}
 	if probs[typeIndex(t)] < profileProb {
@@ -260,7 +260,7 @@ func typedContent(root *html.Node, art *html.Node, t PageType, probs [len(PageTy
 	switch t {
 	case TypeForum:
 		body := findBody(root)
-		if body == nil {
+		if body == nil || offForum {
 			return nil
 		}
 		return forumContent(root, body, art)
@@ -292,7 +292,7 @@ func itemsContentOf(root *html.Node, art *html.Node, runs *itemRuns) *html.Node 
 	}
 	// A WooCommerce shop's own grid of products (pagetype_platform.go)
 	// is the page's items, whatever the generic run finds.
-	if g := wooGrid(body); g != nil {
+	if g := wooGrid(body); g != nil && !offWoo {
 		r := climbItems(body, g)
 		return joinIntro(introBefore(body, r), itemsCopy(r))
 	}
@@ -355,7 +355,9 @@ func itemsCopy(grid *html.Node) *html.Node {
 	// A card's brand, name and price sit in sibling elements that the
 	// site's style lays out apart; written as they stand they run
 	// together ("HOKAClifton 10").
-	setApartParts(k, 0)
+	if !offParts {
+		setApartParts(k, 0)
+	}
 	return k
 }
 

@@ -478,7 +478,7 @@ func readableContent(root *html.Node, base *url.URL, title string, facts *extrac
 	if body == nil {
 		return nil, false
 	}
-	r := &readable{body: body, title: title, bodyLen: -1, bodyOver: -1, spareRuns: facts != nil && facts.listing}
+	r := &readable{body: body, title: title, bodyLen: -1, bodyOver: -1, spareRuns: !offSpareRuns && facts != nil && facts.listing}
 	// The counts stay with facts for the selector; the pipeline gives
 	// them back when the page is done.
 	r.tallies = takeTallies()
@@ -782,7 +782,7 @@ func (r *readable) attempt(flags int) *html.Node {
 				st := textStats(c, r.dropped)
 				keep = r.proseLike(st, []*html.Node{c})
 			}
-			keep = keep || docBlock(c, r.host)
+			keep = keep || !offDocBlock && docBlock(c, r.host)
 		}
 		if keep {
 			if k := r.copyTree(c); k != nil {
@@ -794,7 +794,7 @@ func (r *readable) attempt(flags int) *html.Node {
 	flushRun()
 	// A lead set apart from the body (in the article's header) is the
 	// article's first paragraph.
-	if lead := r.findLead(best, joined); lead != nil {
+	if lead := r.findLead(best, joined); lead != nil && !offLead {
 		if k := r.copyTree(lead); k != nil {
 			trimLead(k)
 			article.InsertBefore(k, article.FirstChild)
@@ -970,23 +970,23 @@ func (r *readable) drop(n *html.Node) bool {
 func (r *readable) unlikelyNode(n *html.Node, a dropAttrs, names matchFacts) bool {
 	if names.hints&hintUnlikely != 0 &&
 		!hasAncestor(n, atom.Table, 3) && !hasAncestor(n, atom.Code, 3) && !r.pageWrapper(n, true, names) &&
-		!embedsPost(n, 3) {
+		(offEmbeds || !embedsPost(n, 3)) {
 		return true
 	}
 	// A landmark by role, or a <nav> whatever its class, unless the
 	// page is wrapped in one (see landmark.go).
-	if a.role != "" && LandmarkRole(n) || n.DataAtom == atom.Nav && !r.pageWrapper(n, false, names) {
+	if a.role != "" && LandmarkRole(n) || n.DataAtom == atom.Nav && !offNav && !r.pageWrapper(n, false, names) {
 		return true
 	}
 	// Modals, cookie banners and hover cards are shown over the
 	// page, not in it; their text would make them candidates or
 	// inflate the link density of the article around them.
-	if names.hints&hintPopup != 0 && classKinds(n)&kindPopup != 0 && !r.pageWrapper(n, false, names) {
+	if names.hints&hintPopup != 0 && classKinds(n)&kindPopup&^kindsOff != 0 && !r.pageWrapper(n, false, names) {
 		return true
 	}
 	// Popups, print-only blocks and screen-reader labels that a
 	// stylesheet hides by class rather than by attribute.
-	return names.hints&hintHide != 0
+	return !offHiddenClass && names.hints&hintHide != 0
 }
 
 func (r *readable) credit(st stats, parent *html.Node) {

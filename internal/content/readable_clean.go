@@ -19,8 +19,12 @@ func (r *readable) prepare(art *html.Node) {
 	r.art = art
 	if r.flags&flagWeightClasses != 0 {
 		dropBoilerplate(art)
-		dropRelatedLabels(art)
-		dropLinkOnly(art, r.host)
+		if !offRelatedLabels {
+			dropRelatedLabels(art)
+		}
+		if !offLinkOnly {
+			dropLinkOnly(art, r.host)
+		}
 	}
 	// The elements cleanConditionally judges, collected in one walk
 	// that also tells the tables of data (isDataTable), which only the

@@ -238,7 +238,7 @@ func (s *scanner) settleHidden() {
 			hidden += t.words
 		}
 	}
-	if s.words >= 100 && hidden*5 >= s.words*shownFifths {
+	if !offUnhide && s.words >= 100 && hidden*5 >= s.words*shownFifths {
 		for _, h := range s.hidden {
 			h.node.Attr = slices.DeleteFunc(h.node.Attr, func(a html.Attribute) bool {
 				return a.Namespace == "" && (a.Key == "hidden" || a.Key == "aria-hidden" || a.Key == "style")
@@ -282,7 +282,7 @@ func (s *scanner) walk(n *html.Node, inBody bool) {
 		// word; in text and markdown it splits the word for search.
 		// (Its first byte, 0xC2, is looked for first: most texts have
 		// none, and IndexByte costs less than Contains on short texts.)
-		if strings.IndexByte(n.Data, 0xC2) >= 0 && strings.Contains(n.Data, "\u00ad") {
+		if !offSoftHyphen && strings.IndexByte(n.Data, 0xC2) >= 0 && strings.Contains(n.Data, "\u00ad") {
 			n.Data = strings.ReplaceAll(n.Data, "\u00ad", "")
 		}
 		if inBody {
@@ -379,13 +379,13 @@ func (s *scanner) walkChildren(n *html.Node, inBody bool) {
 	var next *html.Node
 	for c := n.FirstChild; c != nil; c = next {
 		next = c.NextSibling
-		if inBody && c.DataAtom == atom.Noscript && c.Type == html.ElementNode && s.noscriptTries < maxNoscriptTries {
+		if inBody && c.DataAtom == atom.Noscript && c.Type == html.ElementNode && s.noscriptTries < maxNoscriptTries && !offNoscript {
 			if first := s.expandNoscript(n, c); first != nil {
 				next = first // walk the parsed content in its place
 				continue
 			}
 		}
-		if inBody && c.Type == html.ElementNode && s.streamSlot(c) {
+		if inBody && c.Type == html.ElementNode && !offStream && s.streamSlot(c) {
 			next = c.NextSibling
 			continue
 		}
@@ -574,7 +574,7 @@ func (s *scanner) expandNoscript(parent, ns *html.Node) *html.Node {
 			continue // kept for settleHidden, as good as removed
 		}
 		if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" || c.Type == html.ElementNode && hasText(c) {
-			if c.Type != html.ElementNode || !pageChrome(c) && textWithin(c, 40) < 0 {
+			if c.Type != html.ElementNode || offCrawler || !pageChrome(c) && textWithin(c, 40) < 0 {
 				return nil
 			}
 			chrome = true

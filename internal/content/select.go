@@ -450,7 +450,7 @@ func selectContentText(root, art, cur *html.Node, sig signals, readableOK bool, 
 // profile's thread: the selector overruling it lost half B's forum
 // pages 0.02 of F1; the item profile's region).
 func selectable(art, cur *html.Node, probs [len(PageTypes)]float64) bool {
-	return selectOn && judged(art, cur, probs)
+	return selectOn && !offSelect && judged(art, cur, probs)
 }
 
 // judged tells whether the selector, when on, judges a page (see

@@ -6,7 +6,8 @@
 // every page: the check for a change meant to be speed only. With -every
 // N it converts every Nth page only; -load reads the pages and converts
 // none (the base to subtract from an instruction count); -cpuprofile and
-// -memprofile write profiles. Compare instruction counts only between
+// -memprofile write profiles; -off NAME[,NAME] switches rule families off
+// (content.SetRuleOff). Compare instruction counts only between
 // builds of this same driver: linking runtime/pprof turns on the
 // runtime's sampling of allocations, whose stack walks count too.
 package main
@@ -18,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/pprof"
+	"strings"
 
 	"webacq/bench/content/corpus"
 	"webacq/internal/content"
@@ -29,7 +31,16 @@ func main() {
 	load := flag.Bool("load", false, "read the pages, convert none")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile here")
 	memprofile := flag.String("memprofile", "", "write an allocation profile here")
+	off := flag.String("off", "", "switch these rule families off, comma-separated (as bench/content -off)")
 	flag.Parse()
+	if *off != "" {
+		for _, name := range strings.Split(*off, ",") {
+			if err := content.SetRuleOff(strings.TrimSpace(name), true); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+		}
+	}
 	if *memprofile != "" {
 		defer func() {
 			f, err := os.Create(*memprofile)
