@@ -102,3 +102,32 @@ test</code></p></article>`)
 		}
 	})
 }
+
+// TestDroppedBlockKeepsLinesApart: a block the readability pass leaves
+// out (an empty spacer div) between two runs of inline text ends the line
+// it stood on, in a div that mixes blocks and inline content and in any
+// other parent: the runs' words stay apart in the markdown and the text.
+func TestDroppedBlockKeepsLinesApart(t *testing.T) {
+	para := strings.Repeat("Some words of a long article about bread and olives and other matters. ", 12)
+	for _, parent := range []string{"div", "section", "td"} {
+		t.Run(parent, func(t *testing.T) {
+			steps := `<` + parent + ` class="steps"><span>Add flour and honey.</span><div class="wprm-spacer"></div><span>Stir together until mixed.</span></` + parent + `>`
+			if parent == "td" {
+				steps = `<table><tr>` + steps + `<td>Then rest the dough for an hour.</td></tr></table>`
+			}
+			page := `<html><body><article><h1>Olive bread</h1><p>` + para + `</p>` + steps + `<p>` + para + `</p></article></body></html>`
+			d, err := HTML([]byte(page), "https://example.com/x", Options{OnlyMainContent: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, out := range map[string]string{"text": d.Text, "markdown": d.Markdown} {
+				if !strings.Contains(out, "Stir together") {
+					t.Fatalf("%s lacks the second run:\n%s", name, out)
+				}
+				if strings.Contains(out, "honey.Stir") {
+					t.Errorf("%s glues the runs around the dropped block:\n%s", name, out)
+				}
+			}
+		})
+	}
+}

@@ -1161,6 +1161,18 @@ func (r *readable) copyTree(n *html.Node) *html.Node {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		x := r.copyTree(c)
 		if x == nil {
+			// A block left out still ends the line it stood on: the
+			// inline runs around it stay apart ("honey.<div
+			// class=spacer></div>Stir" is two lines on the page).
+			if c.Type == html.ElementNode && isBlock(c.DataAtom) {
+				if wrap {
+					p = nil
+				} else if l := k.LastChild; l != nil && isPhrasing(l) {
+					sp := r.newNode()
+					sp.Type, sp.Data = html.TextNode, " "
+					k.AppendChild(sp)
+				}
+			}
 			continue
 		}
 		if wrap && isPhrasing(c) {
