@@ -131,3 +131,21 @@ func TestDroppedBlockKeepsLinesApart(t *testing.T) {
 		})
 	}
 }
+
+// TestCodeSpaceStaysOutside: white space that starts or ends an inline
+// code element is written outside its span, so the words on either side
+// stay apart; inside pre nothing moves.
+func TestCodeSpaceStaysOutside(t *testing.T) {
+	page := `<html><body><p>warning: thank you for trying the<code> beta of the </code>gatsbyImageData<code>API. Please</code> report issues.</p>` +
+		`<pre><code> indented line
+  second </code></pre></body></html>`
+	d, err := HTML([]byte(page), "https://example.com/x", Options{OnlyMainContent: false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"the `beta of the` gatsbyImageData`API. Please` report", "```\n indented line\n  second \n```"} {
+		if !strings.Contains(d.Markdown, want) {
+			t.Errorf("markdown lacks %q; got:\n%s", want, d.Markdown)
+		}
+	}
+}

@@ -228,6 +228,7 @@ func prepare(root *html.Node, sp *spaceTexts) {
 	}
 	if has(prepCode) {
 		mergeAdjacent(root, isInlineCode)
+		spaceOutOfCode(root)
 	}
 	if has(prepEmph) {
 		spaceAroundCode(root)
@@ -535,6 +536,42 @@ func swapTags(n *html.Node, outer, inner func(*html.Node) bool) {
 			swapTags(c, outer, inner)
 		}
 	}
+}
+
+// spaceOutOfCode puts the white space that starts or ends an inline
+// code element before or after it: a code span is written trimmed, so
+// "the <code>x </code>y" would come out as "`x`y" ("the
+// </code>gatsbyImageData<code>API" of a build log in code elements
+// glued "the" to the span after it). Code inside pre is left alone.
+func spaceOutOfCode(root *html.Node) {
+	for n := root; n != nil; n = nextElement(root, n) {
+		if !isInlineCode(n) || n.FirstChild == nil || inPre(n) {
+			continue
+		}
+		first, last := n.FirstChild, n.LastChild
+		for first.FirstChild != nil {
+			first = first.FirstChild
+		}
+		for last.LastChild != nil {
+			last = last.LastChild
+		}
+		if first.Type == html.TextNode && first.Data != "" && isSpaceByte(first.Data[0]) && n.Parent != nil {
+			n.Parent.InsertBefore(&html.Node{Type: html.TextNode, Data: " "}, n)
+		}
+		if last.Type == html.TextNode && last.Data != "" && isSpaceByte(last.Data[len(last.Data)-1]) && n.Parent != nil {
+			n.Parent.InsertBefore(&html.Node{Type: html.TextNode, Data: " "}, n.NextSibling)
+		}
+	}
+}
+
+// inPre tells whether n has a pre ancestor.
+func inPre(n *html.Node) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if isPre(p) {
+			return true
+		}
+	}
+	return false
 }
 
 // spaceAroundCode sets emphasis that starts (ends) with code apart by a
