@@ -544,34 +544,30 @@ func swapTags(n *html.Node, outer, inner func(*html.Node) bool) {
 // </code>gatsbyImageData<code>API" of a build log in code elements
 // glued "the" to the span after it). Code inside pre is left alone.
 func spaceOutOfCode(root *html.Node) {
-	for n := root; n != nil; n = nextElement(root, n) {
-		if !isInlineCode(n) || n.FirstChild == nil || inPre(n) {
+	if isPre(root) {
+		return
+	}
+	for c := root.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
 			continue
 		}
-		first, last := n.FirstChild, n.LastChild
-		for first.FirstChild != nil {
-			first = first.FirstChild
+		if isInlineCode(c) && c.FirstChild != nil {
+			first, last := c.FirstChild, c.LastChild
+			for first.FirstChild != nil {
+				first = first.FirstChild
+			}
+			for last.LastChild != nil {
+				last = last.LastChild
+			}
+			if first.Type == html.TextNode && first.Data != "" && isSpaceByte(first.Data[0]) {
+				root.InsertBefore(&html.Node{Type: html.TextNode, Data: " "}, c)
+			}
+			if last.Type == html.TextNode && last.Data != "" && isSpaceByte(last.Data[len(last.Data)-1]) {
+				root.InsertBefore(&html.Node{Type: html.TextNode, Data: " "}, c.NextSibling)
+			}
 		}
-		for last.LastChild != nil {
-			last = last.LastChild
-		}
-		if first.Type == html.TextNode && first.Data != "" && isSpaceByte(first.Data[0]) && n.Parent != nil {
-			n.Parent.InsertBefore(&html.Node{Type: html.TextNode, Data: " "}, n)
-		}
-		if last.Type == html.TextNode && last.Data != "" && isSpaceByte(last.Data[len(last.Data)-1]) && n.Parent != nil {
-			n.Parent.InsertBefore(&html.Node{Type: html.TextNode, Data: " "}, n.NextSibling)
-		}
+		spaceOutOfCode(c)
 	}
-}
-
-// inPre tells whether n has a pre ancestor.
-func inPre(n *html.Node) bool {
-	for p := n.Parent; p != nil; p = p.Parent {
-		if isPre(p) {
-			return true
-		}
-	}
-	return false
 }
 
 // spaceAroundCode sets emphasis that starts (ends) with code apart by a

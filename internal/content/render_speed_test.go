@@ -244,6 +244,7 @@ func prepareAllPasses(root *html.Node) {
 	dropEmptyCode(root)
 	swapTags(root, isInlineCode, isPre)
 	mergeAdjacent(root, isInlineCode)
+	spaceOutOfCode(root)
 	spaceAroundCode(root)
 	unwrapNested(root, func(n *html.Node) int {
 		if isLink(n) {
