@@ -5,7 +5,7 @@
 GO ?= go
 BIN := bin/webacq
 
-.PHONY: run setup build test vet staticcheck fmt-check fuzz fuzz-check bench bench-load bench-health bench-content bench-gyre bench-tables bench-pdfwords bench-detect bench-monitors clean
+.PHONY: run setup build test test-words vet staticcheck fmt-check fuzz fuzz-check bench bench-load bench-health bench-content bench-gyre bench-tables bench-pdfwords bench-detect bench-monitors clean
 
 run: setup build
 	./$(BIN) serve
@@ -21,6 +21,12 @@ build:
 # a change to the binary.
 test: setup fmt-check vet staticcheck
 	$(GO) test -race -count=1 -timeout 30m ./...
+	$(GO) test -tags corpus -count=1 -run '^TestMainContentKeepsWords$$' ./internal/content
+
+# The glue property over every page of ../shared/corpus (skips without it;
+# about 30 s, so outside -race): see bench/content/README.md.
+test-words:
+	$(GO) test -tags corpus -count=1 -run '^TestMainContentKeepsWords$$' -v ./internal/content
 
 vet:
 	$(GO) vet ./...

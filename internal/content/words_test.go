@@ -76,7 +76,7 @@ func TestMainContentKeepsWords(t *testing.T) {
 	if len(files) == 0 {
 		t.Skip("no pages under " + corpusRoot)
 	}
-	var failedPages, failedWords, insideWords, splitWords int
+	var failedPages, failedWords, insideWords, splitWords, knownSeen int
 	for i, f := range files {
 		if testing.Short() && i%10 != 0 {
 			continue
@@ -88,20 +88,57 @@ func TestMainContentKeepsWords(t *testing.T) {
 		missing, inside, split := missingWords(body, "https://example.com/page")
 		insideWords += inside
 		splitWords += split
+		rel, _ := filepath.Rel(corpusRoot, f)
+		gap, known := knownGaps[rel]
+		if known {
+			knownSeen++
+			if len(missing) == 0 {
+				t.Errorf("%s passes now: take it out of knownGaps", rel)
+			}
+		}
 		if len(missing) > 0 {
 			failedPages++
 			failedWords += len(missing)
-			if failedPages <= 100 {
-				if len(missing) > 8 {
-					missing = missing[:8]
-				}
-				rel, _ := filepath.Rel(corpusRoot, f)
-				t.Errorf("%s: %d words inside the main content are not separate words: %q", rel, len(missing), missing)
+			if known && len(missing) <= gap.words {
+				continue
 			}
+			if len(missing) > 8 {
+				missing = missing[:8]
+			}
+			t.Errorf("%s: %d words inside the main content are not separate words: %q", rel, len(missing), missing)
 		}
+	}
+	if !testing.Short() && knownSeen != len(knownGaps) {
+		t.Errorf("%d of the %d pages of knownGaps were converted", knownSeen, len(knownGaps))
 	}
 	t.Logf("%d pages, %d words inside main content; %d set apart at element edges the page runs together; %d pages and %d words fail",
 		len(files), insideWords, splitWords, failedPages, failedWords)
+}
+
+// knownGaps are the pages where the property fails for a reason that is
+// not a defect of the outputs, each with the most words it may fail on
+// and why. Any other page failing, or one of these failing on more
+// words, fails the test.
+var knownGaps = map[string]struct {
+	words int
+	why   string
+}{
+	// "visualizations<span class=visually-hidden> </span></a>—compared":
+	// the only space is in a span a style sheet hides (screen readers
+	// read it); the readability pass drops it by class, as a browser
+	// shows the page ("visualizations—compared", "AI Mode.").
+	"wcxb-dev/html/0041.html.gz": {8, "a space only inside a visually hidden span"},
+	// The space that sets a "/" apart lies inside a control (filter
+	// links) that the main content leaves out, as 0041's lies in a
+	// hidden span (bench/content/README.md, "words never glued").
+	"wcxb-dev/html/0656.html.gz": {1, "a space only inside a dropped control"},
+	// "Loading..." (a trending placeholder) and "Loading ..." (the page's
+	// loader) are the same words in two shapes; the content keeps the
+	// second, the window matches the first.
+	"wcxb-dev/html/1795.html.gz": {2, "the same text twice in two shapes"},
+	// The post's "(<b>Update April, 2011:</b>" and a sidebar snippet's
+	// "( Update April, 2011:" are the same words in two shapes.
+	"wcxb-dev/html/4456.html.gz": {4, "the same text twice in two shapes"},
 }
 
 func readPage(f string) ([]byte, error) {
