@@ -23,6 +23,8 @@ func FuzzHTML(f *testing.F) {
 		string(shortPage(`<table><tr><th>Item</th><th>Q3</th></tr><tr><td><a href="/e">EPS</a> <small>diluted</small></td><td>0.42</td></tr></table>`)),
 		string(shortPage(`<p>Margins widened.</p><p><a href="/q3.pdf">Release (PDF)</a></p><p><a href="https://sec.gov/f">Filing</a></p>`)),
 		string(shortPage(`<table><tr><td><table><tr><td><b>a</b> <i>b</i></td></tr></table></td><td>c</td></tr></table><pre>x  y</pre>`)),
+		// A dropped block between two inline runs ends the line.
+		"<article><h1>T</h1><section><span>honey.</span><div class=spacer></div><span>Stir</span></section></article>",
 		// A caption of blocks, presentational inline elements.
 		"<table><caption><div><h3>$390</h3><p>per hour</p></div></caption><tr><td>Part-time</td><td><b>$455</b>/hour</td></tr></table>",
 		"<div><p>x</p>um i<u>ronische</u> <font>Ereignisse</font> <s>und</s></div>",
@@ -102,6 +104,10 @@ func FuzzCandidates(f *testing.F) {
 		`<script type="application/ld+json">[{"@graph":[{"@type":["Product"],"offers":[{"lowPrice":"x"}],"description":{"a":1}}]}]</script>`,
 		`<script type="application/ld+json">{"@type":"Product","offers":[]}</script><main><header><h1>a</h1></header><form><input></form></main>`,
 		"<div class=\"nav\"><h1>in a menu</h1></div><footer><h1>again</h1></footer>" + string([]byte{0xff}),
+		// A JSON-LD description with character references, held by an
+		// element of the page in lines.
+		`<script type="application/ld+json">{"@type":"Product","name":"N","description":"Long enough text of the description here.\n- a- b 6&apos;0&quot;"}</script>` +
+			`<h1>N</h1><div class=sheet><p>Long enough text of the description here.</p><p>- a<br>- b 6'0"</p></div>`,
 	} {
 		f.Add([]byte(seed))
 	}
