@@ -554,6 +554,8 @@ func TestExtractNotConfigured(t *testing.T) {
 	}
 }
 
+const recursiveSchema = `{"type":"object","properties":{"name":{"type":"string"},"replies":{"type":"array","items":{"$ref":"#"}}},"required":["name"]}`
+
 func TestExtractSchemaShapes(t *testing.T) {
 	tests := []struct {
 		name, schema, answer string
@@ -567,6 +569,15 @@ func TestExtractSchemaShapes(t *testing.T) {
 		{"defs ok", `{"$defs":{"p":{"type":"number"}},"type":"object","properties":{"price":{"$ref":"#/$defs/p"}},"required":["price"]}`, `{"found":true,"data":[{"price":3}]}`, true},
 		{"draft-07 definitions", `{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"p":{"type":"number"}},"properties":{"price":{"$ref":"#/definitions/p"}}}`, `{"found":true,"data":[{"price":3}]}`, true},
 		{"single object answer", `{"type":"object","properties":{"n":{"type":"integer"}}}`, `{"n":4}`, true},
+		// "#" and "#/..." are the caller's root, not the envelope's.
+		{"recursive root", recursiveSchema, `{"found":true,"data":[{"name":"a","replies":[{"name":"b","replies":[{"name":"c"}]}]}]}`, true},
+		{"recursive root, wrong", recursiveSchema, `{"found":true,"data":[{"name":"a","replies":[{"name":"b","replies":[{"name":5}]}]}]}`, false},
+		{"pointer into the root", `{"type":"object","properties":{"home":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]},"work":{"$ref":"#/properties/home"}}}`, `{"found":true,"data":[{"home":{"city":"a"},"work":{"city":"b"}}]}`, true},
+		{"pointer into the root, wrong", `{"type":"object","properties":{"home":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]},"work":{"$ref":"#/properties/home"}}}`, `{"found":true,"data":[{"home":{"city":"a"},"work":{"town":"b"}}]}`, false},
+		{"root from a definition", `{"$defs":{"kids":{"type":"array","items":{"$ref":"#"}}},"type":"object","properties":{"default":{"type":"string"},"kids":{"$ref":"#/$defs/kids"}},"required":["default"]}`, `{"found":true,"data":[{"default":"a","kids":[{"default":"b"}]}]}`, true},
+		{"root from a definition, wrong", `{"$defs":{"kids":{"type":"array","items":{"$ref":"#"}}},"type":"object","properties":{"default":{"type":"string"},"kids":{"$ref":"#/$defs/kids"}},"required":["default"]}`, `{"found":true,"data":[{"default":"a","kids":[{"x":"b"}]}]}`, false},
+		{"pointer into an array root", `{"type":"array","items":{"type":"object","properties":{"n":{"type":"integer"},"also":{"$ref":"#/items/properties/n"}}}}`, `{"found":true,"data":[{"n":1,"also":2}]}`, true},
+		{"pointer into an array root, wrong", `{"type":"array","items":{"type":"object","properties":{"n":{"type":"integer"},"also":{"$ref":"#/items/properties/n"}}}}`, `{"found":true,"data":[{"n":1,"also":"x"}]}`, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -125,6 +125,11 @@ func newEnvelope(user json.RawMessage) (*envelope, error) {
 		if err := json.Unmarshal(user, &u); err != nil {
 			return nil, model.Errorf(model.CodeBadRequest, "schema must be a JSON Schema object")
 		}
+		// "#" and "#/..." outside the definitions point at the caller's
+		// root, which is no longer the document's root: they are
+		// rewritten (in the definitions too) to point at a copy of it
+		// among the envelope's definitions.
+		toRoot := rootRefs(u, 0)
 		for _, k := range []string{"$defs", "definitions"} {
 			if d, ok := u[k]; ok {
 				root[k] = d
@@ -136,6 +141,14 @@ func newEnvelope(user json.RawMessage) (*envelope, error) {
 		}
 		delete(u, "$schema")
 		delete(u, "$id")
+		if toRoot {
+			defs, _ := root["$defs"].(map[string]any)
+			if defs == nil {
+				defs = map[string]any{}
+				root["$defs"] = defs
+			}
+			defs[callerRoot] = u
+		}
 		item = itemSchema(u)
 	}
 	root["properties"] = map[string]any{
@@ -164,6 +177,67 @@ func newEnvelope(user json.RawMessage) (*envelope, error) {
 		return nil, fmt.Errorf("llm: envelope: %w", err)
 	}
 	return &envelope{raw: raw, item: itemRaw, resolved: resolved}, nil
+}
+
+// callerRoot names the caller's schema among the envelope's $defs when
+// its references point at its own root.
+const callerRoot = "webacq.caller"
+
+// rootRefs rewrites, in the schema v, every $ref to the caller's root
+// ("#") or to a place under it other than its definitions ("#/properties/
+// x", "#/items") so that it points at the same place under
+// #/$defs/webacq.caller, and reports whether it rewrote any. Values that
+// are data (const, enum, default, examples) are not read. depth is
+// bounded by the schema's own depth check (compileSchema).
+func rootRefs(v any, depth int) bool {
+	if depth > maxSchemaDepth+envelopeDepth {
+		return false
+	}
+	changed := false
+	switch t := v.(type) {
+	case map[string]any:
+		for k, c := range t {
+			switch k {
+			case "const", "enum", "default", "examples":
+				continue
+			case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
+				// Names to schemas: a property named "default" is a
+				// schema like any other.
+				if m, ok := c.(map[string]any); ok {
+					for _, sc := range m {
+						if rootRefs(sc, depth+1) {
+							changed = true
+						}
+					}
+					continue
+				}
+			case "$ref":
+				r, ok := c.(string)
+				if !ok {
+					continue
+				}
+				switch {
+				case r == "#":
+					t[k] = "#/$defs/" + callerRoot
+					changed = true
+				case strings.HasPrefix(r, "#/") && !strings.HasPrefix(r, "#/$defs/") && !strings.HasPrefix(r, "#/definitions/"):
+					t[k] = "#/$defs/" + callerRoot + r[1:]
+					changed = true
+				}
+				continue
+			}
+			if rootRefs(c, depth+1) {
+				changed = true
+			}
+		}
+	case []any:
+		for _, c := range t {
+			if rootRefs(c, depth+1) {
+				changed = true
+			}
+		}
+	}
+	return changed
 }
 
 func itemSchema(u map[string]any) map[string]any {
