@@ -181,12 +181,12 @@ func newEnvelope(user json.RawMessage) (*envelope, error) {
 
 // callerRoot names the caller's schema among the envelope's $defs when
 // its references point at its own root.
-const callerRoot = "webacq.caller"
+const callerRoot = "webacq_caller"
 
 // rootRefs rewrites, in the schema v, every $ref to the caller's root
 // ("#") or to a place under it other than its definitions ("#/properties/
 // x", "#/items") so that it points at the same place under
-// #/$defs/webacq.caller, and reports whether it rewrote any. Values that
+// #/$defs/webacq_caller, and reports whether it rewrote any. Values that
 // are data (const, enum, default, examples) are not read. depth is
 // bounded by the schema's own depth check (compileSchema).
 func rootRefs(v any, depth int) bool {
