@@ -413,9 +413,9 @@ func (m *Main) serve(ctx context.Context) error {
 	}
 	srv := &http.Server{
 		Handler:           api,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		ReadHeaderTimeout: m.cfg.ReadHeaderTimeout,
+		ReadTimeout:       m.cfg.ReadTimeout,
+		IdleTimeout:       m.cfg.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(m.log.Handler(), slog.LevelWarn),
 	}
 	bg, cancel := context.WithCancel(ctx)

@@ -100,6 +100,14 @@ type Config struct {
 
 	BootstrapCredits int64         // WEBACQ_BOOTSTRAP_CREDITS: credits of workspace "default"
 	ShutdownTimeout  time.Duration // WEBACQ_SHUTDOWN_TIMEOUT
+	// The API listener's bounds on a client: ReadHeaderTimeout
+	// (WEBACQ_READ_HEADER_TIMEOUT, default 10s) to send a request's
+	// head, ReadTimeout (WEBACQ_READ_TIMEOUT, default 60s) to send the
+	// whole request, body included, IdleTimeout (WEBACQ_IDLE_TIMEOUT,
+	// default 120s) for a kept-alive connection between requests. A
+	// client that trickles its request, or holds connections open, is
+	// cut off at them and costs the node nothing after.
+	ReadHeaderTimeout, ReadTimeout, IdleTimeout time.Duration
 	// ReservationTTL (WEBACQ_RESERVATION_TTL) is how long credits held by a
 	// call in flight stay held unrenewed before any node refunds them (a
 	// crashed node). A live node renews its calls' holds every third of it,
@@ -234,6 +242,7 @@ func Load(getenv func(string) string) (*Config, error) {
 	c.MonitorWorkspaceShare, c.CheckNowInterval = 50, time.Minute
 	c.JobRescueAfter, c.JobPollInterval, c.MonitorTimeout, c.SnapshotRetention = 5*time.Minute, 100*time.Millisecond,
 		60*time.Second, 90*24*time.Hour
+	c.ReadHeaderTimeout, c.ReadTimeout, c.IdleTimeout = 10*time.Second, 60*time.Second, 120*time.Second
 	ints := []struct {
 		name string
 		dst  *int
@@ -266,7 +275,8 @@ func Load(getenv func(string) string) (*Config, error) {
 		{"WEBACQ_JOB_RESCUE_AFTER", &c.JobRescueAfter}, {"WEBACQ_JOB_POLL_INTERVAL", &c.JobPollInterval},
 		{"WEBACQ_MONITOR_TIMEOUT", &c.MonitorTimeout}, {"WEBACQ_SNAPSHOT_RETENTION", &c.SnapshotRetention},
 		{"WEBACQ_DELIVERY_RETRY_WAIT", &c.DeliveryRetryWait}, {"WEBACQ_CHECK_NOW_INTERVAL", &c.CheckNowInterval},
-		{"WEBACQ_LOG_RETENTION", &c.LogRetention}}
+		{"WEBACQ_LOG_RETENTION", &c.LogRetention}, {"WEBACQ_READ_HEADER_TIMEOUT", &c.ReadHeaderTimeout},
+		{"WEBACQ_READ_TIMEOUT", &c.ReadTimeout}, {"WEBACQ_IDLE_TIMEOUT", &c.IdleTimeout}}
 	for _, f := range durations {
 		if v := get(f.name, ""); v != "" {
 			if *f.dst, err = time.ParseDuration(v); err != nil || *f.dst < 0 {
@@ -310,6 +320,12 @@ func (c *Config) validate() error {
 	}
 	if c.LogRetention != 0 && c.LogRetention < 24*time.Hour {
 		return fmt.Errorf("config: WEBACQ_LOG_RETENTION %s: 0 keeps the logs, or at least 24h", c.LogRetention)
+	}
+	if c.ReadHeaderTimeout < 100*time.Millisecond || c.ReadTimeout < c.ReadHeaderTimeout || c.IdleTimeout < 100*time.Millisecond {
+		// 0 would mean no bound at all in net/http: one client could
+		// hold a connection open for ever.
+		return fmt.Errorf("config: WEBACQ_READ_HEADER_TIMEOUT and WEBACQ_IDLE_TIMEOUT must be at least 100ms, " +
+			"and WEBACQ_READ_TIMEOUT at least WEBACQ_READ_HEADER_TIMEOUT")
 	}
 	if c.ReservationTTL != 0 && c.ReservationTTL < MinReservationTTL {
 		return fmt.Errorf("config: WEBACQ_RESERVATION_TTL %s: must be at least %s", c.ReservationTTL, MinReservationTTL)

@@ -20,7 +20,8 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.DatabaseURL != "sqlite:data/webacq.db" || !c.DefaultDatabase || c.Addr != "127.0.0.1:8080" || c.AllowPrivate || !c.AccessLog ||
-		c.BootstrapCredits != 10000 || c.PageRetention != 720*time.Hour || c.LogRetention != 0 || c.SearchProvider != "local" || c.LLMProvider != "" {
+		c.BootstrapCredits != 10000 || c.PageRetention != 720*time.Hour || c.LogRetention != 0 || c.SearchProvider != "local" || c.LLMProvider != "" ||
+		c.ReadHeaderTimeout != 10*time.Second || c.ReadTimeout != time.Minute || c.IdleTimeout != 2*time.Minute {
 		t.Fatalf("defaults: %+v", c)
 	}
 }
@@ -50,9 +51,13 @@ func TestDefaultDatabaseLocation(t *testing.T) {
 func TestValues(t *testing.T) {
 	c, err := Load(env("WEBACQ_ALLOW_PRIVATE", "1", "WEBACQ_DATABASE_URL", "postgres://u@h/db",
 		"WEBACQ_MCP_ALLOWED_ORIGINS", "https://a.example/, https://b.example", "WEBACQ_CRAWL_DELAY", "250ms",
-		"WEBACQ_BASE_URL", "https://www.example.com/", "WEBACQ_CRAWL_PER_HOST", "2", "WEBACQ_LOG_RETENTION", "8760h"))
+		"WEBACQ_BASE_URL", "https://www.example.com/", "WEBACQ_CRAWL_PER_HOST", "2", "WEBACQ_LOG_RETENTION", "8760h",
+		"WEBACQ_READ_HEADER_TIMEOUT", "2s", "WEBACQ_READ_TIMEOUT", "5s", "WEBACQ_IDLE_TIMEOUT", "300ms"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if c.ReadHeaderTimeout != 2*time.Second || c.ReadTimeout != 5*time.Second || c.IdleTimeout != 300*time.Millisecond {
+		t.Fatalf("client timeouts: %s %s %s", c.ReadHeaderTimeout, c.ReadTimeout, c.IdleTimeout)
 	}
 	if !c.AllowPrivate || c.CrawlDelay != 250*time.Millisecond || c.LogRetention != 8760*time.Hour || c.CrawlPerHost != 2 || c.Scheme() != "https" ||
 		len(c.MCPAllowedOrigins) != 2 || c.MCPAllowedOrigins[0] != "https://a.example" || c.BaseURL != "https://www.example.com" {
@@ -75,6 +80,11 @@ func TestInvalid(t *testing.T) {
 		{"WEBACQ_SHUTDOWN_TIMEOUT", "x"},
 		{"WEBACQ_LOG_RETENTION", "1h"},
 		{"WEBACQ_LOG_RETENTION", "-24h"},
+		{"WEBACQ_READ_HEADER_TIMEOUT", "0s"}, // no bound at all in net/http
+		{"WEBACQ_IDLE_TIMEOUT", "0s"},
+		{"WEBACQ_READ_TIMEOUT", "5s"}, // under the head's 10s
+		{"WEBACQ_READ_TIMEOUT", "0s"},
+		{"WEBACQ_READ_HEADER_TIMEOUT", "soon"},
 	} {
 		if _, err := Load(env(kv...)); err == nil || !strings.Contains(err.Error(), "config:") {
 			t.Errorf("%s=%s: got %v, want a config error", kv[0], kv[1], err)
