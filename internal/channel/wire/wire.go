@@ -7,6 +7,8 @@ package wire
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -27,9 +29,19 @@ import (
 // Bounds of one feed: news feeds list tens of items; a feed far larger is
 // not a news feed, and reading it whole would cost the node.
 const (
-	MaxFeedBytes   = 16 << 20
-	MaxItems       = 2000
-	maxSummary     = 2000
+	MaxFeedBytes = 16 << 20
+	MaxItems     = 2000
+	maxSummary   = 2000
+	// An item's other fields are bounded too: they are kept in each run's
+	// snapshot and sent in every alert. An ID past maxID is replaced by
+	// its SHA-256 (still telling items apart), a link past maxLink is
+	// dropped (a cut link leads nowhere), a title is clipped, and at most
+	// maxCategories categories of at most maxCategory characters are kept.
+	maxTitle       = 500
+	maxID          = 512
+	maxLink        = 4096
+	maxCategories  = 32
+	maxCategory    = 100
 	requestTimeout = 30 * time.Second
 )
 
@@ -232,16 +244,19 @@ func Parse(body []byte) ([]Item, error) {
 		if it == nil {
 			continue
 		}
-		i := Item{ID: strings.TrimSpace(it.GUID), Title: oneLine(it.Title), Link: strings.TrimSpace(it.Link),
-			Summary: clip(textOf(it.Description), maxSummary)}
+		i := Item{ID: boundID(strings.TrimSpace(it.GUID)), Title: clip(oneLine(it.Title), maxTitle),
+			Link: strings.TrimSpace(it.Link), Summary: clip(textOf(it.Description), maxSummary)}
+		if len(i.Link) > maxLink {
+			i.Link = ""
+		}
 		if i.Summary == "" {
 			i.Summary = clip(textOf(it.Content), maxSummary)
 		}
 		if i.ID == "" {
-			i.ID = i.Link
+			i.ID = boundID(i.Link)
 		}
 		if i.ID == "" {
-			i.ID = i.Title
+			i.ID = boundID(i.Title)
 		}
 		if i.ID == "" {
 			continue
@@ -253,7 +268,10 @@ func Parse(body []byte) ([]Item, error) {
 			i.Published = it.UpdatedParsed.UTC()
 		}
 		for _, c := range it.Categories {
-			if c = oneLine(c); c != "" {
+			if len(i.Categories) == maxCategories {
+				break
+			}
+			if c = clip(oneLine(c), maxCategory); c != "" {
 				i.Categories = append(i.Categories, c)
 			}
 		}
@@ -407,11 +425,30 @@ func textOf(s string) string {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
+// clip cuts s to n characters, the last an ellipsis, reading no further
+// than the cut.
 func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
+	count := 0
+	for i := range s {
+		if count == n-1 {
+			if _, size := utf8.DecodeRuneInString(s[i:]); i+size == len(s) {
+				return s // n characters in all
+			}
+			return s[:i] + "…"
+		}
+		count++
 	}
-	return string([]rune(s)[:n-1]) + "…"
+	return s
+}
+
+// boundID gives an ID of at most maxID bytes: id itself, or its SHA-256
+// in hex when longer.
+func boundID(id string) string {
+	if len(id) <= maxID {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // String describes an item in one line, for a change signal.

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"webacq/internal/channel/wire"
 	"webacq/internal/model"
@@ -157,5 +158,50 @@ func TestFetch(t *testing.T) {
 	}
 	if uas[0] != "webacq-test" {
 		t.Errorf("User-Agent %q", uas[0])
+	}
+}
+
+// TestItemFieldsBounded: every field of an item is bounded, whatever the
+// feed holds: items are kept in runs' snapshots and sent in alerts. A
+// 4 MB title, link and GUID and 10,000 categories of 1,000 characters
+// come out as a clipped title, no link (a cut link leads nowhere), an ID
+// that still tells the item apart, and 32 short categories.
+func TestItemFieldsBounded(t *testing.T) {
+	huge := strings.Repeat("é", 2<<20) // 4 MB
+	var cats strings.Builder
+	for i := range 10000 {
+		fmt.Fprintf(&cats, "<category>%d%s</category>", i, strings.Repeat("c", 1000))
+	}
+	item := func(guid string) string {
+		return `<item><title>` + huge + `</title><link>https://example.com/` + huge + `</link><guid>` + guid +
+			`</guid><pubDate>Thu, 05 Nov 2026 21:05:00 +0000</pubDate>` + cats.String() + `<description>d</description></item>`
+	}
+	items, err := wire.Parse([]byte(rss(item(huge+"1"), item(huge+"2"), rssItem("plain", "Acme Corp Reports", "Thu, 05 Nov 2026 22:05:00 +0000", "x"))))
+	if err != nil || len(items) != 3 {
+		t.Fatalf("%d items, %v", len(items), err)
+	}
+	if it := items[0]; it.ID != "plain" || it.Title != "Acme Corp Reports" || it.Link == "" || len(it.Categories) != 1 {
+		t.Errorf("a plain item changed: %+v", it)
+	}
+	a, b := items[1], items[2]
+	for _, it := range []wire.Item{a, b} {
+		if n := utf8.RuneCountInString(it.Title); n != 500 || !strings.HasSuffix(it.Title, "é…") {
+			t.Errorf("title of %d characters ending %q, want 500 ending in an ellipsis", n, it.Title[len(it.Title)-8:])
+		}
+		if it.Link != "" || len(it.ID) > 512 || !strings.HasPrefix(it.ID, "sha256:") {
+			t.Errorf("link of %d bytes, ID %q: want no link and a hashed ID", len(it.Link), it.ID[:min(len(it.ID), 80)])
+		}
+		if len(it.Categories) != 32 || utf8.RuneCountInString(it.Categories[31]) != 100 || !strings.HasPrefix(it.Categories[31], "31c") {
+			t.Errorf("%d categories, the last %d characters, want 32 of 100", len(it.Categories), utf8.RuneCountInString(it.Categories[len(it.Categories)-1]))
+		}
+	}
+	if a.ID == b.ID {
+		t.Errorf("two long GUIDs that differ only at the end gave one ID %s", a.ID)
+	}
+	// The clip counts characters, not bytes, and leaves a string of
+	// exactly the bound whole.
+	exact := strings.Repeat("ü", 500)
+	if items, err := wire.Parse([]byte(rss(rssItem("e", exact, "Thu, 05 Nov 2026 21:05:00 +0000", "x")))); err != nil || items[0].Title != exact {
+		t.Errorf("a 500-character title was changed: %v", err)
 	}
 }
