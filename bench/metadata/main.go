@@ -40,6 +40,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -68,7 +69,18 @@ func main() {
 	worst := flag.Int("worst", 0, "list up to N misses of ours per field and corpus, half A only")
 	verbose := flag.Bool("v", false, "same as -worst 20 unless -worst is given")
 	field := flag.String("field", "", "list misses of this field only: title, author or date")
+	half := flag.String("half", "", "score one half only: A (while writing rules) or B; default both")
+	save := flag.String("save", "", "write our answers to this file (JSON, by corpus/name)")
+	against := flag.String("against", "", "list the pages whose answer differs from this -save file: half A by name, half B as counts")
+	off := flag.String("off", "", "switch these rule families of ours off, comma-separated (as bench/content -off)")
 	flag.Parse()
+	if *off != "" {
+		for _, name := range strings.Split(*off, ",") {
+			if err := content.SetRuleOff(strings.TrimSpace(name), true); err != nil {
+				fail(err)
+			}
+		}
+	}
 	if *verbose && *worst == 0 {
 		*worst = 20
 	}
@@ -79,7 +91,11 @@ func main() {
 		if err != nil {
 			fail(err)
 		}
-		pages = append(pages, ps...)
+		for _, p := range ps {
+			if *half == "" || p.Half == *half {
+				pages = append(pages, p)
+			}
+		}
 	}
 	if *which == "all" || *which == corpus.WCXB {
 		ps, err := corpus.LoadWCXB(*wcxbDir)
@@ -87,7 +103,7 @@ func main() {
 			fail(err)
 		}
 		for _, p := range ps {
-			if *pageType == "" || p.Type == *pageType {
+			if (*pageType == "" || p.Type == *pageType) && (*half == "" || p.Half == *half) {
 				pages = append(pages, p)
 			}
 		}
@@ -147,6 +163,17 @@ func main() {
 		}
 	}
 
+	if *save != "" {
+		m := make(map[string]answer, len(pages))
+		for i, p := range pages {
+			m[p.Corpus+"/"+p.Name] = ours[i]
+		}
+		b, _ := json.Marshal(m)
+		if err := os.WriteFile(*save, b, 0o644); err != nil {
+			fail(err)
+		}
+	}
+
 	groups := makeGroups(pages)
 	fmt.Printf("pages: %d; webacq %v", len(pages), tookOurs.Round(time.Millisecond))
 	if runPeer {
@@ -160,6 +187,100 @@ func main() {
 	if *worst > 0 {
 		listMisses(pages, ours, theirs, *worst, *field)
 	}
+	if *against != "" {
+		b, err := os.ReadFile(*against)
+		if err != nil {
+			fail(err)
+		}
+		var before map[string]answer
+		if err := json.Unmarshal(b, &before); err != nil {
+			fail(fmt.Errorf("%s: %w", *against, err))
+		}
+		listMoves(pages, ours, before)
+	}
+}
+
+// listMoves prints, per field, the pages whose answer differs from
+// before: half A by name with both answers and whether the page's score
+// rose or fell, half B as counts only.
+func listMoves(pages []*corpus.Page, ours []answer, before map[string]answer) {
+	for _, f := range []string{"title", "author", "date"} {
+		fmt.Printf("\n== %s moves\n", f)
+		type count struct{ up, down, same int }
+		counts := map[string]*count{}
+		for i, p := range pages {
+			old, ok := before[p.Corpus+"/"+p.Name]
+			if !ok {
+				continue
+			}
+			now := ours[i]
+			var o, n string
+			var so, sn int
+			switch f {
+			case "title":
+				o, n = old.Title, now.Title
+				so, sn = b2i(p.Title != "" && Norm(o) == Norm(p.Title)), b2i(p.Title != "" && Norm(n) == Norm(p.Title))
+			case "author":
+				o, n = old.Author, now.Author
+				score := func(a string) int {
+					if p.Author == "" {
+						return -b2i(Norm(a) != "") // a false author
+					}
+					return b2i(AuthorExact(a, p.Author))
+				}
+				so, sn = score(o), score(n)
+			case "date":
+				o, n = old.Date, now.Date
+				w, _ := Day(p.Date)
+				score := func(a string) int {
+					if w == "" {
+						return -b2i(strings.TrimSpace(a) != "") // a false date
+					}
+					d, _ := Day(a)
+					return b2i(d == w)
+				}
+				so, sn = score(o), score(n)
+			}
+			if o == n {
+				continue
+			}
+			key := p.Corpus + " " + p.Half
+			if counts[key] == nil {
+				counts[key] = &count{}
+			}
+			c := counts[key]
+			verdict := "same"
+			switch {
+			case sn > so:
+				c.up++
+				verdict = "better"
+			case sn < so:
+				c.down++
+				verdict = "worse"
+			default:
+				c.same++
+			}
+			if p.Half == corpus.HalfA {
+				fmt.Printf("%s %s %s: %s\n    was %q\n    now %q\n", p.Corpus, p.Name, p.Type, verdict, clip(o), clip(n))
+			}
+		}
+		keys := make([]string, 0, len(counts))
+		for k := range counts {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			c := counts[k]
+			fmt.Printf("  %s: %d changed, %d better, %d worse, %d neither\n", k, c.up+c.down+c.same, c.up, c.down, c.same)
+		}
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func fail(err error) {

@@ -211,7 +211,7 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 		node = &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
 	} else if opt.OnlyMainContent {
 		c.facts.listing = typ == typeIndex(TypeListing)
-		node, langs = mainContent(root, s.base, s.sig, s.meta.Title, &c.facts)
+		node, langs = mainContent(root, s.base, s.sig, s.title, &c.facts)
 		if c.facts.tallies != nil {
 			// The selector's peeks at its views read the words scan
 			// counted (fromTree gives the list back at its end).

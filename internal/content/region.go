@@ -28,7 +28,7 @@ func MainNode(root *html.Node, pageURL string) *html.Node {
 	}
 	base, _ := url.Parse(pageURL)
 	s := scan(root, base, false)
-	art, _ := mainContent(root, s.base, s.sig, s.meta.Title, nil)
+	art, _ := mainContent(root, s.base, s.sig, s.title, nil)
 	if art == nil {
 		return body
 	}

@@ -16,8 +16,11 @@ import (
 
 // scanResult is what one walk over the whole tree gathers.
 type scanResult struct {
-	base  *url.URL
-	meta  Metadata
+	base *url.URL
+	meta Metadata
+	// title is the title the content's selector is given: the title of
+	// the metadata before issue 20's meta rules (see metadata).
+	title string
 	links []Link
 	sig   signals
 	// resolved holds the page's links as scan resolved them, for
@@ -110,6 +113,8 @@ type scanner struct {
 	htmlLang     string
 	titleTag     string
 	h1           string
+	h1s          []string            // the first maxH1s <h1> texts, logos left out (h1Text)
+	pageURL      *url.URL            // the page's own URL (base may differ)
 	metas        map[string]string   // lower-cased name/property/http-equiv → first content
 	metaProperty map[string]struct{} // metas keys whose value came from property=
 	canonical    string
@@ -162,7 +167,7 @@ func scan(root *html.Node, pageURL *url.URL, wantLinks bool) scanResult {
 	s := walkPage(root, pageURL, wantLinks)
 
 	r := scanResult{base: s.base, links: s.links, resolved: &s.resolved, texts: textCounts{list: s.texts}}
-	r.meta = s.metadata()
+	r.meta, r.title = s.metadata()
 	r.sig = signals{
 		isHTML:       true,
 		scripts:      s.scripts,
@@ -181,6 +186,7 @@ func scan(root *html.Node, pageURL *url.URL, wantLinks bool) scanResult {
 func walkPage(root *html.Node, pageURL *url.URL, wantLinks bool) *scanner {
 	s := &scanner{
 		base:         pageURL,
+		pageURL:      pageURL,
 		wantLinks:    wantLinks,
 		metas:        make(map[string]string),
 		metaProperty: make(map[string]struct{}),
@@ -344,6 +350,11 @@ func (s *scanner) walk(n *html.Node, inBody bool) {
 	case atom.H1:
 		if s.h1 == "" {
 			s.h1 = collapse(nodeText(n))
+		}
+		if len(s.h1s) < maxH1s {
+			if t := h1Text(n, s.base); t != "" {
+				s.h1s = append(s.h1s, t)
+			}
 		}
 	case atom.Time:
 		if s.timeTag == "" {
@@ -714,6 +725,9 @@ func (s *scanner) itemprops(n *html.Node, p string) {
 			if v == "" {
 				v = attr(n, "content")
 			}
+			if v == "" && !offMetaDate {
+				v = itempropDate(n)
+			}
 		case "author", "name", "headline":
 			v = attr(n, "content")
 			if v == "" {
@@ -873,8 +887,10 @@ func containsLower(s, sub string) bool {
 	return containsFold(s, sub)
 }
 
-// metadata settles each field from the candidates the walk collected.
-func (s *scanner) metadata() Metadata {
+// metadata settles each field from the candidates the walk collected,
+// and returns the title the content's selector reads: meta's title rule
+// (confirmedH1) changes only the title answered, not the content.
+func (s *scanner) metadata() (Metadata, string) {
 	ld := parseJSONLD(s.jsonLD)
 	s.ld = ld
 	m := Metadata{OpenGraph: make(map[string]string)}
@@ -884,15 +900,34 @@ func (s *scanner) metadata() Metadata {
 		}
 	}
 	m.Title = s.title(ld)
+	contentTitle := m.Title
+	sites := []string{s.metas["og:site_name"], ld.publisher, s.metas["application-name"]}
+	if !offMetaTitle {
+		declared := []string{ld.headline, ld.name, s.metas["dc:title"], s.metas["dcterm:title"], s.metas["og:title"], s.metas["title"], s.metas["twitter:title"], s.metas["parsely-title"], s.titleTag}
+		if h := confirmedH1(s.h1s, declared, sites); h != "" {
+			m.Title = h
+		}
+	}
 	m.Description = clean(first(s.metas["description"], s.metas["dc:description"], s.metas["dcterm:description"], s.metas["og:description"], s.metas["twitter:description"], ld.description))
 	m.Language = normLang(first(s.htmlLang, s.metas["content-language"], s.metas["og:locale"], s.metas["dc:language"], s.metas["language"], ld.language))
 	m.SiteName = clean(first(s.metas["og:site_name"], ld.publisher, s.metas["application-name"], s.metas["twitter:site"]))
-	m.Author = clean(first(ld.author, s.metas["dc:creator"], s.metas["dcterm:creator"], s.metas["author"], s.metas["parsely-author"], s.metas["article:author"], s.itemprop["author"], s.relAuthor))
-	if strings.HasPrefix(m.Author, "http://") || strings.HasPrefix(m.Author, "https://") {
-		// article:author is often a profile URL; a name is more useful.
-		m.Author = clean(first(ld.author, s.itemprop["author"], s.relAuthor))
+	if offMetaAuthor {
+		m.Author = clean(first(ld.author, s.metas["dc:creator"], s.metas["dcterm:creator"], s.metas["author"], s.metas["parsely-author"], s.metas["article:author"], s.itemprop["author"], s.relAuthor))
+		if strings.HasPrefix(m.Author, "http://") || strings.HasPrefix(m.Author, "https://") {
+			// article:author is often a profile URL; a name is more useful.
+			m.Author = clean(first(ld.author, s.itemprop["author"], s.relAuthor))
+		}
+	} else {
+		// article:author is often a profile URL, skipped for the next.
+		m.Author = firstAuthor([]string{ld.author, s.metas["dc:creator"], s.metas["dcterm:creator"], s.metas["author"], s.metas["parsely-author"], s.metas["article:author"], s.itemprop["author"], s.relAuthor}, sites, s.pageURL)
 	}
 	m.PublishedTime = strings.TrimSpace(first(s.metas["article:published_time"], ld.published, s.itemprop["datepublished"], s.metas["parsely-pub-date"], s.metas["date"], s.metas["dc:date"], s.metas["dc:date:issued"], s.metas["publish-date"], s.metas["pubdate"], s.timeTag))
+	if m.PublishedTime == "" && !offMetaDate {
+		m.PublishedTime = strings.TrimSpace(first(s.metas["citation_publication_date"], s.metas["citation_date"], s.metas["citation_online_date"], urlDay(s.pageURL)))
+	}
+	if m.PublishedTime == "" && !offMetaModified {
+		m.PublishedTime = strings.TrimSpace(first(s.metas["article:modified_time"], ld.modified, s.metas["og:updated_time"]))
+	}
 	if c := strings.TrimSpace(first(s.canonical, s.metas["og:url"])); c != "" {
 		if u := resolve(s.base, c); u != nil {
 			m.Canonical = u.String()
@@ -903,7 +938,7 @@ func (s *scanner) metadata() Metadata {
 			m.Image = u.String()
 		}
 	}
-	return m
+	return m, contentTitle
 }
 
 // title picks the page title in the order readers of article metadata
@@ -978,6 +1013,7 @@ func overlap(a, b string) int {
 
 type jsonLD struct {
 	headline, name, description, author, published, publisher, language string
+	modified                                                            string // dateModified
 	// types lists every @type met (the page-type classifier reads them).
 	types []string
 }
@@ -1032,6 +1068,7 @@ func visitLD(v any, r *jsonLD, depth int) {
 		set(&r.description, ldString(t["description"]))
 		set(&r.author, ldName(t["author"]))
 		set(&r.published, ldString(t["datePublished"]))
+		set(&r.modified, ldString(t["dateModified"]))
 		set(&r.publisher, ldName(t["publisher"]))
 		set(&r.language, ldString(t["inLanguage"]))
 	}

@@ -965,7 +965,7 @@ func Candidates(body []byte, pageURL string) ([]Candidate, []float64, error) {
 		return nil, nil, err
 	}
 	facts := extractFacts{listing: argmax(probs[:]) == typeIndex(TypeListing)}
-	art, _ := mainContent(root, s.base, s.sig, s.meta.Title, &facts)
+	art, _ := mainContent(root, s.base, s.sig, s.title, &facts)
 	cur := art
 	var runs itemRuns
 	if k := typedContent(root, art, PageTypes[argmax(probs[:])], probs, &runs); k != nil {

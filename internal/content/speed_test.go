@@ -158,7 +158,7 @@ func TestPageAttributesUntilChoice(t *testing.T) {
 		s := scan(root, base, false)
 		before := attrsOf(root)
 		var facts extractFacts
-		art, _ := mainContent(root, s.base, s.sig, s.meta.Title, &facts)
+		art, _ := mainContent(root, s.base, s.sig, s.title, &facts)
 		probs := [len(PageTypes)]float64{}
 		probs[typeIndex(TypeCollection)] = 1
 		var runs itemRuns
