@@ -73,7 +73,7 @@ func titleKey(s string) string {
 var keySeparators = []string{" | ", " - ", " · ", " :: ", " » ", " / ", " • ", " : "}
 
 // confirmedH1 returns the first of the page's <h1> texts (logos and the
-// site's name left out, see h1Text) that one of the declared titles
+// site's name left out, see h1Logo) that one of the declared titles
 // confirms: the title is the heading, or the heading and another part
 // around a title separator ("What is X? | Site", "Site | What is X?").
 // A page's visible heading, confirmed so, is its title without the
@@ -118,22 +118,22 @@ func confirmedH1(h1s, declared, sites []string) string {
 	return ""
 }
 
-// h1Text returns the text of an <h1> for the title, or "" when the
-// heading is the site's logo: a link to the site's root page (a theme's
-// masthead), or an image alone.
-func h1Text(n *html.Node, base *url.URL) string {
+// h1Logo tells whether an <h1> is the site's logo rather than the
+// page's heading: it holds a link to the site's root page (a theme's
+// masthead). It looks at 256 nodes of the heading at most.
+func h1Logo(n *html.Node, base *url.URL) bool {
 	steps := 0
 	for d := n.FirstChild; d != nil && steps < 256; d = nextWithin(d, n) {
 		steps++
 		if d.Type == html.ElementNode && d.DataAtom == atom.A {
 			if href := strings.TrimSpace(attr(d, "href")); href != "" {
 				if u := resolve(base, href); u != nil && (u.Path == "" || u.Path == "/") && u.RawQuery == "" && u.Fragment == "" {
-					return ""
+					return true
 				}
 			}
 		}
 	}
-	return clean(nodeText(n))
+	return false
 }
 
 // bylineName cleans an author as pages write it: a leading "By " (any

@@ -113,7 +113,7 @@ type scanner struct {
 	htmlLang     string
 	titleTag     string
 	h1           string
-	h1s          []string            // the first maxH1s <h1> texts, logos left out (h1Text)
+	h1s          []string            // the first maxH1s <h1> texts but logos (h1Logo), for confirmedH1 only
 	pageURL      *url.URL            // the page's own URL (base may differ)
 	metas        map[string]string   // lower-cased name/property/http-equiv → first content
 	metaProperty map[string]struct{} // metas keys whose value came from property=
@@ -348,11 +348,13 @@ func (s *scanner) walk(n *html.Node, inBody bool) {
 		}
 		return
 	case atom.H1:
-		if s.h1 == "" {
-			s.h1 = collapse(nodeText(n))
-		}
-		if len(s.h1s) < maxH1s {
-			if t := h1Text(n, s.base); t != "" {
+		more := !offMetaTitle && len(s.h1s) < maxH1s && !h1Logo(n, s.base)
+		if s.h1 == "" || more {
+			text := nodeText(n)
+			if s.h1 == "" {
+				s.h1 = collapse(text)
+			}
+			if t := clean(text); more && t != "" {
 				s.h1s = append(s.h1s, t)
 			}
 		}
