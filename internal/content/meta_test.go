@@ -149,3 +149,27 @@ func TestMetaBounded(t *testing.T) {
 		t.Errorf("title %d bytes, author %d bytes", len(doc.Metadata.Title), len(doc.Metadata.Author))
 	}
 }
+
+// FuzzMetaRules feeds arbitrary headings, titles, bylines and URL paths
+// to the meta rules' helpers: they must never panic, answer a heading
+// only from those given, clean a byline only by trimming it, and date a
+// path only by a day it holds.
+func FuzzMetaRules(f *testing.F) {
+	f.Add("What is X?", "What is X? | Site", "Site", "By Jane Doe —", "/2025/12/19/x")
+	f.Add("Site", "Site | Pricing", "Site", ", USA TODAY", "/blog/2025-12-17-mini")
+	f.Add("", "\xff | \xfe", "", "by:", "/9999/99/99/")
+	f.Add("A – B", "a - b :: c", "c", "www.facebook.com/x", "/2025-1")
+	f.Fuzz(func(t *testing.T, h1, title, site, byline, path string) {
+		got := confirmedH1([]string{h1, title}, []string{title, h1 + " | " + site}, []string{site})
+		if got != "" && got != h1 && got != title {
+			t.Fatalf("confirmedH1 answered %q, not a heading given", got)
+		}
+		if a := bylineName(byline); !strings.Contains(clean(byline), a) {
+			t.Fatalf("bylineName(%q) = %q, not a part of it", byline, a)
+		}
+		_ = siteAuthor(byline, []string{site}, &url.URL{Host: site + ".example"})
+		if d := urlDay(&url.URL{Path: path}); d != "" && (len(d) != 10 || !strings.Contains(path, d[:4])) {
+			t.Fatalf("urlDay(%q) = %q", path, d)
+		}
+	})
+}
