@@ -73,7 +73,15 @@ func main() {
 	save := flag.String("save", "", "write our answers to this file (JSON, by corpus/name)")
 	against := flag.String("against", "", "list the pages whose answer differs from this -save file: half A by name, half B as counts")
 	off := flag.String("off", "", "switch these rule families of ours off, comma-separated (as bench/content -off)")
+	on := flag.String("on", "", "switch these meta rules of ours on, comma-separated: metatitle, metaauthor, metadate, metamodified (README: Issue 20, meta)")
 	flag.Parse()
+	if *on != "" {
+		for _, name := range strings.Split(*on, ",") {
+			if err := content.SetMetaRule(strings.TrimSpace(name), true); err != nil {
+				fail(err)
+			}
+		}
+	}
 	if *off != "" {
 		for _, name := range strings.Split(*off, ",") {
 			if err := content.SetRuleOff(strings.TrimSpace(name), true); err != nil {

@@ -6,12 +6,12 @@ import (
 	"testing"
 )
 
-// metaOf converts a small written page with one rule switch set as given
-// and returns its metadata.
-func metaOf(t *testing.T, sw *bool, off bool, page, pageURL string) Metadata {
+// metaOf converts a small written page with one of meta's rules on or
+// off and returns its metadata.
+func metaOf(t *testing.T, sw *bool, on bool, page, pageURL string) Metadata {
 	t.Helper()
 	old := *sw
-	*sw = off
+	*sw = on
 	defer func() { *sw = old }()
 	doc, err := HTML([]byte(page), pageURL, Options{OnlyMainContent: true})
 	if err != nil {
@@ -31,10 +31,10 @@ func TestMetaTitleConfirmedH1(t *testing.T) {
 <meta property="og:title" content="What is Cloud Computing? | Example Cloud"></head>
 <body><header><h1><a href="/">Example Cloud</a></h1></header>
 <article><h1>What is Cloud Computing?</h1>` + metaBody + `</article></body></html>`
-	if got := metaOf(t, &offMetaTitle, false, page, "https://example.com/learn/x").Title; got != "What is Cloud Computing?" {
+	if got := metaOf(t, &metaTitleOn, true, page, "https://example.com/learn/x").Title; got != "What is Cloud Computing?" {
 		t.Errorf("title %q, want the confirmed heading", got)
 	}
-	if got := metaOf(t, &offMetaTitle, true, page, "https://example.com/learn/x").Title; got != "What is Cloud Computing? | Example Cloud" {
+	if got := metaOf(t, &metaTitleOn, false, page, "https://example.com/learn/x").Title; got != "What is Cloud Computing? | Example Cloud" {
 		t.Errorf("rule off: title %q, want og:title as before", got)
 	}
 	// A JSON-LD headline written for search engines yields to the
@@ -42,14 +42,14 @@ func TestMetaTitleConfirmedH1(t *testing.T) {
 	page2 := `<html><head><script type="application/ld+json">{"@type":"NewsArticle","headline":"Sample menus"}</script>
 <meta property="og:title" content="7 days of healthy meals on a budget"></head>
 <body><h1>7 days of healthy meals on a budget</h1>` + metaBody + `</body></html>`
-	if got := metaOf(t, &offMetaTitle, false, page2, "https://example.org/a").Title; got != "7 days of healthy meals on a budget" {
+	if got := metaOf(t, &metaTitleOn, true, page2, "https://example.org/a").Title; got != "7 days of healthy meals on a budget" {
 		t.Errorf("title %q, want the heading", got)
 	}
 	// The site's name as a heading is never the title.
 	page3 := `<html><head><meta property="og:site_name" content="Acme">
 <meta property="og:title" content="Acme | Pricing plans for teams"></head>
 <body><h1>Acme</h1>` + metaBody + `</body></html>`
-	if got := metaOf(t, &offMetaTitle, false, page3, "https://acme.test/p").Title; got != "Acme | Pricing plans for teams" {
+	if got := metaOf(t, &metaTitleOn, true, page3, "https://acme.test/p").Title; got != "Acme | Pricing plans for teams" {
 		t.Errorf("title %q, want og:title (the heading is the site's name)", got)
 	}
 }
@@ -73,10 +73,10 @@ func TestMetaAuthor(t *testing.T) {
 	}
 	for _, c := range cases {
 		page := `<html><head>` + c.head + `</head><body><article><h1>A title here</h1>` + c.body + metaBody + `</article></body></html>`
-		if got := metaOf(t, &offMetaAuthor, false, page, c.url).Author; got != c.want {
+		if got := metaOf(t, &metaAuthorOn, true, page, c.url).Author; got != c.want {
 			t.Errorf("%s: author %q, want %q", c.name, got, c.want)
 		}
-		if got := metaOf(t, &offMetaAuthor, true, page, c.url).Author; got != c.wantOff {
+		if got := metaOf(t, &metaAuthorOn, false, page, c.url).Author; got != c.wantOff {
 			t.Errorf("%s, rule off: author %q, want %q", c.name, got, c.wantOff)
 		}
 	}
@@ -99,11 +99,11 @@ func TestMetaDate(t *testing.T) {
 	}
 	for _, c := range cases {
 		page := `<html><head>` + c.head + `</head><body><article><h1>A title here</h1>` + c.body + metaBody + `</article></body></html>`
-		if got := metaOf(t, &offMetaDate, false, page, c.url).PublishedTime; got != c.want {
+		if got := metaOf(t, &metaDateOn, true, page, c.url).PublishedTime; got != c.want {
 			t.Errorf("%s: date %q, want %q", c.name, got, c.want)
 		}
 		if c.want != "" && !strings.HasPrefix(c.name, "markup") {
-			if got := metaOf(t, &offMetaDate, true, page, c.url).PublishedTime; got != "" {
+			if got := metaOf(t, &metaDateOn, false, page, c.url).PublishedTime; got != "" {
 				t.Errorf("%s, rule off: date %q, want none", c.name, got)
 			}
 		}

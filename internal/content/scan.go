@@ -348,7 +348,7 @@ func (s *scanner) walk(n *html.Node, inBody bool) {
 		}
 		return
 	case atom.H1:
-		more := !offMetaTitle && len(s.h1s) < maxH1s && !h1Logo(n, s.base)
+		more := metaTitleOn && len(s.h1s) < maxH1s && !h1Logo(n, s.base)
 		if s.h1 == "" || more {
 			text := nodeText(n)
 			if s.h1 == "" {
@@ -727,7 +727,7 @@ func (s *scanner) itemprops(n *html.Node, p string) {
 			if v == "" {
 				v = attr(n, "content")
 			}
-			if v == "" && !offMetaDate {
+			if v == "" && metaDateOn {
 				v = itempropDate(n)
 			}
 		case "author", "name", "headline":
@@ -904,7 +904,7 @@ func (s *scanner) metadata() (Metadata, string) {
 	m.Title = s.title(ld)
 	contentTitle := m.Title
 	sites := []string{s.metas["og:site_name"], ld.publisher, s.metas["application-name"]}
-	if !offMetaTitle {
+	if metaTitleOn {
 		declared := []string{ld.headline, ld.name, s.metas["dc:title"], s.metas["dcterm:title"], s.metas["og:title"], s.metas["title"], s.metas["twitter:title"], s.metas["parsely-title"], s.titleTag}
 		if h := confirmedH1(s.h1s, declared, sites); h != "" {
 			m.Title = h
@@ -913,7 +913,7 @@ func (s *scanner) metadata() (Metadata, string) {
 	m.Description = clean(first(s.metas["description"], s.metas["dc:description"], s.metas["dcterm:description"], s.metas["og:description"], s.metas["twitter:description"], ld.description))
 	m.Language = normLang(first(s.htmlLang, s.metas["content-language"], s.metas["og:locale"], s.metas["dc:language"], s.metas["language"], ld.language))
 	m.SiteName = clean(first(s.metas["og:site_name"], ld.publisher, s.metas["application-name"], s.metas["twitter:site"]))
-	if offMetaAuthor {
+	if !metaAuthorOn {
 		m.Author = clean(first(ld.author, s.metas["dc:creator"], s.metas["dcterm:creator"], s.metas["author"], s.metas["parsely-author"], s.metas["article:author"], s.itemprop["author"], s.relAuthor))
 		if strings.HasPrefix(m.Author, "http://") || strings.HasPrefix(m.Author, "https://") {
 			// article:author is often a profile URL; a name is more useful.
@@ -924,10 +924,10 @@ func (s *scanner) metadata() (Metadata, string) {
 		m.Author = firstAuthor([]string{ld.author, s.metas["dc:creator"], s.metas["dcterm:creator"], s.metas["author"], s.metas["parsely-author"], s.metas["article:author"], s.itemprop["author"], s.relAuthor}, sites, s.pageURL)
 	}
 	m.PublishedTime = strings.TrimSpace(first(s.metas["article:published_time"], ld.published, s.itemprop["datepublished"], s.metas["parsely-pub-date"], s.metas["date"], s.metas["dc:date"], s.metas["dc:date:issued"], s.metas["publish-date"], s.metas["pubdate"], s.timeTag))
-	if m.PublishedTime == "" && !offMetaDate {
+	if m.PublishedTime == "" && metaDateOn {
 		m.PublishedTime = strings.TrimSpace(first(s.metas["citation_publication_date"], s.metas["citation_date"], s.metas["citation_online_date"], urlDay(s.pageURL)))
 	}
-	if m.PublishedTime == "" && !offMetaModified {
+	if m.PublishedTime == "" && metaModifiedOn {
 		m.PublishedTime = strings.TrimSpace(first(s.metas["article:modified_time"], ld.modified, s.metas["og:updated_time"]))
 	}
 	if c := strings.TrimSpace(first(s.canonical, s.metas["og:url"])); c != "" {
