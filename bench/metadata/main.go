@@ -5,10 +5,12 @@
 // pages (expected-metadata.json's title, byline and publishedTime; per
 // half). See bench/content/README.md, "Issue 20, meta".
 //
-//	go run ./bench/metadata                 # the tables
-//	go run ./bench/metadata -worst 30       # and 30 misses of ours per field, half A only
-//	go run ./bench/metadata -peer none      # ours only
-//	go run ./bench/metadata -peercache F    # go-trafilatura's answers kept in F (read if there)
+//	go run ./bench/metadata                    # the tables (about 45 s; 12 s with -peercache)
+//	go run ./bench/metadata -half A -worst 30  # and 30 misses of ours per field, half A only
+//	go run ./bench/metadata -peer none         # ours only
+//	go run ./bench/metadata -peercache F       # go-trafilatura's answers kept in F (read if there)
+//	go run ./bench/metadata -on metatitle      # with one of meta's rules (off in the pipeline) on
+//	go run ./bench/metadata -save F            # our answers to F; -against F lists the pages that move
 //
 // Scores, over the pages of a group:
 //
@@ -19,7 +21,8 @@
 //     contains (one normalised name within the other, the empty answer
 //     excluded); false authors: pages whose truth has none where an
 //     author is answered;
-//   - date, over pages whose truth has one: the same calendar day (Day);
+//   - date, over pages whose truth has a day (wcxb-dev: 780 of 782; two
+//     give a month only): the same calendar day (Day);
 //     false dates: pages whose truth has none where a date is answered.
 //
 // Time zones: a date's day is its calendar day as the page writes it, in
