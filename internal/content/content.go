@@ -131,9 +131,15 @@ func HTML(body []byte, pageURL string, opt Options) (*Document, error) {
 	}
 	// The parser reads the page with its scripts' and style sheets'
 	// text replaced: nothing reads that text (see lightBody).
-	root, err := parseHTML(func() io.Reader { return lightBody(body) })
+	cuts := rawCuts(body)
+	root, err := parseHTML(func() io.Reader { return cutBody(body, cuts) })
 	if err != nil {
 		return nil, fmt.Errorf("content: parse html: %w", err)
+	}
+	if sheetMode != 0 {
+		if sheets := styleSheets(body, cuts); len(sheets) > 0 {
+			sheetHide(root, parseSheets(sheets))
+		}
 	}
 	return fromTree(root, pageURL, opt), nil
 }

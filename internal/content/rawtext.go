@@ -54,7 +54,11 @@ const maxForeignDepth = 512
 // lightBody returns a reader of body with the text of its scripts
 // (JSON-LD kept) and style sheets replaced by "x" (see rawCuts).
 func lightBody(body []byte) io.Reader {
-	cuts := rawCuts(body)
+	return cutBody(body, rawCuts(body))
+}
+
+// cutBody returns a reader of body with each of cuts replaced by "x".
+func cutBody(body []byte, cuts []cut) io.Reader {
 	if len(cuts) == 0 {
 		return bytes.NewReader(body)
 	}
