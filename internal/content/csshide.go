@@ -425,9 +425,9 @@ func isCSSCombinator(c byte) bool {
 
 // match tells whether the rule's selector matches n, read right to left
 // and greedily (the nearest ancestor or sibling that matches the next
-// compound is taken, without going back: exact for descendant chains,
-// and it may miss a match that needs going back, so it never hides
-// more). steps bounds the nodes visited on the page.
+// compound is taken, without going back: exact for a chain of one kind
+// of combinator; a chain mixing them may miss a match that needs going
+// back). steps bounds the nodes visited on the page.
 func (r *sheetRule) match(n *html.Node, steps *int) bool {
 	k := len(r.parts) - 1
 	if !r.parts[k].sel.Match(n) {
