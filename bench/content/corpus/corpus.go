@@ -68,9 +68,14 @@ type Page struct {
 	// Expected is the text the main content should be: the text of
 	// readability's expected.html, or wcxb-dev's main_content.
 	Expected string
-	Title    string   // readability: expected title (white space normalised)
-	With     []string // eval: snippets the content must contain (white space normalised)
-	Without  []string // eval: snippets it must not contain
+	Title    string // readability, wcxb: expected title (white space normalised)
+	// Author and Date are the expected byline and publication date
+	// (readability: expected-metadata.json's byline and publishedTime as
+	// written; wcxb: ground_truth.author and publish_date, YYYY-MM-DD);
+	// "" where the truth has none. bench/metadata scores them.
+	Author, Date string
+	With         []string // eval: snippets the content must contain (white space normalised)
+	Without      []string // eval: snippets it must not contain
 
 	Size int // bytes of the decoded page, once Body has been called
 
@@ -138,7 +143,9 @@ func LoadReadability(dir string) ([]*Page, error) {
 			return nil, err
 		}
 		var meta struct {
-			Title string `json:"title"`
+			Title         string `json:"title"`
+			Byline        string `json:"byline"`
+			PublishedTime string `json:"publishedTime"`
 		}
 		if m, err := os.ReadFile(filepath.Join(d, "expected-metadata.json")); err == nil {
 			_ = json.Unmarshal(m, &meta)
@@ -147,6 +154,7 @@ func LoadReadability(dir string) ([]*Page, error) {
 		pages = append(pages, &Page{
 			Corpus: Readability, Name: name, Half: Half(name), URL: ReadabilityURL,
 			Expected: htmlText(exp), Title: NormSpace(meta.Title), path: src,
+			Author: strings.TrimSpace(meta.Byline), Date: strings.TrimSpace(meta.PublishedTime),
 		})
 	}
 	return pages, nil
@@ -214,6 +222,8 @@ func LoadWCXB(dir string) ([]*Page, error) {
 			} `json:"_internal"`
 			GroundTruth struct {
 				Title       string `json:"title"`
+				Author      string `json:"author"`
+				PublishDate string `json:"publish_date"`
 				MainContent string `json:"main_content"`
 			} `json:"ground_truth"`
 		}
@@ -232,6 +242,7 @@ func LoadWCXB(dir string) ([]*Page, error) {
 		pages = append(pages, &Page{
 			Corpus: WCXB, Name: name, Half: Half(name), URL: u, Type: typ,
 			Expected: gt.GroundTruth.MainContent, Title: NormSpace(gt.GroundTruth.Title),
+			Author: strings.TrimSpace(gt.GroundTruth.Author), Date: strings.TrimSpace(gt.GroundTruth.PublishDate),
 			path: filepath.Join(dir, "html", name+".html.gz"), gz: true,
 		})
 	}
