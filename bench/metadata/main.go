@@ -11,6 +11,7 @@
 //	go run ./bench/metadata -peercache F       # go-trafilatura's answers kept in F (read if there)
 //	(meta's rules are on branch meta, commit bdf54b3, where -on switches them on)
 //	go run ./bench/metadata -save F            # our answers to F; -against F lists the pages that move
+//	go run ./bench/metadata -textdate          # date2's text-date rule on (switched off in the build)
 //
 // Scores, over the pages of a group:
 //
@@ -76,7 +77,9 @@ func main() {
 	save := flag.String("save", "", "write our answers to this file (JSON, by corpus/name)")
 	against := flag.String("against", "", "list the pages whose answer differs from this -save file: half A by name, half B as counts")
 	off := flag.String("off", "", "switch these rule families of ours off, comma-separated (as bench/content -off)")
+	textDate := flag.Bool("textdate", false, "switch date2's text-date rule on (content.SetTextDate; bench/content README, Issue 20, date2)")
 	flag.Parse()
+	content.SetTextDate(*textDate)
 	if *off != "" {
 		for _, name := range strings.Split(*off, ",") {
 			if err := content.SetRuleOff(strings.TrimSpace(name), true); err != nil {

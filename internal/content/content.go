@@ -201,6 +201,11 @@ func contentNode(root *html.Node, s scanResult, opt Options, doc *Document) chos
 	c.probs = classify(&doc.features)
 	typ := argmax(c.probs[:])
 	doc.PageType = PageTypes[typ]
+	if textDateOn && doc.Metadata.PublishedTime == "" && (doc.PageType == TypeArticle || doc.PageType == TypeForum) {
+		// No markup dates the page: the day its text shows (textdate.go),
+		// read before the selector changes the tree.
+		doc.Metadata.PublishedTime = textDate(root, s.sig.elements)
+	}
 
 	var node *html.Node
 	var langs map[string]string
