@@ -24,6 +24,16 @@ func SetTextDate(on bool) { textDateOn = on }
 // the tree twice and renders it once, so a very large page is left alone.
 const textDateMaxElements = 20000
 
+// textDateMaxSource bounds the text a date is read from, in bytes: a
+// byline or a date line is short; a notice or a paragraph that holds a
+// date is not the page's date.
+const textDateMaxSource = 100
+
+// textDateMaxShare is how far into the body's text, as a share of it, a
+// date may start: a byline sits before or at the top of the content; a
+// date in the references or at the foot is not the page's.
+const textDateMaxShare = 0.5
+
 // textDateNow is the fetch time a date may not pass (a variable for the
 // tests).
 var textDateNow = time.Now
@@ -40,9 +50,9 @@ var machineDate = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}[T ]\d|^\d{8}$`)
 // a forum thread, before the selector changes the tree (go-htmldate
 // clones what it reads). Gates: the date is not after now; its source
 // is text a reader sees (not a URL, an image's name, or a machine
-// timestamp from an attribute); and that text lies in the page's body
-// outside a footer, aside, nav, or a sidebar, related, comment or
-// widget block.
+// timestamp from an attribute) of at most textDateMaxSource bytes; and
+// that text starts in the first half of the body's text, outside a
+// footer, aside, nav, or a sidebar, related, comment or widget block.
 func textDate(root *html.Node, elements int) string {
 	if elements > textDateMaxElements {
 		return ""
@@ -61,7 +71,7 @@ func textDate(root *html.Node, elements int) string {
 		return ""
 	}
 	src := strings.Join(strings.Fields(r.SrcString), " ")
-	if src == "" || strings.Contains(src, "://") || strings.HasPrefix(src, "/") || strings.HasPrefix(src, "www.") || machineDate.MatchString(src) {
+	if src == "" || len(src) > textDateMaxSource || strings.Contains(src, "://") || strings.HasPrefix(src, "/") || strings.HasPrefix(src, "www.") || machineDate.MatchString(src) {
 		return ""
 	}
 	if !dateInBody(root, src) {
@@ -71,7 +81,8 @@ func textDate(root *html.Node, elements int) string {
 }
 
 // dateInBody reports whether src (white space normalised) starts in the
-// visible text of the body, in a text node outside the page's chrome.
+// first textDateMaxShare of the visible text of the body, in a text node
+// outside the page's chrome.
 // One walk: the body's text is joined with white space collapsed, each
 // text node's start offset kept.
 func dateInBody(root *html.Node, src string) bool {
@@ -129,7 +140,7 @@ func dateInBody(root *html.Node, src string) bool {
 	walk(body, 0)
 	text := b.String()
 	at := strings.Index(text, src)
-	if at < 0 {
+	if at < 0 || float64(at) > textDateMaxShare*float64(len(text)) {
 		return false
 	}
 	var node *html.Node
