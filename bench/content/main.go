@@ -71,7 +71,9 @@ func main() {
 	dump := flag.String("dump", "", "write each extractor's text of every page and <corpus>-scores.tsv under this folder")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the extraction runs to this file")
 	off := flag.String("off", "", "switch these rule families of ours off, comma-separated (-off list names them; README: Issue 20, ablate)")
+	textDate := flag.Bool("textdate", false, "switch date2's text-date rule on (content.SetTextDate; README: Issue 20, date2)")
 	flag.Parse()
+	content.SetTextDate(*textDate)
 
 	if *off == "list" {
 		fmt.Println(strings.Join(content.RuleNames(), "\n"))

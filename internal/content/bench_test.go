@@ -36,6 +36,10 @@ func loadCorpus(b *testing.B) ([][]byte, int64) {
 // main content, markdown) over the corpus; one op converts every page.
 func BenchmarkPipeline(b *testing.B) {
 	pages, total := loadCorpus(b)
+	if *benchTextDate {
+		textDateOn = true
+		defer func() { textDateOn = false }()
+	}
 	for _, c := range []struct {
 		name string
 		opt  Options

@@ -1,12 +1,17 @@
 package content
 
 import (
+	"flag"
 	"strings"
 	"testing"
 	"time"
 
 	"golang.org/x/net/html"
 )
+
+// benchTextDate switches textDate on in BenchmarkPipeline (go test -bench
+// Pipeline ./internal/content/ -args -textdate).
+var benchTextDate = flag.Bool("textdate", false, "BenchmarkPipeline with the text-date rule on")
 
 // withTextDate runs f with the text-date rule on and the fetch time fixed.
 func withTextDate(t *testing.T, on bool, f func()) {

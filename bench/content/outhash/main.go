@@ -32,7 +32,9 @@ func main() {
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile here")
 	memprofile := flag.String("memprofile", "", "write an allocation profile here")
 	off := flag.String("off", "", "switch these rule families off, comma-separated (as bench/content -off)")
+	textDate := flag.Bool("textdate", false, "switch date2's text-date rule on (as bench/content -textdate)")
 	flag.Parse()
+	content.SetTextDate(*textDate)
 	if *off != "" {
 		for _, name := range strings.Split(*off, ",") {
 			if err := content.SetRuleOff(strings.TrimSpace(name), true); err != nil {

@@ -31,7 +31,9 @@ func main() {
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile here")
 	memprofile := flag.String("memprofile", "", "write an allocation profile (every allocation sampled) here")
 	allocs := flag.Bool("allocs", false, "print to stderr what the process allocated (runtime.MemStats: bytes, objects, collections); with GOGC=off the same build prints the same figures every run")
+	textDate := flag.Bool("textdate", false, "switch date2's text-date rule on (as bench/content -textdate)")
 	flag.Parse()
+	content.SetTextDate(*textDate)
 	if *memprofile != "" {
 		runtime.MemProfileRate = 1
 		defer func() {
