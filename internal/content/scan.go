@@ -892,7 +892,7 @@ func (s *scanner) metadata() Metadata {
 		// article:author is often a profile URL; a name is more useful.
 		m.Author = clean(first(ld.author, s.itemprop["author"], s.relAuthor))
 	}
-	m.PublishedTime = strings.TrimSpace(first(s.metas["article:published_time"], ld.published, s.itemprop["datepublished"], s.metas["parsely-pub-date"], s.metas["date"], s.metas["dc:date"], s.metas["dc:date:issued"], s.metas["publish-date"], s.metas["pubdate"], s.timeTag))
+	m.PublishedTime = pubDate(s.metas["article:published_time"], ld.published, s.itemprop["datepublished"], s.metas["parsely-pub-date"], s.metas["date"], s.metas["dc:date"], s.metas["dc:date:issued"], s.metas["publish-date"], s.metas["pubdate"], s.timeTag)
 	if c := strings.TrimSpace(first(s.canonical, s.metas["og:url"])); c != "" {
 		if u := resolve(s.base, c); u != nil {
 			m.Canonical = u.String()
