@@ -87,3 +87,27 @@ func TestPublishedTimeSources(t *testing.T) {
 		}
 	}
 }
+
+// FuzzNormDate: any value gives a date of at most maxDateBytes, and a
+// date read again is the same date.
+func FuzzNormDate(f *testing.F) {
+	for _, s := range []string{"2021-11-01T10:52:50+01:00", "2016-02-01 01:28:49", "1651035600", "Tue, 4 May 2021 19:18:00 +0200",
+		"Dec 19th 2025", "13/11/2025 09:21:40", "10/05/2022", "Mo-Su 08:00-20:00", "2022-05-04-0305:49:00-10800", "0001-01-01"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		d, ok := normDate(v)
+		if !ok {
+			if d != "" {
+				t.Fatalf("normDate(%q) = %q without a date", v, d)
+			}
+			return
+		}
+		if d == "" || len(d) > maxDateBytes {
+			t.Fatalf("normDate(%q) = %q", v, d)
+		}
+		if again, ok := normDate(d); !ok || again != d {
+			t.Fatalf("normDate(%q) = %q, then %q (%t)", v, d, again, ok)
+		}
+	})
+}
